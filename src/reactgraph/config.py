@@ -1,0 +1,133 @@
+"""AgentConfig: every limit, budget and policy of a run.
+
+Precedence is per-run override (``run(**overrides)`` or the LangGraph runtime
+``context``) > per-agent config > the defaults below. Only the fields a run sets
+explicitly override the agent's config (pydantic's ``model_fields_set``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+DEFAULT_MODEL = "ollama:qwen2.5:7b"
+
+DEFAULT_FAILURE_PHRASES = (
+    "I cannot complete this task",
+    "I can't complete this task",
+    "I am unable to complete this task",
+    "I'm unable to complete this task",
+    "I give up",
+)
+DEFAULT_SUCCESS_PHRASES = ("Final Answer:",)
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; the message names the field and the problem."""
+
+
+class AgentConfig(BaseModel):
+    """Limits, budgets and policies of a ReAct run (also the graph's context schema)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model: Annotated[str, Field(json_schema_extra={"__template_metadata__": {"kind": "llm"}})] = Field(
+        default=DEFAULT_MODEL,
+        description="Chat model as 'provider:model' (e.g. 'ollama:qwen2.5:7b'). "
+        "Ignored when the agent was given a model instance and the run does not set it.",
+    )
+    max_iterations: int = Field(default=10, ge=1, description="Model turns with tool calls before the run stops.")
+    token_budget: int | None = Field(
+        default=None, gt=0, description="Stop before total tokens (prompt + completion) would pass this."
+    )
+    timeout_seconds: float | None = Field(
+        default=None, gt=0, description="Wall-clock budget of the run, checked before every model call."
+    )
+    stall_threshold: int = Field(
+        default=3, ge=2, description="Consecutive repeats of the same action, or of the same observation, that stop a run."
+    )
+    summary_every: int = Field(
+        default=3, ge=0, description="Summarize the run every N iterations (1 = every step, 0 = never)."
+    )
+    keep_recent_steps: int = Field(
+        default=3, ge=1, description="Steps shown verbatim in the prompt; older ones live in the summary."
+    )
+    max_observation_tokens: int = Field(
+        default=500, ge=16, description="Longer observations are truncated head-and-tail with a marker."
+    )
+    early_stopping: Literal["generate", "force"] = Field(
+        default="generate",
+        description="At a limit: 'generate' makes one last model call for a partial answer; 'force' does not.",
+    )
+    success_phrases: tuple[str, ...] = Field(
+        default=DEFAULT_SUCCESS_PHRASES,
+        description="A model reply containing one of these ends the run with success; the text after it is the answer.",
+    )
+    failure_phrases: tuple[str, ...] = Field(
+        default=DEFAULT_FAILURE_PHRASES,
+        description="A final reply containing one of these ends the run with reason 'failure'.",
+    )
+    system_prompt: str | None = Field(default=None, description="Replaces the default system prompt.")
+    thought_prompt: str | None = Field(
+        default=None, description="Appended to every think prompt (e.g. 'Think step by step before acting')."
+    )
+    require_thought: bool = Field(
+        default=False, description="A tool call without reasoning is not run; the model is asked for its reasoning."
+    )
+    min_thought_chars: int = Field(default=10, ge=0, description="Shortest thought accepted when require_thought is on.")
+    output_mode: Literal["simple", "structured"] = Field(
+        default="structured", description="'simple': run() returns the answer string; 'structured': the ReActResult."
+    )
+    tools: tuple[str, ...] | None = Field(
+        default=None, description="Names of the registered tools to offer in this run (None = all)."
+    )
+    allow_clarification: bool = Field(
+        default=True, description="Offer the model an ask_user tool; the run pauses (interrupt) until the user answers."
+    )
+    # Tool execution (defaults for every tool; a tool's own policy overrides).
+    tool_timeout: float = Field(default=30.0, gt=0, description="Seconds a tool call may take.")
+    max_retries: int = Field(default=3, ge=0, description="Retries of a tool call that failed with a retryable error.")
+    initial_delay: float = Field(default=0.1, ge=0, description="First retry delay in seconds.")
+    backoff_multiplier: float = Field(default=2.0, ge=1, description="Each retry waits this many times longer.")
+    max_delay: float = Field(default=5.0, ge=0, description="Longest wait between retries, in seconds.")
+    max_tool_failures: int = Field(
+        default=3, ge=1, description="A tool that failed this often in a run is taken out of the offered tools."
+    )
+    max_parallel_tools: int = Field(default=4, ge=1, description="Tool calls of one turn run concurrently up to this.")
+    termination_callback: SkipJsonSchema[Callable[[Any], bool] | None] = Field(
+        default=None,
+        exclude=True,
+        description="Called with each completed ReActStep; returning True ends the run with reason 'custom'.",
+    )
+
+    @model_validator(mode="after")
+    def _phrases_not_blank(self) -> AgentConfig:
+        for name in ("success_phrases", "failure_phrases"):
+            if any(not p.strip() for p in getattr(self, name)):
+                raise ValueError(f"{name} must not contain blank phrases")
+        return self
+
+    def override(self, **values: Any) -> AgentConfig:
+        """A copy with ``values`` applied on top (validated)."""
+        return self.merge(make_config(**values))
+
+    def merge(self, run: AgentConfig | None) -> AgentConfig:
+        """A copy with the fields that ``run`` set explicitly applied on top."""
+        if run is None or run is self:
+            return self
+        return self.model_copy(update={k: getattr(run, k) for k in run.model_fields_set})
+
+
+def make_config(**values: Any) -> AgentConfig:
+    """Build an AgentConfig, turning validation errors into a ConfigError that names each bad field."""
+    try:
+        return AgentConfig(**values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']} (got {err.get('input')!r})"
+            for err in exc.errors()
+        )
+        raise ConfigError(f"invalid reactgraph config: {problems}") from None

@@ -1,0 +1,75 @@
+"""What the nodes share at run time: the agent's config, model, tool registry and cancel requests."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.runtime import get_runtime
+from pydantic import BaseModel, Field
+
+from reactgraph.config import AgentConfig, make_config
+from reactgraph.models import resolve_model
+from reactgraph.tools.registry import ToolRegistry
+
+ASK_USER = "ask_user"
+
+
+class AskUser(BaseModel):
+    """Ask the user a clarifying question when the task is ambiguous and only they can decide. The run pauses until they answer."""
+
+    question: str = Field(description="The question for the user.")
+
+
+@dataclass
+class Deps:
+    """Bound into the nodes by build_graph; never checkpointed."""
+
+    config: AgentConfig
+    registry: ToolRegistry
+    model: BaseChatModel | None = None
+    _models: dict[str, BaseChatModel] = field(default_factory=dict)
+    _cancelled: set[str | None] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def run_config(self) -> AgentConfig:
+        """The effective config of the current run: run context over agent config over defaults."""
+        context: Any = get_runtime().context
+        if isinstance(context, AgentConfig):
+            return self.config.merge(context)
+        if isinstance(context, dict):
+            return self.config.merge(make_config(**context))
+        return self.config
+
+    def chat_model(self, cfg: AgentConfig) -> BaseChatModel:
+        """The agent's model instance, unless the run asks for another model by name."""
+        if self.model is not None and cfg.model == self.config.model:
+            return self.model
+        with self._lock:
+            if cfg.model not in self._models:
+                self._models[cfg.model] = resolve_model(cfg.model)
+            return self._models[cfg.model]
+
+    def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:
+        """Tools bound to the model this turn: the run's selection, minus disabled ones, plus ask_user."""
+        names = self.registry.names() if cfg.tools is None else [n for n in cfg.tools if self.registry.has(n)]
+        tools: list[Any] = [self.registry.get(n).tool for n in names if n not in disabled]
+        if cfg.allow_clarification:
+            tools.append(AskUser)
+        return tools
+
+    def request_cancel(self, thread_id: str | None = None) -> None:
+        """Ask the run on ``thread_id`` (every run, when None) to stop at its next step."""
+        with self._lock:
+            self._cancelled.add(thread_id)
+
+    def clear_cancel(self, thread_id: str) -> None:
+        with self._lock:
+            self._cancelled.discard(thread_id)
+            self._cancelled.discard(None)
+
+    def is_cancelled(self, thread_id: str | None) -> bool:
+        with self._lock:
+            return None in self._cancelled or thread_id in self._cancelled

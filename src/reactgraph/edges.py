@@ -1,0 +1,117 @@
+"""Routing: every termination rule, as plain functions of the state, in one fixed order.
+
+After observe the rules are checked in this order; the first that fires ends the run:
+
+1. user callback (``termination_callback`` returned True)  -> custom
+2. cancellation (``ReActAgent.cancel``)                    -> cancelled
+3. time budget (``timeout_seconds``)                        -> timeout
+4. token budget (``token_budget``)                          -> token_budget
+5. stall (``stall_threshold`` repeats)                      -> stalled
+6. max iterations (``max_iterations``)                      -> max_iterations
+
+If none fires: summarize when a summary is due, else think again. After think, the
+model's own stops (final answer -> success, giving up -> failure) go to terminate,
+tool calls fan out to act (one ``Send`` task per call).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from langgraph.types import Send
+
+from reactgraph.config import AgentConfig
+from reactgraph.state import ReActState, Termination
+
+Rule = Callable[[ReActState, AgentConfig, float], Termination | None]
+
+
+def user_callback(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+    if detail := state.get("callback_stop"):
+        return {"reason": "custom", "detail": detail, "limit": None, "observed": state.get("iteration", 0)}
+    return None
+
+
+def cancellation(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+    if state.get("cancel_requested"):
+        return {"reason": "cancelled", "detail": "the run was cancelled on request", "limit": None, "observed": state.get("iteration", 0)}
+    return None
+
+
+def time_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+    limit = cfg.timeout_seconds
+    elapsed = now - state.get("started_at", now)
+    if limit is not None and elapsed >= limit:
+        return {"reason": "timeout", "detail": f"time budget of {limit:g}s used up ({elapsed:.1f}s elapsed)", "limit": limit, "observed": round(elapsed, 3)}
+    return None
+
+
+def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+    """Stop when the tokens used, plus another call the size of the last one, would pass the budget."""
+    budget = cfg.token_budget
+    if budget is None:
+        return None
+    used = (state.get("token_usage") or {}).get("total_tokens", 0)
+    projected = used + (state.get("turn_usage") or {}).get("total_tokens", 0)
+    if projected > budget:
+        return {
+            "reason": "token_budget",
+            "detail": f"{used} tokens used; another model call (~{projected - used}) would pass the budget of {budget}",
+            "limit": budget,
+            "observed": used,
+        }
+    return None
+
+
+def stall(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+    signals = state.get("stall") or {}
+    for kind in ("action", "observation"):
+        repeats = signals.get(f"{kind}_repeats", 0)
+        if repeats >= cfg.stall_threshold:
+            return {
+                "reason": "stalled",
+                "detail": f"the same {kind} {repeats} times in a row: {signals.get(f'{kind}_text', '')[:200]}",
+                "limit": cfg.stall_threshold,
+                "observed": repeats,
+            }
+    return None
+
+
+def max_iterations(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+    i = state.get("iteration", 0)
+    if i >= cfg.max_iterations:
+        return {"reason": "max_iterations", "detail": f"reached max_iterations={cfg.max_iterations}", "limit": cfg.max_iterations, "observed": i}
+    return None
+
+
+STOP_RULES: tuple[Rule, ...] = (user_callback, cancellation, time_budget, token_budget, stall, max_iterations)
+
+
+def stop_reason(state: ReActState, cfg: AgentConfig, now: float | None = None) -> Termination | None:
+    """The first stop rule that fires, in the documented order, or None."""
+    now = time.time() if now is None else now
+    for rule in STOP_RULES:
+        if (found := rule(state, cfg, now)) is not None:
+            return found
+    return None
+
+
+def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
+    every = cfg.summary_every
+    return every > 0 and state.get("iteration", 0) - state.get("summarized_through", 0) >= every
+
+
+def route_after_observe(state: ReActState, cfg: AgentConfig) -> Literal["terminate", "summarize", "think"]:
+    if stop_reason(state, cfg) is not None:
+        return "terminate"
+    return "summarize" if summary_due(state, cfg) else "think"
+
+
+def route_after_think(state: ReActState, cfg: AgentConfig) -> Literal["terminate"] | list[Send]:
+    """The model's own stop goes to terminate; each tool call becomes one act task."""
+    if state.get("termination") or not state.get("pending_actions"):
+        return "terminate"
+    deadline = state["started_at"] + cfg.timeout_seconds if cfg.timeout_seconds else None
+    return [Send("act", {"action": action, "deadline": deadline}) for action in state["pending_actions"]]

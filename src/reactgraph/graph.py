@@ -1,0 +1,62 @@
+"""Build the StateGraph: five nodes, the conditional edges from edges.py, compiled."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
+
+from reactgraph import edges
+from reactgraph.config import AgentConfig
+from reactgraph.deps import Deps
+from reactgraph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
+from reactgraph.state import InputState, OutputState, ReActState
+from reactgraph.tools.registry import ToolRegistry
+
+
+def build_deps(
+    model: str | BaseChatModel | None = None,
+    tools: Iterable[Any] | ToolRegistry | None = None,
+    config: AgentConfig | None = None,
+) -> Deps:
+    """What the nodes share: config, model (an instance, or by name from config) and the tool registry."""
+    config = config or AgentConfig()
+    if isinstance(model, str):
+        config = config.model_copy(update={"model": model})
+        model = None
+    registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
+    return Deps(config=config, registry=registry, model=model)
+
+
+def build_graph(
+    model: str | BaseChatModel | None = None,
+    tools: Iterable[Any] | ToolRegistry | None = None,
+    config: AgentConfig | None = None,
+    *,
+    checkpointer: Checkpointer = None,
+    deps: Deps | None = None,
+) -> CompiledStateGraph:
+    """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
+    the fields it sets."""
+    deps = deps or build_deps(model, tools, config)
+    builder = StateGraph(ReActState, context_schema=AgentConfig, input_schema=InputState, output_schema=OutputState)
+    builder.add_node("think", make_think(deps))
+    builder.add_node("act", make_act(deps))
+    builder.add_node("observe", make_observe(deps))
+    builder.add_node("summarize", make_summarize(deps))
+    builder.add_node("terminate", make_terminate(deps))
+    builder.add_edge(START, "think")
+    builder.add_conditional_edges(
+        "think", lambda state: edges.route_after_think(state, deps.run_config()), ["act", "terminate"]
+    )
+    builder.add_edge("act", "observe")
+    builder.add_conditional_edges(
+        "observe", lambda state: edges.route_after_observe(state, deps.run_config()), ["think", "summarize", "terminate"]
+    )
+    builder.add_edge("summarize", "think")
+    builder.add_edge("terminate", END)
+    return builder.compile(checkpointer=checkpointer, name="reactgraph")

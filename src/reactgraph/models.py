@@ -1,0 +1,58 @@
+"""Chat models: "provider:model" -> a LangChain chat model, Ollama by default."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+
+from langchain_core.language_models import BaseChatModel
+
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+
+
+class ModelUnavailableError(RuntimeError):
+    """The model cannot be reached or is not installed; the message says where it looked and what to do."""
+
+
+def ollama_host() -> str:
+    host = os.environ.get("OLLAMA_HOST", "").strip() or DEFAULT_OLLAMA_HOST
+    if "://" not in host:
+        host = f"http://{host}"
+    return host.rstrip("/")
+
+
+def resolve_model(spec: str | BaseChatModel) -> BaseChatModel:
+    """A chat model from an instance (used as given) or a 'provider:model' string."""
+    if isinstance(spec, BaseChatModel):
+        return spec
+    provider, sep, name = spec.partition(":")
+    if not sep or not name:
+        raise ValueError(f"model must be 'provider:model' (e.g. 'ollama:qwen2.5:7b'), got {spec!r}")
+    if provider == "ollama":
+        from langchain_ollama import ChatOllama
+
+        return ChatOllama(model=name, base_url=ollama_host())
+    from langchain.chat_models import init_chat_model
+
+    return init_chat_model(spec)
+
+
+def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
+    """Raise ModelUnavailableError unless Ollama answers at OLLAMA_HOST and has ``model_name`` pulled."""
+    host = ollama_host()
+    try:
+        with urllib.request.urlopen(f"{host}/api/tags", timeout=timeout) as response:
+            tags = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise ModelUnavailableError(
+            f"Ollama is not reachable at {host} ({exc}). Start it with `ollama serve`, set OLLAMA_HOST "
+            f"to where it runs, or choose another model with --model / model='provider:model'."
+        ) from None
+    names = {m.get("name", "") for m in tags.get("models", [])} | {m.get("model", "") for m in tags.get("models", [])}
+    wanted = {model_name, f"{model_name}:latest"}
+    if not names & wanted:
+        raise ModelUnavailableError(
+            f"Ollama at {host} does not have model {model_name!r}. Pull it with `ollama pull {model_name}`."
+        )

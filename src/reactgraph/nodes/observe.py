@@ -1,0 +1,123 @@
+"""observe: turn the turn's outcomes into one trace step and update the run's signals."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from langgraph.config import get_config
+
+from reactgraph.config import AgentConfig
+from reactgraph.deps import Deps
+from reactgraph.result import ReActStep
+from reactgraph.state import Outcome, ReActState
+
+BREAKER_KINDS = frozenset({"execution_failed", "timeout"})
+
+
+def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
+    """Keep the head and tail of ``text`` within ~max_tokens (4 chars each), with a visible marker."""
+    limit = max_tokens * 4
+    if len(text) <= limit:
+        return text, False
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    cut = len(text) - len(head) - len(tail)
+    return f"{head}\n[... {cut} characters truncated ...]\n{tail}", True
+
+
+def normalise(value: Any) -> Any:
+    """Arguments as compared for stall detection: case, spacing and key order do not matter."""
+    if isinstance(value, str):
+        return " ".join(value.lower().split())
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
+def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str, Any]:
+    """Count consecutive repeats of the same action set and of the same observations."""
+    action = json.dumps([[o["tool"], normalise(o["args"])] for o in outcomes], sort_keys=True, ensure_ascii=False)
+    observation = json.dumps([o["content"] for o in outcomes], ensure_ascii=False)
+    signals: dict[str, Any] = {}
+    for kind, text in (("action", action), ("observation", observation)):
+        same = previous.get(f"{kind}_text") == text
+        signals[f"{kind}_text"] = text
+        signals[f"{kind}_repeats"] = previous.get(f"{kind}_repeats", 0) + 1 if same else 1
+    return signals
+
+
+def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
+    def observe(state: ReActState) -> dict[str, Any]:
+        """Reads the turn's outcomes; writes one trace step, tool usage, error history, breaker counts,
+        stall signals, and stop requests (termination_callback, cancel)."""
+        cfg = deps.run_config()
+        now = time.time()
+        outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
+        usage = dict(state.get("tool_usage") or {})
+        failures = dict(state.get("tool_failures") or {})
+        errors, observations = [], []
+        for o in outcomes:
+            content, cut = truncate(o["content"], cfg.max_observation_tokens)
+            if o["tool"] and o.get("error_kind") not in ("tool_not_found",):
+                usage[o["tool"]] = usage.get(o["tool"], 0) + 1
+            if o.get("error_kind") in BREAKER_KINDS:
+                failures[o["tool"]] = failures.get(o["tool"], 0) + 1
+                if failures[o["tool"]] == cfg.max_tool_failures:
+                    content += (
+                        f"\n{o['tool']} has now failed {cfg.max_tool_failures} times and is disabled for the rest "
+                        "of this run. Use another tool or answer from what you have."
+                    )
+            if o.get("failures"):
+                errors.append(_error_entry(o, now))
+            observations.append(
+                {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
+                | {"content": content, "truncated": cut}
+            )
+        step = {
+            "iteration": state.get("iteration", 0),
+            "thought": state.get("thought", ""),
+            "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
+            "observations": observations,
+            "timestamp": now,
+            "token_usage": state.get("turn_usage") or {},
+            "duration": now - state.get("turn_started", now),
+        }
+        thread_id = get_config().get("configurable", {}).get("thread_id")
+        return {
+            "steps": [step],
+            "tool_usage": usage,
+            "tool_failures": failures,
+            "errors": errors,
+            "stall": stall_signals(state.get("stall") or {}, outcomes),
+            "callback_stop": _ask_callback(cfg, step),
+            "cancel_requested": deps.is_cancelled(thread_id),
+        }
+
+    return observe
+
+
+def _error_entry(o: Outcome, now: float) -> dict[str, Any]:
+    return {
+        "tool": o["tool"] or "(model reply)",
+        "error": o["failures"][-1],
+        "error_type": o.get("error_type") or o.get("error_kind") or "",
+        "error_kind": o.get("error_kind"),
+        "retries": o.get("retries", 0),
+        "recovered": o["status"] == "ok",
+        "timestamp": now,
+    }
+
+
+def _ask_callback(cfg: AgentConfig, step: dict[str, Any]) -> str | None:
+    """The callback's stop detail, if it asked to stop (or raised)."""
+    if cfg.termination_callback is None:
+        return None
+    try:
+        stop = cfg.termination_callback(ReActStep.model_validate(step))
+    except Exception as exc:
+        return f"termination_callback raised {type(exc).__name__}: {exc}"
+    return f"termination_callback returned True after iteration {step['iteration']}" if stop else None

@@ -1,0 +1,142 @@
+"""think: one model call that yields a thought and tool calls, or the final answer."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.types import Overwrite
+
+from reactgraph import prompts
+from reactgraph.config import AgentConfig
+from reactgraph.deps import Deps
+from reactgraph.parsing import ParsedReply, parse_reply
+from reactgraph.scratchpad import think_messages
+from reactgraph.state import ReActState, Termination
+from reactgraph.tokens import usage_of
+
+DEGENERATE_THOUGHT = re.compile(
+    r"^(ok(ay)?[,.]?\s*)?(i('ll| will| am going to| need to| should)|let me|let's|now i will)\s+"
+    r"(use|call|run|try|invoke)\s+(the\s+|a\s+)?(\w+\s+)?(tool|function)s?[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def question_of(state: ReActState) -> str:
+    """The question: ``query`` when given, else the last human message."""
+    if query := (state.get("query") or "").strip():
+        return query
+    for message in reversed(state.get("messages") or []):
+        if isinstance(message, HumanMessage) and (text := message.text.strip()):
+            return text
+    return ""
+
+
+def find_phrase(text: str, phrases: tuple[str, ...]) -> tuple[str, str] | None:
+    """(phrase, text after it) for the first phrase found, case-insensitive."""
+    lowered = text.lower()
+    for phrase in phrases:
+        if (at := lowered.find(phrase.lower())) >= 0:
+            return phrase, text[at + len(phrase) :].strip()
+    return None
+
+
+def thought_problem(thought: str, cfg: AgentConfig) -> bool:
+    """True when require_thought is on and the thought is missing, too short or empty filler."""
+    if not cfg.require_thought:
+        return False
+    text = thought.strip()
+    return len(text) < cfg.min_thought_chars or bool(DEGENERATE_THOUGHT.match(text))
+
+
+def decide(parsed: ParsedReply, cfg: AgentConfig, disabled: set[str]) -> dict[str, Any]:
+    """The state update for a parsed reply: a stop (success/failure) or the actions to run."""
+    if (hit := find_phrase(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
+        return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
+    if parsed.answer is not None:
+        if not parsed.answer:
+            return {"pending_actions": [_rejected(0, "empty_reply", prompts.EMPTY_REPLY)]}
+        if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
+            return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
+        return _stop("success", "the model gave a final answer", parsed.answer)
+    actions = []
+    for action in parsed.actions:
+        if "rejection" in action:
+            pass
+        elif thought_problem(parsed.thought, cfg):
+            action = {**action, "rejection_kind": "missing_thought", "rejection": prompts.THOUGHT_REQUIRED}
+        elif action["tool"] in disabled:
+            action = {
+                **action,
+                "rejection_kind": "disabled",
+                "rejection": f"Error (disabled): {action['tool']} failed {cfg.max_tool_failures} times in this run "
+                "and is no longer available. Use another tool or answer from what you have.",
+            }
+        actions.append(action)
+    return {"pending_actions": actions}
+
+
+def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
+    def think(state: ReActState) -> dict[str, Any]:
+        """Reads question, summary, recent steps, tools and budgets; writes thought, pending actions
+        or the final answer, and the call's token usage."""
+        cfg = deps.run_config()
+        now = time.time()
+        update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": []}
+        if state.get("termination") or not state.get("question"):
+            state, fresh = _fresh_run(state, now)
+            update |= fresh
+        question = state["question"]
+        if not question:
+            return update | _stop("failure", "no question: send a 'query' or a human message", None)
+        iteration = state.get("iteration", 0) + 1
+        update["iteration"] = iteration
+        disabled = {t for t, n in (state.get("tool_failures") or {}).items() if n >= cfg.max_tool_failures}
+        tools = deps.offered_tools(cfg, disabled)
+        messages = think_messages(state, cfg, question=question, iteration=iteration, now=now)
+        model = deps.chat_model(cfg)
+        try:
+            reply = (model.bind_tools(tools) if tools else model).invoke(messages)
+        except Exception as exc:  # the model failed: a stop, reported as data
+            return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
+        usage = usage_of(reply, messages)
+        parsed = parse_reply(reply)
+        total = Overwrite(usage) if "token_usage" in update else usage  # a fresh run restarts the count
+        return update | {"thought": parsed.thought, "turn_usage": usage, "token_usage": total} | decide(parsed, cfg, disabled)
+
+    return think
+
+
+def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
+    """A new run on this thread (first run, or a new question after a finished one): reset the run's fields."""
+    fresh: dict[str, Any] = {
+        "question": question_of(state),
+        "started_at": now,
+        "iteration": 0,
+        "summary": "",
+        "summarized_through": 0,
+        "stall": {},
+        "tool_usage": {},
+        "tool_failures": {},
+        "callback_stop": None,
+        "cancel_requested": False,
+        "termination": None,
+        "final_answer": None,
+        "partial": False,
+    }
+    if state.get("steps") or state.get("termination"):
+        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({})}
+    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite)}, "steps": [], "token_usage": {}}
+    return view, fresh
+
+
+def _stop(reason: str, detail: str, answer: str | None) -> dict[str, Any]:
+    termination: Termination = {"reason": reason, "detail": detail, "limit": None, "observed": None}
+    return {"termination": termination, "final_answer": answer, "pending_actions": []}
+
+
+def _rejected(index: int, kind: str, text: str) -> dict[str, Any]:
+    return {"id": f"rejected_{index}", "tool": "", "args": {}, "index": index, "rejection_kind": kind, "rejection": text}

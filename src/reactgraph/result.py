@@ -1,0 +1,154 @@
+"""Result records: what a run hands back to its caller (pydantic models)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class TerminationReason(str, Enum):
+    """Every way a run can end."""
+
+    SUCCESS = "success"
+    MAX_ITERATIONS = "max_iterations"
+    FAILURE = "failure"
+    STALLED = "stalled"
+    TOKEN_BUDGET = "token_budget"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    CUSTOM = "custom"
+    CLARIFICATION = "clarification"
+
+
+LIMIT_REASONS = frozenset(
+    {TerminationReason.MAX_ITERATIONS, TerminationReason.STALLED, TerminationReason.TOKEN_BUDGET, TerminationReason.TIMEOUT}
+)
+
+
+class TokenUsage(BaseModel):
+    """Tokens used; ``estimated`` is True when the model reported none and they were counted by length."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    estimated: bool = False
+
+
+class ToolAction(BaseModel):
+    id: str
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Observation(BaseModel):
+    """The outcome of one tool call as the model saw it."""
+
+    call_id: str
+    tool: str
+    status: str
+    error_kind: str | None = None
+    content: str
+    duration: float = 0.0
+    retries: int = 0
+    cached: bool = False
+    truncated: bool = False
+
+
+class ReActStep(BaseModel):
+    """One iteration: the thought, the actions it chose and what they returned."""
+
+    iteration: int
+    thought: str = ""
+    actions: list[ToolAction] = Field(default_factory=list)
+    observations: list[Observation] = Field(default_factory=list)
+    timestamp: float
+    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    duration: float = 0.0
+
+
+class ReActTrace(BaseModel):
+    steps: list[ReActStep] = Field(default_factory=list)
+    final_result: str | None = None
+    termination_reason: TerminationReason | None = None
+    total_iterations: int = 0
+    total_tokens: int = 0
+
+    def scratchpad(self) -> str:
+        """The trace as Thought / Action / Observation text."""
+        lines: list[str] = []
+        for step in self.steps:
+            if step.thought:
+                lines.append(f"Thought: {step.thought}")
+            for action, obs in zip(step.actions, step.observations, strict=False):
+                lines.append(f"Action: {action.tool}[{_args_text(action.args)}]")
+                lines.append(f"Observation: {obs.content}")
+        if self.final_result is not None:
+            lines.append(f"Final Answer: {self.final_result}")
+        return "\n".join(lines)
+
+
+class ReActResult(BaseModel):
+    """Everything a run produced. ``partial`` is True when a limit cut it short."""
+
+    success: bool
+    final_answer: str | None
+    trace: ReActTrace
+    termination_reason: TerminationReason
+    termination_detail: str = ""
+    partial: bool = False
+    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    execution_time: float = 0.0
+    tool_usage: dict[str, int] = Field(default_factory=dict)
+    error_history: list[dict[str, Any]] = Field(default_factory=list)
+    summary: str = ""
+    thread_id: str | None = None
+    question: str | None = None
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    if len(args) == 1:
+        return str(next(iter(args.values())))
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())
+
+
+def steps_from_state(raw_steps: list[dict]) -> list[ReActStep]:
+    return [ReActStep.model_validate(s) for s in raw_steps]
+
+
+def result_from_state(state: dict[str, Any], *, thread_id: str | None, interrupt_question: str | None = None) -> ReActResult:
+    """Build the ReActResult from a graph state (finished, or paused for clarification)."""
+    steps = steps_from_state(state.get("steps") or [])
+    usage = TokenUsage.model_validate(state.get("token_usage") or {})
+    if interrupt_question is not None:
+        reason, detail, answer = TerminationReason.CLARIFICATION, interrupt_question, None
+    else:
+        term = state.get("termination") or {}
+        reason = TerminationReason(term.get("reason", "failure"))
+        detail = term.get("detail", "")
+        answer = state.get("final_answer")
+    started = state.get("started_at")
+    last = steps[-1].timestamp if steps else started
+    trace = ReActTrace(
+        steps=steps,
+        final_result=answer,
+        termination_reason=reason,
+        total_iterations=state.get("iteration", 0),
+        total_tokens=usage.total_tokens,
+    )
+    return ReActResult(
+        success=reason == TerminationReason.SUCCESS,
+        final_answer=answer,
+        trace=trace,
+        termination_reason=reason,
+        termination_detail=detail,
+        partial=bool(state.get("partial")),
+        token_usage=usage,
+        execution_time=max(0.0, (state.get("finished_at") or last or 0) - (started or 0)),
+        tool_usage=dict(state.get("tool_usage") or {}),
+        error_history=list(state.get("errors") or []),
+        summary=state.get("summary", ""),
+        thread_id=thread_id,
+        question=state.get("question"),
+    )

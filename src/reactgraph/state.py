@@ -1,0 +1,151 @@
+"""The typed state that flows through the graph, with its reducers.
+
+The trace (``steps``) and the error history are ``DeltaChannel``s: each checkpoint
+stores only the new entries, so checkpoint bytes grow with the run, not its square.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.channels.delta import DeltaChannel
+from langgraph.graph.message import add_messages
+
+TerminationReasonName = Literal[
+    "success",
+    "max_iterations",
+    "failure",
+    "stalled",
+    "token_budget",
+    "timeout",
+    "cancelled",
+    "custom",
+    "clarification",
+]
+
+
+def append_batches(state: list | None, batches: Sequence[list]) -> list:
+    """DeltaChannel reducer: fold a batch of list writes onto the list (batching-invariant)."""
+    out = list(state or [])
+    for batch in batches:
+        out.extend(batch)
+    return out
+
+
+def add_usage(current: dict | None, update: dict) -> dict:
+    """Sum token usage; the total is an estimate if any part of it was."""
+    current = current or {}
+    out = {k: current.get(k, 0) + update.get(k, 0) for k in ("input_tokens", "output_tokens", "total_tokens")}
+    out["estimated"] = bool(current.get("estimated") or update.get("estimated"))
+    return out
+
+
+def merge_outcomes(current: list | None, update: list) -> list:
+    """Collect the outcomes of one turn's parallel act tasks (think resets with Overwrite)."""
+    return (current or []) + update
+
+
+class Action(TypedDict, total=False):
+    """One tool call the model asked for; ``rejection`` set means act reports it instead of running it."""
+
+    id: str
+    tool: str
+    args: dict[str, Any]
+    index: int
+    rejection: str
+    rejection_kind: str
+
+
+class Outcome(TypedDict, total=False):
+    """What running one Action produced (written by act)."""
+
+    call_id: str
+    index: int
+    tool: str
+    args: dict[str, Any]
+    status: Literal["ok", "error"]
+    error_kind: str | None  # tool_not_found, invalid_parameters, execution_failed, timeout, disabled, ...
+    error_type: str  # the exception class (or the error kind)
+    failures: list[str]  # every failed attempt, also when a retry recovered
+    content: str
+    duration: float
+    retries: int
+    cached: bool
+
+
+class Termination(TypedDict, total=False):
+    """Why the run stopped: reason, human detail, the limit and the observed value."""
+
+    reason: TerminationReasonName
+    detail: str
+    limit: Any
+    observed: Any
+
+
+class TokenCount(TypedDict, total=False):
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    estimated: bool
+
+
+class InputState(TypedDict, total=False):
+    """What a caller sends: chat ``messages`` (Studio's chat view) or a plain ``query``."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    query: str
+
+
+class OutputState(TypedDict, total=False):
+    """What a finished run returns."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    # think (the model's answer) or terminate (a partial answer at a limit).
+    final_answer: str | None
+    # think (the model's own stop) or terminate (a limit): why the run ended.
+    termination: Termination | None
+    steps: Annotated[list[dict], DeltaChannel(append_batches)]
+    summary: str
+    # think / summarize / terminate write each call's usage; the reducer sums them.
+    token_usage: Annotated[TokenCount, add_usage]
+
+
+class ReActState(InputState, OutputState, total=False):
+    """The whole state. Comments say which node writes each field."""
+
+    # think: the question, fixed at the first turn (from query or the last human message).
+    question: str
+    # think: wall-clock start of the run (time.time()).
+    started_at: float
+    # think: model turns so far.
+    iteration: int
+    # think: the reasoning text of the current turn.
+    thought: str
+    # think: the tool calls of the current turn; act runs one task per call.
+    pending_actions: list[Action]
+    # think: usage of the current turn's model call (observe puts it on the step).
+    turn_usage: TokenCount
+    # think: when the current turn started (observe computes the step's duration).
+    turn_started: float
+    # act (one write per task), reset by think: outcomes of the current turn.
+    outcomes: Annotated[list[Outcome], merge_outcomes]
+    # observe: how often each tool ran.
+    tool_usage: dict[str, int]
+    # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
+    errors: Annotated[list[dict], DeltaChannel(append_batches)]
+    # observe: consecutive repeats of the same action / observation signature.
+    stall: dict[str, Any]
+    # observe: failures per tool in this run (the circuit breaker reads it).
+    tool_failures: dict[str, int]
+    # observe: why termination_callback stopped the run (it returned True, or raised), else None.
+    callback_stop: str | None
+    # observe: ReActAgent.cancel asked this run to stop.
+    cancel_requested: bool
+    # summarize: the last iteration the summary covers.
+    summarized_through: int
+    # terminate: True when a limit cut the run short and the answer is partial.
+    partial: bool
+    # terminate: wall-clock end of the run.
+    finished_at: float

@@ -1,0 +1,119 @@
+"""ScriptedChatModel: a deterministic chat model for testing agents without a real model.
+
+    from reactgraph.testing import ScriptedChatModel, tool_call
+
+    model = ScriptedChatModel(responses=[
+        tool_call("calculator", {"expression": "6*7"}, thought="I need to multiply."),
+        "The answer is 42.",
+    ])
+
+Each item of ``responses`` is one model reply, used in order:
+
+- a ``str``: a text reply (no tool calls);
+- an ``AIMessage``: returned as given (tool calls, ``invalid_tool_calls``, anything);
+- a callable ``(messages) -> str | AIMessage``: computes the reply from the prompt.
+
+``tool_call`` and ``tool_calls`` build replies with one or several calls. When the script
+runs out, the model raises ``ScriptExhausted`` unless ``repeat_last=True``. Every call is
+recorded in ``calls`` (the messages and the names of the tools bound), and token usage is
+reported as 1 token per 4 characters unless ``report_usage=False``.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from reactgraph.tokens import count_tokens, estimate_messages, message_text
+
+Response = str | AIMessage | Callable[[list[BaseMessage]], "str | AIMessage"]
+
+
+class ScriptExhausted(RuntimeError):
+    """The scripted model was called more often than its script has replies."""
+
+
+def tool_call(name: str, args: dict[str, Any] | None = None, *, thought: str = "", id: str | None = None) -> AIMessage:
+    """A reply with one tool call."""
+    return tool_calls([(name, args or {})], thought=thought, ids=[id] if id else None)
+
+
+def tool_calls(
+    calls: Sequence[tuple[str, dict[str, Any]]], *, thought: str = "", ids: Sequence[str] | None = None
+) -> AIMessage:
+    """A reply with several tool calls in one turn."""
+    ids = list(ids) if ids else [f"call_{uuid.uuid4().hex[:12]}" for _ in calls]
+    return AIMessage(
+        content=thought,
+        tool_calls=[{"name": n, "args": a, "id": i, "type": "tool_call"} for (n, a), i in zip(calls, ids, strict=True)],
+    )
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A chat model that replays a script. Supports ``bind_tools``; thread-safe."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    responses: list[Any] = Field(default_factory=list)
+    repeat_last: bool = False
+    report_usage: bool = True
+    calls: list[dict[str, Any]] = Field(default_factory=list)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _position: int = PrivateAttr(default=0)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def position(self) -> int:
+        """How many replies have been used."""
+        return self._position
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any):
+        """Bind tools as a real tool-calling model would; the names are recorded per call."""
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _next(self) -> Any:
+        with self._lock:
+            if self._position >= len(self.responses):
+                if self.repeat_last and self.responses:
+                    return self.responses[-1]
+                raise ScriptExhausted(f"ScriptedChatModel: script has {len(self.responses)} replies, call {self._position + 1} asked for more")
+            item = self.responses[self._position]
+            self._position += 1
+            return item
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        item = self._next()
+        reply = item(messages) if callable(item) else item
+        message = AIMessage(content=reply) if isinstance(reply, str) else reply.model_copy(deep=True)
+        tool_names = [t["function"]["name"] for t in kwargs.get("tools", [])]
+        with self._lock:
+            self.calls.append({"messages": list(messages), "tools": tool_names})
+        if self.report_usage:
+            prompt = estimate_messages(messages)
+            completion = count_tokens(message_text(message))
+            message.usage_metadata = {
+                "input_tokens": prompt,
+                "output_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+        else:
+            message.usage_metadata = None
+        return ChatResult(generations=[ChatGeneration(message=message)])
