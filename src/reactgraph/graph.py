@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Checkpointer
+from langgraph.types import Checkpointer, Send
 
 from reactgraph import edges
 from reactgraph.config import AgentConfig
@@ -49,14 +49,18 @@ def build_graph(
     builder.add_node("observe", make_observe(deps))
     builder.add_node("summarize", make_summarize(deps))
     builder.add_node("terminate", make_terminate(deps))
+
+    # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
+    def route_after_think(state: ReActState) -> Literal["terminate"] | list[Send]:
+        return edges.route_after_think(state, deps.run_config())
+
+    def route_after_observe(state: ReActState) -> Literal["terminate", "summarize", "think"]:
+        return edges.route_after_observe(state, deps.run_config())
+
     builder.add_edge(START, "think")
-    builder.add_conditional_edges(
-        "think", lambda state: edges.route_after_think(state, deps.run_config()), ["act", "terminate"]
-    )
+    builder.add_conditional_edges("think", route_after_think, ["act", "terminate"])
     builder.add_edge("act", "observe")
-    builder.add_conditional_edges(
-        "observe", lambda state: edges.route_after_observe(state, deps.run_config()), ["think", "summarize", "terminate"]
-    )
+    builder.add_conditional_edges("observe", route_after_observe, ["think", "summarize", "terminate"])
     builder.add_edge("summarize", "think")
     builder.add_edge("terminate", END)
     return builder.compile(checkpointer=checkpointer, name="reactgraph")
