@@ -1,0 +1,44 @@
+"""Shared fixtures: simple typed tools whose calls are recorded."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+
+class CallLog:
+    """Records (tool, args) of every tool call, thread-safely."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+        self._lock = threading.Lock()
+
+    def add(self, tool: str, **args) -> None:
+        with self._lock:
+            self.calls.append((tool, args))
+
+
+@pytest.fixture
+def log() -> CallLog:
+    return CallLog()
+
+
+@pytest.fixture
+def math_tools(log: CallLog):
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        log.add("add", a=a, b=b)
+        return a + b
+
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        log.add("multiply", a=a, b=b)
+        return a * b
+
+    def lookup(key: str) -> str:
+        """Look a key up in a fixed table."""
+        log.add("lookup", key=key)
+        return {"paris": "France", "rome": "Italy"}.get(key.lower(), "not found")
+
+    return [add, multiply, lookup]

@@ -1,0 +1,258 @@
+"""Every termination reason, each through the real graph on a scripted model."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from reactgraph import ReActAgent, TerminationReason
+from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.testing import tool_calls as many_calls
+
+
+def looping(reply, partial: str):
+    """A reply for every turn, and ``partial`` when the agent asks for its partial answer."""
+    return lambda messages: partial if "You must stop now" in messages[-1].content else reply
+
+
+def agent_with(responses, tools, **config):
+    model = ScriptedChatModel(responses=responses)
+    return ReActAgent(model=model, tools=tools, **config), model
+
+
+def test_success_on_final_answer(math_tools, log):
+    agent, _ = agent_with([tool_call("add", {"a": 2, "b": 3}, thought="Add them."), "2 + 3 = 5"], math_tools)
+    result = agent.run("What is 2 + 3?")
+    assert result.termination_reason is TerminationReason.SUCCESS
+    assert result.success and result.final_answer == "2 + 3 = 5"
+    assert log.calls == [("add", {"a": 2, "b": 3})]
+    assert [s.observations[0].content for s in result.trace.steps] == ["5"]
+    assert not result.partial
+
+
+def test_success_phrase_ends_run_even_with_tool_calls(math_tools, log):
+    reply = tool_call("add", {"a": 1, "b": 1}, thought="Final Answer: 2")
+    agent, _ = agent_with([reply], math_tools)
+    result = agent.run("1+1?")
+    assert result.termination_reason is TerminationReason.SUCCESS
+    assert result.final_answer == "2"
+    assert log.calls == []  # the phrase ended the run before any tool ran
+
+
+def test_custom_success_phrase(math_tools):
+    agent, _ = agent_with(["DONE>> forty-two"], math_tools, success_phrases=("DONE>>",))
+    result = agent.run("?")
+    assert result.final_answer == "forty-two"
+    assert "DONE>>" in result.termination_detail
+
+
+def test_failure_when_model_gives_up(math_tools):
+    agent, _ = agent_with(["I cannot complete this task: no tool gives weather."], math_tools)
+    result = agent.run("Weather in Paris tomorrow?")
+    assert result.termination_reason is TerminationReason.FAILURE
+    assert not result.success
+    assert result.final_answer.startswith("I cannot complete this task")
+
+
+def test_failure_phrases_are_configurable(math_tools):
+    agent, _ = agent_with(["No way to know."], math_tools, failure_phrases=("no way to know",))
+    assert agent.run("?").termination_reason is TerminationReason.FAILURE
+
+
+def test_model_error_is_a_failure_stop_not_an_exception(math_tools):
+    agent, model = agent_with([tool_call("add", {"a": 1, "b": 2})], math_tools)  # script runs out on turn 2
+    result = agent.run("1+2?")
+    assert result.termination_reason is TerminationReason.FAILURE
+    assert "model call failed" in result.termination_detail and "ScriptExhausted" in result.termination_detail
+    assert len(result.trace.steps) == 1  # the work done is kept
+
+
+def test_max_iterations_with_partial_answer(math_tools, log):
+    responses = [tool_call("add", {"a": i, "b": 1}, thought=f"Step {i}.") for i in range(3)]
+    responses.append("Partial: got 1, 2 and 3 so far.")
+    agent, model = agent_with(responses, math_tools, max_iterations=3)
+    result = agent.run("Keep adding")
+    assert result.termination_reason is TerminationReason.MAX_ITERATIONS
+    assert result.partial and result.final_answer == "Partial: got 1, 2 and 3 so far."
+    assert len(log.calls) == 3 and result.trace.total_iterations == 3
+    last_call = model.calls[-1]
+    assert last_call["tools"] == []  # the partial-answer call is made without tools
+    assert "reached max_iterations=3" in last_call["messages"][-1].content
+
+
+def test_early_stopping_force_skips_the_last_call(math_tools):
+    responses = [tool_call("add", {"a": i, "b": 1}) for i in range(2)]
+    agent, model = agent_with(responses, math_tools, max_iterations=2, early_stopping="force")
+    result = agent.run("Keep adding")
+    assert result.termination_reason is TerminationReason.MAX_ITERATIONS
+    assert result.partial and result.final_answer is None
+    assert len(model.calls) == 2
+
+
+def test_stall_on_repeated_action(math_tools, log):
+    responses = [tool_call("lookup", {"key": k}, thought="Look it up.") for k in ("Paris", " paris ", "PARIS")]
+    responses.append("Paris is in France.")
+    agent, _ = agent_with(responses, math_tools, stall_threshold=3, max_iterations=10)
+    result = agent.run("Where is Paris?")
+    assert result.termination_reason is TerminationReason.STALLED
+    assert "same action 3 times" in result.termination_detail
+    assert len(log.calls) == 3
+    assert result.final_answer == "Paris is in France."  # partial answer from the last call
+
+
+def test_stall_on_repeated_observation(math_tools):
+    responses = [tool_call("lookup", {"key": k}) for k in ("mars", "venus")] + ["Unknown."]
+    agent, _ = agent_with(responses, math_tools, stall_threshold=2)
+    result = agent.run("Where are mars and venus?")
+    assert result.termination_reason is TerminationReason.STALLED
+    assert "same observation 2 times" in result.termination_detail
+
+
+def test_varied_actions_do_not_stall(math_tools):
+    responses = [tool_call("lookup", {"key": k}) for k in ("paris", "rome", "paris")] + ["Done."]
+    agent, _ = agent_with(responses, math_tools, stall_threshold=2, summary_every=0)
+    assert agent.run("?").termination_reason is TerminationReason.SUCCESS
+
+
+def test_token_budget(math_tools, log):
+    responses = [looping(tool_call("add", {"a": 1, "b": 1}, thought="x" * 400), "partial")] * 11
+    agent, model = agent_with(responses, math_tools, token_budget=700, max_iterations=10)
+    result = agent.run("Add forever")
+    assert result.termination_reason is TerminationReason.TOKEN_BUDGET
+    assert result.partial and result.final_answer == "partial"
+    turns = [s.token_usage.total_tokens for s in result.trace.steps]
+    assert sum(turns) <= 700 < sum(turns) + turns[-1]  # stopped before a call the size of the last would pass it
+    assert len(log.calls) == len(turns) < 10
+
+
+def test_timeout_checked_before_model_call(math_tools):
+    def slow(seconds: float) -> str:
+        """Sleep, then report."""
+        time.sleep(seconds)
+        return "slept"
+
+    responses = [looping(tool_call("slow", {"seconds": 0.3}), "partial")] * 6
+    agent, model = agent_with(responses, [*math_tools, slow], timeout_seconds=0.2)
+    result = agent.run("Sleep")
+    assert result.termination_reason is TerminationReason.TIMEOUT
+    assert len(result.trace.steps) == 1 and model.position == 2  # one turn, then the partial-answer call
+    assert result.final_answer == "partial"
+
+
+def test_timeout_bounds_a_hanging_tool(math_tools):
+    def hang(x: int) -> str:
+        """Never returns in time."""
+        time.sleep(3)
+        return "late"
+
+    agent, _ = agent_with([tool_call("hang", {"x": 1}), "partial"], [hang], timeout_seconds=0.3, tool_timeout=30)
+    result = agent.run("Hang")
+    assert result.termination_reason is TerminationReason.TIMEOUT
+    obs = result.trace.steps[0].observations[0]
+    assert obs.status == "error" and obs.error_kind == "timeout"
+
+
+def test_cancel_stops_after_current_step(math_tools, log):
+    holder = {}
+
+    def cancel_me(x: int) -> str:
+        """Asks the agent to cancel (as a user would from another thread)."""
+        holder["agent"].cancel()
+        return "ok"
+
+    responses = [tool_call("cancel_me", {"x": 1})] + [tool_call("add", {"a": 1, "b": 1})] * 3
+    agent, model = agent_with(responses, [*math_tools, cancel_me])
+    holder["agent"] = agent
+    result = agent.run("Go")
+    assert result.termination_reason is TerminationReason.CANCELLED
+    assert result.final_answer is None and model.position == 1 and log.calls == []
+    # a new run on the same agent is not cancelled
+    agent2_result = agent.run("Again", max_iterations=1, early_stopping="force")
+    assert agent2_result.termination_reason is TerminationReason.MAX_ITERATIONS
+
+
+def test_cancel_one_thread_leaves_others(math_tools):
+    agent, _ = agent_with(["done"], math_tools)
+    agent.cancel("some-other-thread")
+    assert agent.run("?", thread_id="mine").termination_reason is TerminationReason.SUCCESS
+
+
+def test_custom_callback(math_tools, log):
+    seen = []
+
+    def stop_when_five(step) -> bool:
+        seen.append(step.iteration)
+        return any(o.content == "5" for o in step.observations)
+
+    responses = [tool_call("add", {"a": 1, "b": 1}), tool_call("add", {"a": 2, "b": 3}), tool_call("add", {"a": 9, "b": 9})]
+    agent, _ = agent_with(responses, math_tools, termination_callback=stop_when_five)
+    result = agent.run("?")
+    assert result.termination_reason is TerminationReason.CUSTOM
+    assert seen == [1, 2] and len(log.calls) == 2
+    assert not result.partial and result.final_answer is None
+
+
+def test_callback_that_raises_stops_with_detail(math_tools):
+    def broken(step) -> bool:
+        raise RuntimeError("boom")
+
+    agent, _ = agent_with([tool_call("add", {"a": 1, "b": 1})], math_tools, termination_callback=broken)
+    result = agent.run("?")
+    assert result.termination_reason is TerminationReason.CUSTOM
+    assert "RuntimeError: boom" in result.termination_detail
+
+
+def test_clarification_pauses_and_resumes(math_tools, log):
+    responses = [
+        tool_call("ask_user", {"question": "Which city, Paris or Rome?"}, thought="Ambiguous."),
+        tool_call("lookup", {"key": "rome"}),
+        "Rome is in Italy.",
+    ]
+    agent, model = agent_with(responses, math_tools)
+    paused = agent.run("Where is the city?")
+    assert paused.termination_reason is TerminationReason.CLARIFICATION
+    assert paused.termination_detail == "Which city, Paris or Rome?"
+    assert paused.final_answer is None and model.position == 1
+    done = agent.resume(paused.thread_id, "Rome")
+    assert done.termination_reason is TerminationReason.SUCCESS and done.final_answer == "Rome is in Italy."
+    assert done.trace.steps[0].observations[0].content == "The user answered: Rome"
+    assert log.calls == [("lookup", {"key": "rome"})]
+
+
+def test_clarification_handler_answers_inline(math_tools):
+    responses = [tool_call("ask_user", {"question": "Which one?"}), "Thanks: Rome."]
+    agent, _ = agent_with(responses, math_tools)
+    asked = []
+    result = agent.run("?", on_clarification=lambda q: asked.append(q) or "Rome")
+    assert asked == ["Which one?"] and result.final_answer == "Thanks: Rome."
+
+
+def test_clarification_off_means_ask_user_is_unknown(math_tools):
+    agent, model = agent_with([tool_call("ask_user", {"question": "?"}), "ok"], math_tools, allow_clarification=False)
+    result = agent.run("?")
+    assert "ask_user" not in model.calls[0]["tools"]
+    assert result.trace.steps[0].observations[0].error_kind == "tool_not_found"
+
+
+def test_stop_rule_order_callback_before_cancel_before_stall_before_max():
+    from reactgraph.config import AgentConfig
+    from reactgraph.edges import stop_reason
+
+    cfg = AgentConfig(max_iterations=3, stall_threshold=2, timeout_seconds=1, token_budget=100)
+    state = {
+        "iteration": 3,
+        "started_at": 0.0,
+        "token_usage": {"total_tokens": 500},
+        "stall": {"action_repeats": 2, "action_text": "x"},
+        "callback_stop": "cb",
+        "cancel_requested": True,
+    }
+    order = []
+    for key in ("callback_stop", "cancel_requested", "started_at", "token_usage", "stall", "iteration"):
+        reason = stop_reason(state, cfg, now=100.0)
+        order.append(reason["reason"])
+        state[key] = {"callback_stop": None, "cancel_requested": False, "started_at": 100.0,
+                      "token_usage": {}, "stall": {}, "iteration": 1}[key]
+    order.append(stop_reason(state, cfg, now=100.0))
+    assert order == ["custom", "cancelled", "timeout", "token_budget", "stalled", "max_iterations", None]
