@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, Field
 
@@ -21,6 +22,10 @@ class AskUser(BaseModel):
     """Ask the user a clarifying question when the task is ambiguous and only they can decide. The run pauses until they answer."""
 
     question: str = Field(description="The question for the user.")
+
+
+ASK_USER_TOOL = convert_to_openai_tool(AskUser)
+ASK_USER_TOOL["function"]["name"] = ASK_USER
 
 
 @dataclass
@@ -54,10 +59,9 @@ class Deps:
 
     def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:
         """Tools bound to the model this turn: the run's selection, minus disabled ones, plus ask_user."""
-        names = self.registry.names() if cfg.tools is None else [n for n in cfg.tools if self.registry.has(n)]
-        tools: list[Any] = [self.registry.get(n).tool for n in names if n not in disabled]
+        tools: list[Any] = [self.registry.get(n).tool for n in self.registry.select(cfg.tools) if n not in disabled]
         if cfg.allow_clarification:
-            tools.append(AskUser)
+            tools.append(ASK_USER_TOOL)
         return tools
 
     def request_cancel(self, thread_id: str | None = None) -> None:

@@ -211,6 +211,7 @@ def test_clarification_pauses_and_resumes(math_tools, log):
     ]
     agent, model = agent_with(responses, math_tools)
     paused = agent.run("Where is the city?")
+    assert model.calls[0]["tools"] == ["add", "multiply", "lookup", "ask_user"]  # the name the model must call
     assert paused.termination_reason is TerminationReason.CLARIFICATION
     assert paused.termination_detail == "Which city, Paris or Rome?"
     assert paused.final_answer is None and model.position == 1
