@@ -2,21 +2,40 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.types import Checkpointer, Command
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command
 
+from reactgraph.checkpoints import (
+    DEFAULT_CHECKPOINTER,
+    DefaultCheckpointer,
+    HistoryEntry,
+    RunInfo,
+    RunNotFoundError,
+    async_sqlite_saver,
+    fork_point,
+    history,
+    list_runs,
+    resolve_checkpointer,
+    snapshot_result,
+    store_errors,
+    thread_config,
+)
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.graph import build_deps, build_graph
 from reactgraph.models import check_ollama
-from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason, result_from_state
+from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason
 from reactgraph.tools.registry import ToolRegistry
 
 ClarificationHandler = Callable[[str], str]
+CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
+DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
 
 
 class ReActAgent:
@@ -24,7 +43,9 @@ class ReActAgent:
 
     ``model`` is a chat model instance or a 'provider:model' string (default 'ollama:qwen2.5:7b');
     ``tools`` are typed, documented functions, LangChain tools, or a ToolRegistry; ``config`` and
-    keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id.
+    keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id:
+    by default to the SQLite file ``./.reactgraph/checkpoints.sqlite`` (or ``REACTGRAPH_DB``);
+    ``checkpointer`` may instead be another file path, any LangGraph saver, or None (in memory).
     """
 
     def __init__(
@@ -33,12 +54,12 @@ class ReActAgent:
         tools: Iterable[Any] | ToolRegistry | None = None,
         config: AgentConfig | None = None,
         *,
-        checkpointer: Checkpointer = None,
+        checkpointer: CheckpointerSpec = DEFAULT_CHECKPOINTER,
         **options: Any,
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         self._deps = build_deps(model, tools, config)
-        self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
+        self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer)
         self._checked_models: set[str] = set()
         self._last_thread: str | None = None
@@ -50,6 +71,17 @@ class ReActAgent:
     @property
     def registry(self) -> ToolRegistry:
         return self._deps.registry
+
+    def close(self) -> None:
+        """Close the SQLite connection this agent opened (other savers are left to their owner)."""
+        if self.db_path is not None and hasattr(self.checkpointer, "conn"):
+            self.checkpointer.conn.close()
+
+    def __enter__(self) -> ReActAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- running ---------------------------------------------------------------------------
 
@@ -64,7 +96,8 @@ class ReActAgent:
         """Run ``query`` to its end. ``overrides`` are AgentConfig fields for this run only.
         When the model asks the user a question, ``on_clarification(question)`` answers it; without
         a handler the run pauses and the result has reason 'clarification' (answer with ``resume``)."""
-        return self._drive({"query": query}, thread_id, on_clarification, overrides)
+        context, config, thread_id = self._prepare(thread_id, overrides)
+        return self._drive({"query": query}, config, context, thread_id, on_clarification)
 
     def resume(
         self,
@@ -75,9 +108,33 @@ class ReActAgent:
         **overrides: Any,
     ) -> ReActResult | str:
         """Continue the run on ``thread_id`` from its last checkpoint (after a crash or a pause);
-        ``answer`` answers a pending clarification question."""
+        ``answer`` answers a pending clarification question. Tool calls that finished before a
+        crash are not run again. A finished run is returned as it is."""
+        self._require_run(thread_id)
+        context, config, thread_id = self._prepare(thread_id, overrides)
         payload = Command(resume=answer) if answer is not None else None
-        return self._drive(payload, thread_id, on_clarification, overrides)
+        return self._drive(payload, config, context, thread_id, on_clarification)
+
+    def fork(
+        self,
+        thread_id: str,
+        *,
+        iteration: int | None = None,
+        checkpoint_id: str | None = None,
+        on_clarification: ClarificationHandler | None = None,
+        **overrides: Any,
+    ) -> ReActResult | str:
+        """Re-run the run on ``thread_id`` from a chosen point with changed config (LangGraph time
+        travel): from just after ``iteration`` (0 = from the start), or from any ``checkpoint_id`` of
+        ``history``. The new branch becomes the thread's current run; the old one stays in the
+        checkpointer."""
+        if (iteration is None) == (checkpoint_id is None):
+            raise ValueError("fork needs exactly one of iteration= or checkpoint_id=")
+        if checkpoint_id is None:
+            checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
+        context, config, thread_id = self._prepare(thread_id, overrides)
+        start = config | {"configurable": {**config["configurable"], "checkpoint_id": checkpoint_id}}
+        return self._drive(None, config, context, thread_id, on_clarification, start=start)
 
     async def arun(
         self,
@@ -90,29 +147,52 @@ class ReActAgent:
         """Async ``run``."""
         context, config, thread_id = self._prepare(thread_id, overrides)
         payload: Any = {"query": query}
-        while True:
-            await self.graph.ainvoke(payload, config, context=context)
-            result = self._result(thread_id, (await self.graph.aget_state(config)))
-            if result.termination_reason is TerminationReason.CLARIFICATION and on_clarification:
-                payload = Command(resume=on_clarification(result.termination_detail))
-                continue
-            return self._output(result, context)
+        async with self._async_graph() as graph:
+            with store_errors(self.db_path):
+                while True:
+                    await graph.ainvoke(payload, config, context=context, durability=DURABILITY)
+                    result = snapshot_result(await graph.aget_state(config), thread_id)
+                    if result.termination_reason is TerminationReason.CLARIFICATION and on_clarification:
+                        payload = Command(resume=on_clarification(result.termination_detail))
+                        continue
+                    return self._output(result, context)
 
     def stream(self, query: str, *, thread_id: str | None = None, **overrides: Any) -> Iterator[ReActStep | ReActResult]:
         """Yield each ReActStep as it completes, then the ReActResult."""
-        context, config, thread_id = self._prepare(thread_id, overrides)
-        for chunk in self.graph.stream({"query": query}, config, context=context, stream_mode="updates"):
-            for step in (chunk.get("observe") or {}).get("steps") or []:
-                yield ReActStep.model_validate(step)
-        yield self._result(thread_id, self.graph.get_state(config))
+        for item in self.stream_updates(query, thread_id=thread_id, **overrides):
+            if isinstance(item, ReActResult):
+                yield item
+            elif item[0] == "observe":
+                for step in item[1].get("steps") or []:
+                    yield ReActStep.model_validate(step)
 
     async def astream(self, query: str, *, thread_id: str | None = None, **overrides: Any) -> AsyncIterator[ReActStep | ReActResult]:
         """Async ``stream``."""
         context, config, thread_id = self._prepare(thread_id, overrides)
-        async for chunk in self.graph.astream({"query": query}, config, context=context, stream_mode="updates"):
-            for step in (chunk.get("observe") or {}).get("steps") or []:
-                yield ReActStep.model_validate(step)
-        yield self._result(thread_id, await self.graph.aget_state(config))
+        async with self._async_graph() as graph:
+            with store_errors(self.db_path):
+                stream = graph.astream({"query": query}, config, context=context, stream_mode="updates", durability=DURABILITY)
+                async for chunk in stream:
+                    for step in (chunk.get("observe") or {}).get("steps") or []:
+                        yield ReActStep.model_validate(step)
+                yield snapshot_result(await graph.aget_state(config), thread_id)
+
+    def stream_updates(
+        self, query: str | None = None, *, thread_id: str | None = None, answer: str | None = None, **overrides: Any
+    ) -> Iterator[tuple[str, dict[str, Any]] | ReActResult]:
+        """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
+        summarize, terminate), then the ReActResult. With ``query`` a new run starts; without it
+        the run on ``thread_id`` continues (``answer`` answers its pending clarification)."""
+        if query is None:
+            self._require_run(thread_id)
+        context, config, thread_id = self._prepare(thread_id, overrides)
+        payload: Any = {"query": query} if query is not None else (Command(resume=answer) if answer is not None else None)
+        with store_errors(self.db_path):
+            for chunk in self.graph.stream(payload, config, context=context, stream_mode="updates", durability=DURABILITY):
+                for node, update in chunk.items():
+                    if not node.startswith("__") and isinstance(update, dict):
+                        yield node, update
+            yield snapshot_result(self.graph.get_state(config), thread_id)
 
     def cancel(self, thread_id: str | None = None) -> None:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step."""
@@ -123,27 +203,61 @@ class ReActAgent:
     def get_result(self, thread_id: str | None = None) -> ReActResult:
         """The result of the run on ``thread_id`` (default: the last run), from its checkpoint."""
         thread_id = self._thread(thread_id)
-        return self._result(thread_id, self.graph.get_state({"configurable": {"thread_id": thread_id}}))
+        with store_errors(self.db_path):
+            snapshot = self.graph.get_state(thread_config(thread_id))
+        if not snapshot.values and not snapshot.next:
+            raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
+        return snapshot_result(snapshot, thread_id)
 
     def get_trace(self, thread_id: str | None = None) -> ReActTrace:
-        """The trace of the run on ``thread_id`` (default: the last run)."""
+        """The trace of the run on ``thread_id`` (default: the last run), from the checkpointer."""
         return self.get_result(thread_id).trace
 
     def get_current_scratchpad(self, thread_id: str | None = None) -> str:
         """The Thought / Action / Observation text of the run so far."""
         return self.get_trace(thread_id).scratchpad()
 
+    def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
+        """The state after each node (each super-step) of the run, oldest first, from the checkpointer."""
+        thread_id = self._thread(thread_id)
+        with store_errors(self.db_path):
+            return history(self.graph, thread_id)
+
+    def list_runs(self, limit: int | None = None) -> list[RunInfo]:
+        """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,
+        started, updated), most recently updated first."""
+        with store_errors(self.db_path):
+            return list_runs(self.graph, limit)
+
     # -- internals -------------------------------------------------------------------------
 
-    def _drive(self, payload: Any, thread_id: str | None, handler: ClarificationHandler | None, overrides: dict) -> Any:
-        context, config, thread_id = self._prepare(thread_id, overrides)
-        while True:
-            self.graph.invoke(payload, config, context=context)
-            result = self._result(thread_id, self.graph.get_state(config))
-            if result.termination_reason is TerminationReason.CLARIFICATION and handler:
-                payload = Command(resume=handler(result.termination_detail))
-                continue
-            return self._output(result, context)
+    def _drive(
+        self,
+        payload: Any,
+        config: dict[str, Any],
+        context: AgentConfig | None,
+        thread_id: str,
+        handler: ClarificationHandler | None,
+        *,
+        start: dict[str, Any] | None = None,
+    ) -> Any:
+        """Invoke until the run ends, answering clarification questions with ``handler``."""
+        with store_errors(self.db_path):
+            self.graph.invoke(payload, start or config, context=context, durability=DURABILITY)
+            while True:
+                result = snapshot_result(self.graph.get_state(config), thread_id)
+                if result.termination_reason is not TerminationReason.CLARIFICATION or handler is None:
+                    return self._output(result, context)
+                self.graph.invoke(Command(resume=handler(result.termination_detail)), config, context=context, durability=DURABILITY)
+
+    @asynccontextmanager
+    async def _async_graph(self) -> AsyncIterator[Any]:
+        """The graph for async calls: on a SQLite file, bound to an AsyncSqliteSaver on the same file."""
+        if self.db_path is None:
+            yield self.graph
+            return
+        async with async_sqlite_saver(self.db_path) as saver:
+            yield self.graph.copy({"checkpointer": saver})
 
     def _prepare(self, thread_id: str | None, overrides: dict[str, Any]) -> tuple[AgentConfig | None, dict, str]:
         """Validate overrides, check the model is reachable, and build the run's LangGraph config."""
@@ -154,8 +268,7 @@ class ReActAgent:
         thread_id = thread_id or uuid.uuid4().hex
         self._deps.clear_cancel(thread_id)
         self._last_thread = thread_id
-        config = {
-            "configurable": {"thread_id": thread_id},
+        config = thread_config(thread_id) | {
             "max_concurrency": effective.max_parallel_tools,
             "recursion_limit": 4 * effective.max_iterations + 10,
         }
@@ -172,10 +285,16 @@ class ReActAgent:
             return thread_id
         raise ValueError("no run yet: pass a thread_id")
 
-    @staticmethod
-    def _result(thread_id: str, snapshot: Any) -> ReActResult:
-        question = next((i.value.get("question") for i in snapshot.interrupts if isinstance(i.value, dict)), None)
-        return result_from_state(snapshot.values, thread_id=thread_id, interrupt_question=question)
+    def _require_run(self, thread_id: str | None) -> None:
+        if thread_id is None:
+            raise ValueError("continuing a run needs its thread_id")
+        with store_errors(self.db_path):
+            snapshot = self.graph.get_state(thread_config(thread_id))
+        if not snapshot.values and not snapshot.next:
+            raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
+
+    def _where(self) -> str:
+        return f" in {self.db_path}" if self.db_path else ""
 
     def _output(self, result: ReActResult, context: AgentConfig | None) -> ReActResult | str:
         mode = self.config.merge(context).output_mode

@@ -13,7 +13,9 @@ Each item of ``responses`` is one model reply, used in order:
 - an ``AIMessage``: returned as given (tool calls, ``invalid_tool_calls``, anything);
 - a callable ``(messages) -> str | AIMessage``: computes the reply from the prompt.
 
-``tool_call`` and ``tool_calls`` build replies with one or several calls. When the script
+``tool_call`` and ``tool_calls`` build replies with one or several calls; ``by_prompt``
+builds a reply that depends only on the prompt, so a scripted run can be resumed in a new
+process (the model needs no memory of earlier calls). When the script
 runs out, the model raises ``ScriptExhausted`` unless ``repeat_last=True``. Every call is
 recorded in ``calls`` (the messages and the names of the tools bound), and token usage is
 reported as 1 token per 4 characters unless ``report_usage=False``.
@@ -56,6 +58,22 @@ def tool_calls(
         content=thought,
         tool_calls=[{"name": n, "args": a, "id": i, "type": "tool_call"} for (n, a), i in zip(calls, ids, strict=True)],
     )
+
+
+def by_prompt(*routes: tuple[str, Response], default: Response) -> Callable[[list[BaseMessage]], str | AIMessage]:
+    """A reply chosen from the prompt: the reply of the first ``(text, reply)`` route whose text
+    occurs in the prompt's messages, else ``default``. Use it as the only response, with
+    ``repeat_last=True``::
+
+        ScriptedChatModel(responses=[by_prompt(("RESULT-B", "done"), ("notes", "summary"), default=call_a)], repeat_last=True)
+    """
+
+    def reply(messages: list[BaseMessage]) -> str | AIMessage:
+        text = "\n".join(message_text(m) for m in messages)
+        chosen = next((r for key, r in routes if key in text), default)
+        return chosen(messages) if callable(chosen) else chosen
+
+    return reply
 
 
 class ScriptedChatModel(BaseChatModel):

@@ -1,0 +1,358 @@
+"""The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
+
+    reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
+                              [--token-budget N] [--db PATH] [--tools a,b] [--json]
+    reactgraph resume THREAD [--answer TEXT] [...the run options]
+    reactgraph runs [--limit N] [--json]
+    reactgraph trace THREAD [--format text|json|markdown]
+    reactgraph tools [--json]
+
+Exit codes: 0 success, 1 error (or the model gave up / the run was cancelled), 2 usage,
+3 stopped for clarification, 4 stopped by a limit (the partial answer is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Prompt
+from rich.table import Table
+
+from reactgraph.agent import ReActAgent
+from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, RunNotFoundError, format_trace
+from reactgraph.config import ConfigError
+from reactgraph.models import ModelUnavailableError
+from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason
+from reactgraph.tools.registry import RegisteredTool, ToolRegistry, to_langchain_tool
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CLARIFICATION, EXIT_LIMIT = 0, 1, 2, 3, 4
+PROVIDERS = frozenset(
+    {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
+     "mistralai", "groq", "cohere", "fireworks", "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia",
+     "ibm", "openrouter", "litellm", "upstage"}
+)  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
+PIPE_WIDTH = 200
+SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
+
+
+class UsageError(Exception):
+    """A bad command-line value (exit code 2)."""
+
+
+# -- building the agent --------------------------------------------------------------------
+
+
+def load_object(spec: str) -> Any:
+    """The object named by 'package.module:attribute'."""
+    module_name, _, attr = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"cannot import {spec!r}: {exc}") from None
+
+
+def load_model(spec: str | None) -> str | BaseChatModel | None:
+    """--model: 'provider:model' (e.g. 'ollama:qwen2.5:7b'), or 'module:factory' naming a function
+    that returns a chat model instance."""
+    if spec is None or spec.partition(":")[0] in PROVIDERS or ":" not in spec:
+        return spec
+    model = load_object(spec)()
+    if not isinstance(model, BaseChatModel):
+        raise UsageError(f"--model {spec!r}: the factory returned {type(model).__name__}, not a chat model")
+    return model
+
+
+def builtin_tools() -> ToolRegistry:
+    """The registry of the built-in tools (empty when the builtin package offers none)."""
+    builtin = importlib.import_module("reactgraph.tools.builtin")
+    factory = getattr(builtin, "builtin_registry", None)
+    return factory() if callable(factory) else ToolRegistry()
+
+
+def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
+    """--tools a,b: built-in tool names, or 'module:attribute' naming a tool, a list of tools or a
+    ToolRegistry. Returns the registry and the selection (None = every built-in tool)."""
+    registry = builtin_tools()
+    if spec is None:
+        return registry, None
+    names: list[str] = []
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        if ":" not in item:
+            if not registry.has(item):
+                available = ", ".join(registry.names()) or "(none)"
+                raise UsageError(f"--tools: no tool named {item!r}; available: {available}")
+            names.append(item)
+            continue
+        found = load_object(item)
+        tools = found.list() if isinstance(found, ToolRegistry) else found if isinstance(found, list | tuple) else [found]
+        for tool in tools:
+            entry = registry.register(tool.tool if isinstance(tool, RegisteredTool) else to_langchain_tool(tool), replace=True)
+            names.append(entry.name)
+    return registry, tuple(names)
+
+
+def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[ReActAgent, dict[str, Any]]:
+    """The agent the options describe, and the run's config overrides."""
+    checkpointer = args.db or DEFAULT_CHECKPOINTER
+    if not with_model:
+        return ReActAgent(checkpointer=checkpointer), {}
+    registry, selection = load_tools(args.tools)
+    overrides = {
+        "max_iterations": args.max_iterations,
+        "timeout_seconds": args.timeout,
+        "token_budget": args.token_budget,
+        "tools": selection,
+    }
+    return ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer), {
+        k: v for k, v in overrides.items() if v is not None
+    }
+
+
+# -- showing a run live --------------------------------------------------------------------
+
+
+class LiveView:
+    """Prints each node's update as it arrives, with a spinner while the agent works."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def follow(self, updates: Iterator[Any]) -> ReActResult:
+        with self.console.status("[dim]thinking...[/]", spinner="dots") as status:
+            for item in updates:
+                if isinstance(item, ReActResult):
+                    return item
+                node, update = item
+                self.show(node, update)
+                if node == "think" and update.get("pending_actions"):
+                    status.update("[dim]running tools...[/]")
+                elif node in ("observe", "summarize"):
+                    status.update("[dim]thinking...[/]")
+        raise RuntimeError("the run ended without a result")
+
+    def show(self, node: str, update: dict[str, Any]) -> None:
+        out = self.console.print
+        if node == "think":
+            if thought := (update.get("thought") or "").strip():
+                if not update.get("termination"):
+                    out(f"[bold cyan]Thought[/] (iteration {update.get('iteration', '?')}): {escape(thought)}")
+            for action in update.get("pending_actions") or []:
+                if action.get("tool"):
+                    args = json.dumps(action.get("args") or {}, ensure_ascii=False)
+                    out(f"  [bold yellow]-> {escape(action['tool'])}[/] {escape(args)}")
+        elif node == "act":
+            for outcome in update.get("outcomes") or []:
+                text = outcome.get("content", "")
+                shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... [{len(text)} chars]"
+                colour = "green" if outcome.get("status") == "ok" else "red"
+                label = outcome.get("tool") or "note"
+                out(f"  [{colour}]<- {escape(label)}[/]: {escape(shown)}")
+        elif node == "summarize" and update.get("summary"):
+            out(f"[magenta]Summary updated:[/] {escape(update['summary'])}")
+
+
+def footer(result: ReActResult) -> str:
+    usage = result.token_usage
+    tokens = f"{'~' if usage.estimated else ''}{usage.total_tokens} tokens"
+    return (
+        f"{result.termination_reason.value} | {result.trace.total_iterations} iterations | {tokens} | "
+        f"{result.execution_time:.1f}s | thread {result.thread_id}"
+    )
+
+
+def exit_code(result: ReActResult) -> int:
+    reason = result.termination_reason
+    if reason is TerminationReason.CLARIFICATION:
+        return EXIT_CLARIFICATION
+    if reason in LIMIT_REASONS:
+        return EXIT_LIMIT
+    if reason in (TerminationReason.FAILURE, TerminationReason.CANCELLED):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any], console: Console, query: str | None, thread: str | None, answer: str | None) -> int:
+    """Run (or continue) until the run ends; when the model asks a question and there is a
+    terminal, ask the user and continue with the answer."""
+    view = LiveView(console)
+    while True:
+        updates = agent.stream_updates(query, thread_id=thread, answer=answer, **overrides)
+        result = last_result(updates) if args.json else view.follow(updates)
+        if result.termination_reason is TerminationReason.CLARIFICATION and sys.stdin.isatty():
+            question = escape(result.termination_detail)
+            answer = Prompt.ask(f"[bold]The agent asks:[/] {question}\n[bold]Your answer[/]", console=console)
+            query, thread = None, result.thread_id
+            continue
+        return report(result, args, console)
+
+
+def last_result(updates: Iterator[Any]) -> ReActResult:
+    """Consume the updates silently (for --json) and return the result."""
+    result: Any = None
+    for result in updates:
+        pass
+    if not isinstance(result, ReActResult):
+        raise RuntimeError("the run ended without a result")
+    return result
+
+
+def report(result: ReActResult, args: argparse.Namespace, console: Console) -> int:
+    """Print the answer (or the JSON result) and the footer; return the exit code."""
+    code = exit_code(result)
+    if args.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        return code
+    if result.termination_reason is TerminationReason.CLARIFICATION:
+        console.print(f"[bold]The agent asks:[/] {escape(result.termination_detail)}")
+        console.print(f"Answer with: reactgraph resume {result.thread_id} --answer \"...\"", markup=False)
+    else:
+        label = "Partial answer" if result.partial else "Answer"
+        console.print(f"\n[bold green]{label}:[/] {escape(result.final_answer or '(none)')}")
+        if result.termination_reason is not TerminationReason.SUCCESS:
+            console.print(f"[yellow]Stopped:[/] {escape(result.termination_detail)}")
+    console.print(f"[dim]{escape(footer(result))}[/]")
+    return code
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace, console: Console) -> int:
+    agent, overrides = make_agent(args)
+    with agent:
+        return drive(agent, args, overrides, console, args.question, args.thread, None)
+
+
+def cmd_resume(args: argparse.Namespace, console: Console) -> int:
+    agent, overrides = make_agent(args)
+    with agent:
+        return drive(agent, args, overrides, console, None, args.thread, args.answer)
+
+
+def cmd_runs(args: argparse.Namespace, console: Console) -> int:
+    agent, _ = make_agent(args, with_model=False)
+    with agent:
+        runs = agent.list_runs(limit=args.limit)
+    if args.json:
+        sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
+        return EXIT_OK
+    table = Table(title=f"{len(runs)} run(s) in {agent.db_path or 'the checkpointer'}")
+    for name in ("thread", "question", "status", "reason", "iterations", "tokens", "started", "updated"):
+        table.add_column(name, no_wrap=name != "question", overflow="fold", min_width=12 if name == "question" else None)
+    for r in runs:
+        table.add_row(
+            r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens),
+            _when(r.started), _when(r.updated),
+        )
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_trace(args: argparse.Namespace, console: Console) -> int:
+    agent, _ = make_agent(args, with_model=False)
+    with agent:
+        result = agent.get_result(args.thread)
+    sys.stdout.write(format_trace(result, args.format).rstrip("\n") + "\n")
+    return EXIT_OK
+
+
+def cmd_tools(args: argparse.Namespace, console: Console) -> int:
+    registry, _ = load_tools(args.tools)
+    entries = registry.list()
+    if args.json:
+        rows = [{"name": t.name, "category": t.category, "description": t.description} for t in entries]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_OK
+    table = Table(title=f"{len(entries)} tool(s)")
+    for name in ("name", "category", "description"):
+        table.add_column(name, overflow="fold")
+    for t in entries:
+        table.add_row(t.name, t.category, t.description.strip().splitlines()[0] if t.description.strip() else "")
+    console.print(table)
+    return EXIT_OK
+
+
+def _when(value: Any) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S") if value else ""
+
+
+# -- arguments -----------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    main_parser = argparse.ArgumentParser(prog="reactgraph", description="A ReAct agent as a LangGraph state machine.")
+    sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--db", metavar="PATH", help="checkpoint file (default: $REACTGRAPH_DB or ./.reactgraph/checkpoints.sqlite)")
+        return p
+
+    def with_run_options(p: argparse.ArgumentParser) -> None:
+        with_db(p)
+        p.add_argument("--model", metavar="M", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
+        p.add_argument("--max-iterations", type=int, metavar="N")
+        p.add_argument("--timeout", type=float, metavar="S", help="wall-clock budget in seconds")
+        p.add_argument("--token-budget", type=int, metavar="N")
+        p.add_argument("--tools", metavar="a,b", help="built-in tool names, or 'module:attribute' of your own tools")
+        p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
+
+    run = sub.add_parser("run", help="answer a question, showing each step live")
+    run.add_argument("question")
+    run.add_argument("--thread", metavar="T", help="thread id (default: a new one)")
+    with_run_options(run)
+    run.set_defaults(func=cmd_run)
+
+    resume = sub.add_parser("resume", help="continue a run after a crash, or answer its question")
+    resume.add_argument("thread")
+    resume.add_argument("--answer", help="the answer to the question the run is waiting on")
+    with_run_options(resume)
+    resume.set_defaults(func=cmd_resume)
+
+    runs = with_db(sub.add_parser("runs", help="list the runs in the checkpoint file"))
+    runs.add_argument("--limit", type=int, metavar="N")
+    runs.add_argument("--json", action="store_true")
+    runs.set_defaults(func=cmd_runs)
+
+    trace = with_db(sub.add_parser("trace", help="print a run's trace"))
+    trace.add_argument("thread")
+    trace.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    trace.set_defaults(func=cmd_trace)
+
+    tools = sub.add_parser("tools", help="list the tools with their categories and descriptions")
+    tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
+    tools.add_argument("--json", action="store_true")
+    tools.set_defaults(func=cmd_tools)
+    return main_parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``reactgraph`` command; returns the exit code."""
+    args = parser().parse_args(argv)
+    # A pipe or file gets wide tables instead of rich's 80-column default (COLUMNS still wins).
+    width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH
+    console = Console(highlight=False, soft_wrap=True, width=width)
+    errors = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        return args.func(args, console)
+    except (UsageError, ConfigError) as exc:
+        errors.print(f"reactgraph: usage error: {exc}", markup=False)
+        return EXIT_USAGE
+    except (ModelUnavailableError, CheckpointStoreError, RunNotFoundError) as exc:
+        errors.print(f"reactgraph: {exc}", markup=False)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        errors.print("reactgraph: interrupted; continue with `reactgraph resume THREAD`", markup=False)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
