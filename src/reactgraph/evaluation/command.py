@@ -1,0 +1,83 @@
+"""`reactgraph eval`: run the task suite with a live progress bar, print the table, write reports."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from reactgraph.config import DEFAULT_MODEL
+from reactgraph.evaluation.report import SuiteReport
+from reactgraph.evaluation.runner import run_suite
+from reactgraph.evaluation.suite import load_suite
+from reactgraph.models import resolve_model
+
+DEFAULT_SUITE = Path(__file__).resolve().parents[3] / "benchmarks" / "tasks"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="'provider:model' (default %(default)s)")
+    parser.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
+    parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="a task file or directory (default: the shipped suite)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
+    parser.add_argument("--compare", choices=["prebuilt"], help="also run LangGraph's prebuilt create_react_agent")
+    parser.add_argument("--only", help="comma-separated task ids or categories to run")
+    parser.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
+
+
+def build_model(spec: str, base_url: str | None) -> BaseChatModel:
+    """The model to evaluate; with ``base_url``, an OpenAI-compatible endpoint through init_chat_model."""
+    if base_url is None:
+        return resolve_model(spec)
+    from langchain.chat_models import init_chat_model
+
+    return init_chat_model(spec, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY", "local"), temperature=0)
+
+
+def run(args: argparse.Namespace, console: Console | None = None) -> SuiteReport:
+    console = console or Console()
+    tasks = load_suite(args.suite)
+    if args.only:
+        wanted = {w.strip() for w in args.only.split(",")}
+        tasks = [t for t in tasks if t.id in wanted or t.category in wanted]
+    agents = ["reactgraph"] + ([args.compare] if args.compare else [])
+    model = build_model(args.model, args.base_url)
+    suite_dir = args.suite if args.suite.is_dir() else args.suite.parent
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
+        job = bar.add_task("eval", total=len(tasks) * len(agents) * args.repeat)
+
+        def advance(r) -> None:
+            mark = "[green]ok" if r.correct else "[red]miss"
+            bar.update(job, advance=1, description=f"{r.agent} {r.task_id} {mark}[/]")
+
+        report = run_suite(tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, progress=advance)
+    table = Table(*report.headers(), title=f"{args.model} on {len(tasks)} tasks")
+    for row in report.rows():
+        table.add_row(*row)
+    console.print(table)
+    for line in report.total_lines():
+        console.print(line)
+    write_reports(report, args)
+    return report
+
+
+def write_reports(report: SuiteReport, args: argparse.Namespace) -> None:
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    (args.out / "eval.json").write_text(report.to_json())
+    command = f"reactgraph eval --model {args.model}" + (f" --base-url {args.base_url}" if args.base_url else "")
+    command += f" --repeat {args.repeat}" + (f" --compare {args.compare}" if args.compare else "")
+    (args.out / "eval.md").write_text(f"# Eval: {args.model}\n\n{stamp}; command: `{command}`\n\n{report.to_markdown()}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="reactgraph eval", description=__doc__)
+    add_arguments(parser)
+    run(parser.parse_args(argv))
+    return 0

@@ -1,0 +1,127 @@
+"""Suite results: per-task rows and totals per agent, as a table, JSON and Markdown."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from typing import Any
+
+from pydantic import BaseModel
+
+# The seed criteria the suite measures against.
+REASON_RIGHT_GOAL = 0.95
+RECOVERY_GOAL = 0.80
+ITERATION_SHARE_GOAL = 0.50
+
+
+class TaskRun(BaseModel):
+    """One task run by one agent, with what was measured."""
+
+    task_id: str
+    category: str
+    agent: str
+    correct: bool
+    reason: str
+    expected_reason: str
+    reason_ok: bool
+    iterations: int
+    max_iterations: int
+    tool_errors: int
+    faulted: bool
+    recovered: bool
+    tokens: int
+    seconds: float
+    answer: str | None
+    detail: str = ""
+
+
+
+class SuiteReport(BaseModel):
+    """All runs of a suite, with totals per agent."""
+
+    runs: list[TaskRun]
+
+    def agents(self) -> list[str]:
+        return list(dict.fromkeys(r.agent for r in self.runs))
+
+    def totals(self, agent: str) -> dict[str, Any]:
+        """Counts and rates for one agent; ``goals`` says which seed criteria hold."""
+        runs = [r for r in self.runs if r.agent == agent]
+        faulted = [r for r in runs if r.faulted]
+        succeeded = [r for r in runs if r.reason == "success" and r.correct]
+        n = len(runs) or 1
+        totals = {
+            "runs": len(runs),
+            "correct": sum(r.correct for r in runs),
+            "correct_rate": sum(r.correct for r in runs) / n,
+            "reason_right": sum(r.reason_ok for r in runs),
+            "reason_right_rate": sum(r.reason_ok for r in runs) / n,
+            "faulted": len(faulted),
+            "recovered": sum(r.recovered for r in faulted),
+            "recovery_rate": sum(r.recovered for r in faulted) / len(faulted) if faulted else None,
+            "iteration_share": statistics.mean(r.iterations / r.max_iterations for r in succeeded) if succeeded else None,
+            "tool_errors": sum(r.tool_errors for r in runs),
+            "tokens": sum(r.tokens for r in runs),
+            "seconds": round(sum(r.seconds for r in runs), 2),
+        }
+        totals["goals"] = {
+            "reason_right>=95%": totals["reason_right_rate"] >= REASON_RIGHT_GOAL,
+            "recovery>=80%": totals["recovery_rate"] is not None and totals["recovery_rate"] >= RECOVERY_GOAL,
+            "iterations<50%": totals["iteration_share"] is not None and totals["iteration_share"] < ITERATION_SHARE_GOAL,
+        }
+        return totals
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"totals": {a: self.totals(a) for a in self.agents()}, "runs": [r.model_dump() for r in self.runs]}, indent=2
+        )
+
+    def rows(self) -> list[list[str]]:
+        """One row per task: for each agent, correct / reason / iterations / errors / tokens / seconds."""
+        by_task: dict[str, dict[str, TaskRun]] = {}
+        for run in self.runs:
+            by_task.setdefault(run.task_id, {})[run.agent] = run
+        rows = []
+        for task_id, per_agent in by_task.items():
+            row = [task_id]
+            for agent in self.agents():
+                r = per_agent.get(agent)
+                row += (
+                    [
+                        "yes" if r.correct else "no",
+                        r.reason if r.reason_ok else f"{r.reason} (want {r.expected_reason})",
+                        f"{r.iterations}/{r.max_iterations}",
+                        str(r.tool_errors),
+                        str(r.tokens),
+                        f"{r.seconds:.1f}",
+                    ]
+                    if r
+                    else ["-"] * 6
+                )
+            rows.append(row)
+        return rows
+
+    def headers(self) -> list[str]:
+        cols = ["correct", "reason", "iters", "tool errors", "tokens", "s"]
+        return ["task"] + [f"{a} {c}" for a in self.agents() for c in cols]
+
+    def total_lines(self) -> list[str]:
+        lines = []
+        for agent in self.agents():
+            t = self.totals(agent)
+            recovery = f"{t['recovered']}/{t['faulted']}" if t["faulted"] else "n/a"
+            share = f"{t['iteration_share']:.0%}" if t["iteration_share"] is not None else "n/a"
+            lines.append(
+                f"{agent}: correct {t['correct']}/{t['runs']} ({t['correct_rate']:.0%}), "
+                f"termination reason right {t['reason_right']}/{t['runs']} ({t['reason_right_rate']:.0%}), "
+                f"tool-fault tasks recovered {recovery}, iterations used by correct answers {share} of max, "
+                f"tool errors {t['tool_errors']}, tokens {t['tokens']}, {t['seconds']} s"
+            )
+        return lines
+
+    def to_markdown(self) -> str:
+        head = self.headers()
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(row) + " |" for row in self.rows()]
+        out += [""] + [f"- {line}" for line in self.total_lines()]
+        return "\n".join(out)

@@ -1,0 +1,138 @@
+"""Run the suite's tasks through reactgraph, and optionally through LangGraph's prebuilt agent."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.errors import GraphRecursionError
+from langgraph.prebuilt import create_react_agent
+
+from reactgraph.agent import ReActAgent
+from reactgraph.config import AgentConfig
+from reactgraph.evaluation.checkers import check_answer
+from reactgraph.evaluation.faults import inject_fault
+from reactgraph.evaluation.report import SuiteReport, TaskRun
+from reactgraph.evaluation.suite import Task
+from reactgraph.nodes.think import find_phrase
+from reactgraph.prompts import SYSTEM_PROMPT
+from reactgraph.tools.registry import ToolRegistry
+
+ModelFactory = Callable[[Task], BaseChatModel]
+
+
+def task_registry(task: Task, suite_dir: Path) -> tuple[ToolRegistry, dict[str, int] | None]:
+    """The built-ins the task may use (file tools rooted at the suite's files/, search over docs/), faults injected."""
+    registry = ToolRegistry.with_builtins(task.tools, root=suite_dir / "files", documents=suite_dir / "docs")
+    counter = inject_fault(registry, task.fault) if task.fault else None
+    return registry, counter
+
+
+def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path) -> TaskRun:
+    registry, _ = task_registry(task, suite_dir)
+    config = AgentConfig().override(**task.config) if task.config else AgentConfig()
+    agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None)
+    start = time.perf_counter()
+    result = agent.run(task.question)
+    seconds = time.perf_counter() - start
+    errors = len(result.error_history)
+    return _task_run(
+        task,
+        "reactgraph",
+        answer=result.final_answer,
+        reason=result.termination_reason.value,
+        iterations=result.trace.total_iterations,
+        max_iterations=config.max_iterations,
+        tool_errors=errors,
+        tokens=result.token_usage.total_tokens,
+        seconds=seconds,
+        detail=result.termination_detail,
+    )
+
+
+def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path) -> TaskRun:
+    """The same task through ``langgraph.prebuilt.create_react_agent`` with the same tools and prompt."""
+    registry, _ = task_registry(task, suite_dir)
+    config = AgentConfig().override(**task.config) if task.config else AgentConfig()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent; still what users run
+        graph = create_react_agent(model, [entry.tool for entry in registry.list()], prompt=SYSTEM_PROMPT)
+    start = time.perf_counter()
+    detail, messages = "", []
+    try:
+        out = graph.invoke(
+            {"messages": [("user", task.question)]}, {"recursion_limit": 2 * config.max_iterations + 1}
+        )
+        messages = out["messages"]
+        last = messages[-1]
+        answer: str | None = last.text if isinstance(last, AIMessage) else None
+        reason = "failure" if answer and find_phrase(answer, config.failure_phrases) else "success"
+    except GraphRecursionError as exc:  # the prebuilt agent's only stop at a limit: an exception, no answer
+        answer, reason, detail = None, "max_iterations", f"GraphRecursionError: {str(exc)[:120]}"
+    except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
+        answer, reason, detail = None, "error", f"{type(exc).__name__}: {str(exc)[:160]}"
+    seconds = time.perf_counter() - start
+    ai = [m for m in messages if isinstance(m, AIMessage)]
+    return _task_run(
+        task,
+        "prebuilt",
+        answer=answer,
+        reason=reason,
+        iterations=len(ai),
+        max_iterations=config.max_iterations,
+        tool_errors=sum(1 for m in messages if isinstance(m, ToolMessage) and m.status == "error"),
+        tokens=sum((m.usage_metadata or {}).get("total_tokens", 0) for m in ai),
+        seconds=seconds,
+        detail=detail,
+    )
+
+
+def _task_run(task: Task, agent: str, *, answer: str | None, reason: str, **measured: Any) -> TaskRun:
+    reason_ok = reason == task.expected_reason.value
+    correct = reason_ok and check_answer(task.expect, answer)
+    return TaskRun(
+        task_id=task.id,
+        category=task.category,
+        agent=agent,
+        correct=correct,
+        reason=reason,
+        expected_reason=task.expected_reason.value,
+        reason_ok=reason_ok,
+        faulted=task.fault is not None,
+        recovered=task.fault is not None and correct,
+        answer=answer,
+        **measured,
+    )
+
+
+RUNNERS: dict[str, Callable[[Task, BaseChatModel, Path], TaskRun]] = {
+    "reactgraph": run_reactgraph,
+    "prebuilt": run_prebuilt,
+}
+
+
+def run_suite(
+    tasks: Iterable[Task],
+    model_factory: ModelFactory,
+    suite_dir: str | Path,
+    *,
+    agents: Iterable[str] = ("reactgraph",),
+    repeat: int = 1,
+    progress: Callable[[TaskRun], None] | None = None,
+) -> SuiteReport:
+    """Run every task ``repeat`` times with each agent; ``progress`` is called after each run."""
+    tasks, runs = list(tasks), []
+    for _ in range(repeat):
+        for task in tasks:
+            for agent in agents:
+                run = RUNNERS[agent](task, model_factory(task), Path(suite_dir))
+                runs.append(run)
+                if progress:
+                    progress(run)
+    return SuiteReport(runs=runs)
+

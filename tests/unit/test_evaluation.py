@@ -1,0 +1,145 @@
+"""The evaluation suite: checkers, fault injection, runs on both agents, report totals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reactgraph.evaluation import Expectation, Fault, Task, check_answer, load_suite, run_suite
+from reactgraph.evaluation.faults import InjectedFault, inject_fault
+from reactgraph.evaluation.suite import SuiteError
+from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.tools.registry import ToolRegistry
+
+SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "tasks"
+
+
+def test_shipped_suite_loads_and_covers_the_categories():
+    tasks = load_suite(SUITE)
+    assert len(tasks) >= 40
+    categories = {t.category for t in tasks}
+    assert {"arithmetic", "percentages", "text", "search", "files", "fault_transient", "fault_permanent",
+            "impossible", "multi_tool", "limits"} <= categories
+    reasons = {t.expected_reason.value for t in tasks}
+    assert {"success", "failure", "max_iterations", "token_budget"} <= reasons
+    registry = ToolRegistry.with_builtins(root=SUITE / "files", documents=SUITE / "docs")
+    assert {name for t in tasks for name in t.tools} <= set(registry.names())  # every tool a task names exists
+
+
+@pytest.mark.parametrize(
+    ("expect", "answer", "ok"),
+    [
+        (Expectation(kind="numeric", value=397.8), "17% of 2,340 is 397.8.", True),
+        (Expectation(kind="numeric", value=397.8), "It is about 398.", False),
+        (Expectation(kind="numeric", value=1750, tolerance=0.5), "1,750 kWh each", True),
+        (Expectation(kind="exact", value="Paris"), " paris. ", True),
+        (Expectation(kind="exact", value="Paris"), "Paris, France", False),
+        (Expectation(kind="contains", value=["q1.txt", "q2.txt"]), "Files: Q1.TXT and q2.txt", True),
+        (Expectation(kind="contains", value=["q1.txt", "q2.txt"]), "Files: q1.txt", False),
+        (Expectation(kind="none_of", value=["sunny"]), "I cannot know", True),
+        (Expectation(kind="check", check="refusal"), "I cannot complete this task: no weather tool.", True),
+        (Expectation(kind="check", check="refusal"), "It will be sunny.", False),
+        (Expectation(kind="numeric", value=5), None, False),
+        (None, None, True),
+    ],
+)
+def test_checkers(expect, answer, ok):
+    assert check_answer(expect, answer) is ok
+
+
+def test_bad_suite_file_is_a_clear_error(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps([{"id": "x", "category": "c", "question": "q", "tools": [], "expected_reason": "sucess"}]))
+    with pytest.raises(SuiteError, match=r"(?s)a\.json.*expected_reason"):
+        load_suite(tmp_path)
+
+
+def test_transient_fault_fails_then_works():
+    registry = ToolRegistry.with_builtins(["calculator"])
+    counter = inject_fault(registry, Fault(tool="calculator", mode="transient", failures=2))
+    tool = registry.get("calculator").tool
+    for _ in range(2):
+        with pytest.raises(ConnectionError, match="connection refused"):
+            tool.invoke({"expression": "2+2"})
+    assert tool.invoke({"expression": "2+2"}) == "4"
+    assert counter == {"calls": 3, "failures": 2}
+
+
+def test_permanent_fault_always_fails():
+    registry = ToolRegistry.with_builtins(["calculator"])
+    inject_fault(registry, Fault(tool="calculator", mode="permanent"))
+    with pytest.raises(InjectedFault):
+        registry.get("calculator").tool.invoke({"expression": "1"})
+
+
+def faulty_task(**kw) -> Task:
+    return Task(id="t1", category="fault_transient", question="What is 6*7?", tools=["calculator"],
+                expect=Expectation(kind="numeric", value=42), **kw)
+
+
+def test_suite_run_recovers_from_transient_fault_through_retries(tmp_path):
+    task = faulty_task(fault=Fault(tool="calculator", mode="transient", failures=2), config={"initial_delay": 0})
+    report = run_suite(
+        [task],
+        lambda t: ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*7"}), "6*7 = 42"]),
+        SUITE,
+    )
+    run, = report.runs
+    assert run.correct and run.reason == "success" and run.recovered and run.tool_errors == 1
+    totals = report.totals("reactgraph")
+    assert totals["recovery_rate"] == 1.0 and totals["reason_right_rate"] == 1.0
+    assert totals["iteration_share"] == 2 / 10
+
+
+def test_suite_compares_with_prebuilt_and_reports_side_by_side():
+    tasks = [
+        faulty_task(),
+        Task(id="t2", category="impossible", question="Weather?", tools=["calculator"],
+             expect=Expectation(kind="check", check="refusal"), expected_reason="failure"),
+        Task(id="t3", category="limits", question="Loop", tools=["calculator"], expected_reason="max_iterations",
+             config={"max_iterations": 2}),
+    ]
+
+    def model_for(task):
+        if task.id == "t1":
+            return ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*7"}), "42"])
+        if task.id == "t2":
+            return ScriptedChatModel(responses=["I cannot complete this task: no weather tool."])
+        return ScriptedChatModel(
+            responses=[lambda m: "partial" if "must stop now" in m[-1].content else tool_call("calculator", {"expression": f"{len(m)}+1"})],
+            repeat_last=True,
+        )
+
+    seen = []
+    report = run_suite(tasks, model_for, SUITE, agents=["reactgraph", "prebuilt"], progress=lambda r: seen.append((r.task_id, r.agent)))
+    assert seen == [("t1", "reactgraph"), ("t1", "prebuilt"), ("t2", "reactgraph"), ("t2", "prebuilt"), ("t3", "reactgraph"), ("t3", "prebuilt")]
+    by = {(r.task_id, r.agent): r for r in report.runs}
+    assert by["t1", "reactgraph"].correct and by["t1", "prebuilt"].correct
+    assert by["t2", "reactgraph"].reason == "failure" == by["t2", "prebuilt"].reason
+    assert by["t3", "reactgraph"].reason == "max_iterations" and by["t3", "reactgraph"].answer == "partial"
+    assert by["t3", "prebuilt"].reason == "max_iterations" and by["t3", "prebuilt"].answer is None  # it crashed
+    assert "GraphRecursionError" in by["t3", "prebuilt"].detail
+    md = report.to_markdown()
+    assert md.splitlines()[0].startswith("| task | reactgraph correct |") and "prebuilt correct" in md
+    assert "reactgraph: correct 3/3" in md
+    data = json.loads(report.to_json())
+    assert data["totals"]["reactgraph"]["reason_right"] == 3 and len(data["runs"]) == 6
+
+
+def test_eval_command_writes_reports(tmp_path, monkeypatch):
+    from rich.console import Console
+
+    from reactgraph.evaluation import command
+
+    monkeypatch.setattr(command, "build_model", lambda spec, url: ScriptedChatModel(responses=["10063"], repeat_last=True))
+    parser = __import__("argparse").ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--only", "arith-mul,text-upper", "--out", str(tmp_path), "--model", "ollama:test"])
+    console = Console(record=True, width=200)
+    report = command.run(args, console)
+    assert [r.task_id for r in report.runs] == ["arith-mul", "text-upper"]
+    assert [r.correct for r in report.runs] == [True, False]
+    assert "reactgraph: correct 1/2" in console.export_text()
+    assert json.loads((tmp_path / "eval.json").read_text())["totals"]["reactgraph"]["correct"] == 1
+    assert "reactgraph eval --model ollama:test" in (tmp_path / "eval.md").read_text()
