@@ -97,6 +97,34 @@ class AgentConfig(BaseModel):
         default=3, ge=1, description="A tool that failed this often in a run is taken out of the offered tools."
     )
     max_parallel_tools: int = Field(default=4, ge=1, description="Tool calls of one turn run concurrently up to this.")
+    # Models and parsing
+    tool_calling: Literal["auto", "native", "text"] = Field(
+        default="auto",
+        description="'native': the model's tool-calling API; 'text': tools described in the prompt, replies in "
+        "Thought/Action text; 'auto': native when the model supports it, text otherwise.",
+    )
+    thought_tag: str = Field(default="Thought", min_length=1, description="Tag of the reasoning line in the text format.")
+    action_tag: str = Field(default="Action", min_length=1, description="Tag of the action line ('Action: tool[input]').")
+    observation_tag: str = Field(default="Observation", min_length=1, description="Tag of tool results in the text format.")
+    final_answer_tag: str = Field(default="Final Answer", min_length=1, description="Tag of the answer in the text format.")
+    max_parse_retries: int = Field(
+        default=3, ge=1, description="Consecutive unreadable replies (bad format, unknown tool, empty) that end the run."
+    )
+    summary_token_threshold: int | None = Field(
+        default=None, gt=0, description="Also summarize when the next prompt would pass this many tokens (None = off)."
+    )
+    summarize_observations: bool = Field(
+        default=False, description="Summarize observations longer than max_observation_tokens with the model instead of truncating."
+    )
+    num_ctx: int | None = Field(default=8192, gt=0, description="Ollama context window in tokens (None = the server's default).")
+    temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None = the model's default).")
+    keep_alive: str | None = Field(default=None, description="How long Ollama keeps the model loaded, e.g. '5m' (None = server default).")
+    fallback_models: tuple[str, ...] = Field(
+        default=(), description="'provider:model' names tried in order when the model keeps failing."
+    )
+    model_retries: int = Field(default=2, ge=0, description="Retries of a model call that failed with a transient error.")
+    model_retry_delay: float = Field(default=1.0, ge=0, description="First wait before retrying a model call, in seconds.")
+    model_retry_max_delay: float = Field(default=10.0, ge=0, description="Longest wait between model call retries, in seconds.")
     termination_callback: SkipJsonSchema[Callable[[Any], bool] | None] = Field(
         default=None,
         exclude=True,

@@ -9,7 +9,8 @@ After observe the rules are checked in this order; the first that fires ends the
 5. stall (``stall_threshold`` repeats)                      -> stalled
 6. max iterations (``max_iterations``)                      -> max_iterations
 
-If none fires: summarize when a summary is due, else think again. After think, the
+If none fires: summarize when a summary is due (every ``summary_every`` iterations, or when
+the next prompt would pass ``summary_token_threshold``), else think again. After think, the
 model's own stops (final answer -> success, giving up -> failure) go to terminate,
 tool calls fan out to act (one ``Send`` task per call).
 """
@@ -23,6 +24,7 @@ from typing import Literal
 from langgraph.types import Send
 
 from reactgraph.config import AgentConfig
+from reactgraph.scratchpad import over_threshold
 from reactgraph.state import ReActState, Termination
 
 Rule = Callable[[ReActState, AgentConfig, float], Termination | None]
@@ -99,8 +101,11 @@ def stop_reason(state: ReActState, cfg: AgentConfig, now: float | None = None) -
 
 
 def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
+    """Every ``summary_every`` iterations, or when the next prompt would pass ``summary_token_threshold``."""
     every = cfg.summary_every
-    return every > 0 and state.get("iteration", 0) - state.get("summarized_through", 0) >= every
+    if every > 0 and state.get("iteration", 0) - state.get("summarized_through", 0) >= every:
+        return True
+    return over_threshold(state, cfg)
 
 
 def route_after_observe(state: ReActState, cfg: AgentConfig) -> Literal["terminate", "summarize", "think"]:

@@ -1,15 +1,41 @@
-"""Chat models: "provider:model" -> a LangChain chat model, Ollama by default."""
+"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and how they are called.
+
+A model call retries transient errors (connection reset, timeouts, 5xx, rate limits) with
+tenacity backoff, separately from tool retries; when the model keeps failing, the
+``fallback_models`` are tried in order. Callers get the reply or the last error, never a hang.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from reactgraph.config import AgentConfig
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+TRANSIENT_PATTERNS = (
+    "timed out",
+    "timeout",
+    "connection reset",
+    "connection refused",
+    "connection aborted",
+    "remote end closed",
+    "server disconnected",
+    "temporarily unavailable",
+    "service unavailable",
+    "bad gateway",
+    "rate limit",
+    "too many requests",
+)
+T = TypeVar("T")
 
 
 class ModelUnavailableError(RuntimeError):
@@ -23,20 +49,29 @@ def ollama_host() -> str:
     return host.rstrip("/")
 
 
-def resolve_model(spec: str | BaseChatModel) -> BaseChatModel:
-    """A chat model from an instance (used as given) or a 'provider:model' string."""
+def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> BaseChatModel:
+    """A chat model from an instance (used as given) or a 'provider:model' string.
+
+    Ollama models get ``base_url`` from OLLAMA_HOST and ``num_ctx``, ``temperature`` and
+    ``keep_alive`` from ``cfg`` (the defaults when None); other providers go through
+    ``init_chat_model`` with the temperature.
+    """
     if isinstance(spec, BaseChatModel):
         return spec
+    cfg = cfg or AgentConfig()
     provider, sep, name = spec.partition(":")
     if not sep or not name:
         raise ValueError(f"model must be 'provider:model' (e.g. 'ollama:qwen2.5:7b'), got {spec!r}")
     if provider == "ollama":
         from langchain_ollama import ChatOllama
 
-        return ChatOllama(model=name, base_url=ollama_host())
+        return ChatOllama(
+            model=name, base_url=ollama_host(), num_ctx=cfg.num_ctx, temperature=cfg.temperature, keep_alive=cfg.keep_alive
+        )
     from langchain.chat_models import init_chat_model
 
-    return init_chat_model(spec)
+    options = {} if cfg.temperature is None else {"temperature": cfg.temperature}
+    return init_chat_model(spec, **options)
 
 
 def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
@@ -56,3 +91,69 @@ def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
         raise ModelUnavailableError(
             f"Ollama at {host} does not have model {model_name!r}. Pull it with `ollama pull {model_name}`."
         )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth retrying: connection problems, timeouts, 5xx and 429 answers (any provider's client)."""
+    if isinstance(exc, ConnectionError | TimeoutError):
+        return True
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int) and (status >= 500 or status == 429):
+        return True
+    text = f"{type(exc).__name__}: {exc}".lower()
+    return any(pattern in text for pattern in TRANSIENT_PATTERNS)
+
+
+def with_retries(call: Callable[[], T], cfg: AgentConfig, *, sleep: Callable[[float], None] = time.sleep) -> T:
+    """Run ``call``, retrying transient errors ``cfg.model_retries`` times with exponential backoff."""
+    retrying = Retrying(
+        stop=stop_after_attempt(cfg.model_retries + 1),
+        wait=wait_exponential(multiplier=cfg.model_retry_delay, max=cfg.model_retry_max_delay),
+        retry=retry_if_exception(is_transient),
+        sleep=sleep,
+        reraise=True,
+    )
+    return retrying(call)
+
+
+def call_with_fallbacks(
+    models: Sequence[BaseChatModel],
+    attempt: Callable[[BaseChatModel], T],
+    cfg: AgentConfig,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``attempt(model)`` for each model in order (each with retries) until one succeeds.
+
+    Raises the last model's error, with the earlier models' errors in its notes.
+    """
+    errors: list[str] = []
+    for model in models:
+        try:
+            return with_retries(lambda: attempt(model), cfg, sleep=sleep)
+        except Exception as exc:
+            errors.append(f"{model_label(model)}: {type(exc).__name__}: {exc}")
+            last = exc
+    if len(errors) > 1:
+        last.add_note("every model failed: " + " | ".join(errors))
+    raise last
+
+
+def model_candidates(primary: BaseChatModel, cfg: AgentConfig) -> list[BaseChatModel]:
+    """The run's model, then its fallback models (resolved once per name and settings)."""
+    return [primary, *(_fallback(name, cfg) for name in cfg.fallback_models)]
+
+
+def model_label(model: BaseChatModel) -> str:
+    name = getattr(model, "model", None) or getattr(model, "model_name", None)
+    return f"{model._llm_type}:{name}" if name else model._llm_type
+
+
+_FALLBACKS: dict[tuple, BaseChatModel] = {}
+
+
+def _fallback(name: str, cfg: AgentConfig) -> BaseChatModel:
+    key = (name, cfg.num_ctx, cfg.temperature, cfg.keep_alive)
+    if key not in _FALLBACKS:
+        _FALLBACKS[key] = resolve_model(name, cfg)
+    return _FALLBACKS[key]

@@ -2,7 +2,11 @@
 
 The prompt is the system prompt, the question, the running summary and the last
 ``keep_recent_steps`` steps; older steps live only in the summary and the trace, so
-its size does not grow with the run.
+its size does not grow with the run. When ``summary_token_threshold`` is set and the
+prompt would pass it, recent steps the summary already covers are dropped, oldest first.
+
+Steps are shown as tool-call and tool messages to a model that calls tools natively, and
+as ``Thought: / Action: / Observation:`` text to a model that uses the text format.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
+from reactgraph.parsing import ParseContext, format_instructions, render_action
 from reactgraph.state import ReActState
+from reactgraph.tokens import estimate_messages
 
 
 def system_text(cfg: AgentConfig) -> str:
@@ -52,6 +58,19 @@ def step_messages(steps: list[dict[str, Any]]) -> list[BaseMessage]:
     return messages
 
 
+def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[BaseMessage]:
+    """Steps in the text format: the model's Thought / Action lines, then its Observations."""
+    f = ctx.fmt
+    messages: list[BaseMessage] = []
+    for step in steps:
+        lines = [f"{f.thought}: {step.get('thought') or '(none)'}"]
+        lines += [f"{f.action}: {render_action(a['tool'], a['args']) if a['tool'] else '(unreadable)'}" for a in step["actions"]]
+        messages.append(AIMessage(content="\n".join(lines)))
+        observed = "\n".join(f"{f.observation}: {obs['content']}" for obs in step["observations"])
+        messages.append(HumanMessage(content=observed or f"{f.observation}: (none)"))
+    return messages
+
+
 def steps_text(steps: list[dict[str, Any]]) -> str:
     """Steps as compact Thought / Action / Observation lines."""
     lines: list[str] = []
@@ -63,11 +82,43 @@ def steps_text(steps: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def think_messages(state: ReActState, cfg: AgentConfig, *, question: str, iteration: int, now: float) -> list[BaseMessage]:
-    """The prompt for one think turn."""
+def think_messages(
+    state: ReActState,
+    cfg: AgentConfig,
+    *,
+    question: str,
+    iteration: int,
+    now: float,
+    text_format: ParseContext | None = None,
+) -> list[BaseMessage]:
+    """The prompt for one think turn; ``text_format`` set means the model uses the text format."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
     head += "\n\n" + prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+    system = system_text(cfg)
+    if text_format is not None:
+        system += "\n\n" + format_instructions(text_format)
+    fixed: list[BaseMessage] = [SystemMessage(content=system), HumanMessage(content=head)]
     recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
-    return [SystemMessage(content=system_text(cfg)), HumanMessage(content=head), *step_messages(recent)]
+    render = (lambda steps: text_step_messages(steps, text_format)) if text_format is not None else step_messages
+    threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
+    while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
+        if estimate_messages(fixed + render(recent)) <= threshold:
+            break
+        recent = recent[1:]
+    return fixed + render(recent)
+
+
+def over_threshold(state: ReActState, cfg: AgentConfig) -> bool:
+    """True when the next prompt would pass ``summary_token_threshold`` while it shows more than one
+    step the summary does not cover yet (summarizing them lets the prompt drop them)."""
+    threshold = cfg.summary_token_threshold
+    covered = state.get("summarized_through", 0)
+    unsummarized = [s for s in (state.get("steps") or [])[-cfg.keep_recent_steps :] if s["iteration"] > covered]
+    if threshold is None or len(unsummarized) < 2:
+        return False
+    iteration = state.get("iteration", 0)
+    now = state.get("started_at", 0.0)
+    prompt = think_messages(state, cfg, question=state.get("question", ""), iteration=iteration + 1, now=now)
+    return estimate_messages(prompt) > threshold

@@ -125,6 +125,8 @@ class ReActState(InputState, OutputState, total=False):
     thought: str
     # think: the tool calls of the current turn; act runs one task per call.
     pending_actions: list[Action]
+    # think: consecutive replies that could not be read (max_parse_retries ends the run).
+    parse_failures: int
     # think: usage of the current turn's model call (observe puts it on the step).
     turn_usage: TokenCount
     # think: when the current turn started (observe computes the step's duration).

@@ -12,7 +12,8 @@ from langgraph.config import get_config
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.result import ReActStep
-from reactgraph.state import Outcome, ReActState
+from reactgraph.nodes.summarize import condense_observation
+from reactgraph.state import Outcome, ReActState, add_usage
 
 BREAKER_KINDS = frozenset({"execution_failed", "timeout"})
 
@@ -60,8 +61,14 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         usage = dict(state.get("tool_usage") or {})
         failures = dict(state.get("tool_failures") or {})
         errors, observations = [], []
+        spent: dict[str, Any] = {}  # tokens of summarize_observations calls
         for o in outcomes:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
+            if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
+                summary, used = condense_observation(
+                    deps.chat_model(cfg), cfg, question=state.get("question", ""), tool=o["tool"], content=o["content"]
+                )
+                content, spent = summary or content, add_usage(spent, used) if used else spent
             if o["tool"] and o.get("error_kind") not in ("tool_not_found",):
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if o.get("error_kind") in BREAKER_KINDS:
@@ -95,7 +102,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             "stall": stall_signals(state.get("stall") or {}, outcomes),
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(thread_id),
-        }
+        } | ({"token_usage": spent} if spent else {})
 
     return observe
 

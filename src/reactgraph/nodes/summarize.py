@@ -1,17 +1,33 @@
-"""summarize: fold the steps since the last summary into the running summary (one model call)."""
+"""summarize: fold the steps since the last summary into the running summary (one model call).
+
+Also here: ``condense_observation``, which observe uses with ``summarize_observations=True``
+to have the model shorten a long observation instead of truncating it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
+from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
+from reactgraph.models import call_with_fallbacks, model_candidates
 from reactgraph.scratchpad import steps_text
-from reactgraph.state import ReActState
-from reactgraph.tokens import usage_of
+from reactgraph.state import ReActState, TokenCount
+from reactgraph.tokens import count_tokens, usage_of
+
+OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
+Rewrite the result in at most {words} words. Keep every fact that could help answer the question \
+(names, numbers, dates, errors) and drop the rest. Reply with the shortened result only.
+
+Question: {question}
+
+Result:
+{content}"""
 
 
 def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
@@ -31,10 +47,28 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         ]
         update: dict[str, Any] = {"summarized_through": state.get("iteration", 0)}
         try:
-            reply = deps.chat_model(cfg).invoke(prompt)
+            candidates = model_candidates(deps.chat_model(cfg), cfg)
+            reply = call_with_fallbacks(candidates, lambda model: model.invoke(prompt), cfg)
         except Exception as exc:
             note = f"(summary call failed: {type(exc).__name__}: {exc})"
             return update | {"summary": "\n".join(filter(None, [old, note, steps_text(new_steps)]))}
         return update | {"summary": reply.text.strip(), "token_usage": usage_of(reply, prompt)}
 
     return summarize
+
+
+def condense_observation(
+    model: BaseChatModel, cfg: AgentConfig, *, question: str, tool: str, content: str
+) -> tuple[str | None, TokenCount | None]:
+    """(summary, usage) of a long observation, written by the model and marked as a summary.
+    The summary is None when the call fails or its reply does not fit ``max_observation_tokens``
+    either; the caller then truncates."""
+    words = cfg.max_observation_tokens * 3 // 5
+    prompt = [HumanMessage(content=OBSERVATION_PROMPT.format(tool=tool, words=words, question=question, content=content))]
+    try:
+        reply = call_with_fallbacks(model_candidates(model, cfg), lambda m: m.invoke(prompt), cfg)
+    except Exception:
+        return None, None
+    summary = reply.text.strip()
+    fits = 0 < count_tokens(summary) <= cfg.max_observation_tokens
+    return (f"[model summary of a {len(content)}-character result]\n{summary}" if fits else None), usage_of(reply, prompt)

@@ -7,13 +7,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
 from langgraph.types import Overwrite
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.parsing import ParsedReply, parse_reply
+from reactgraph.models import call_with_fallbacks, model_candidates
+from reactgraph.parsing import ParseContext, ParsedReply, TextFormat, ToolSpec, parse_failed, parse_reply, tool_specs
 from reactgraph.scratchpad import think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
@@ -96,18 +99,46 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         update["iteration"] = iteration
         disabled = {t for t, n in (state.get("tool_failures") or {}).items() if n >= cfg.max_tool_failures}
         tools = deps.offered_tools(cfg, disabled)
-        messages = think_messages(state, cfg, question=question, iteration=iteration, now=now)
-        model = deps.chat_model(cfg)
+        specs = tool_specs(tools)
+
+        def attempt(model: BaseChatModel) -> tuple[AIMessage, list[BaseMessage], ParseContext | None]:
+            bound, text_format = bind_for(model, tools, specs, cfg)
+            messages = think_messages(state, cfg, question=question, iteration=iteration, now=now, text_format=text_format)
+            return bound.invoke(messages), messages, text_format
+
         try:
-            reply = (model.bind_tools(tools) if tools else model).invoke(messages)
-        except Exception as exc:  # the model failed: a stop, reported as data
+            candidates = model_candidates(deps.chat_model(cfg), cfg)
+            reply, messages, text_format = call_with_fallbacks(candidates, attempt, cfg)
+        except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
         usage = usage_of(reply, messages)
-        parsed = parse_reply(reply)
+        parsed = parse_reply(reply, text_format or ParseContext(tools=specs, fmt=TextFormat.from_config(cfg)))
         total = Overwrite(usage) if "token_usage" in update else usage  # a fresh run restarts the count
-        return update | {"thought": parsed.thought, "turn_usage": usage, "token_usage": total} | decide(parsed, cfg, disabled)
+        decision = decide(parsed, cfg, disabled)
+        failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
+        if failures >= cfg.max_parse_retries:
+            problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
+            detail = f"{failures} unreadable model replies in a row (max_parse_retries={cfg.max_parse_retries}); last: {problem}"
+            decision = _stop("failure", detail, None)
+        return update | {"thought": parsed.thought, "turn_usage": usage, "token_usage": total, "parse_failures": failures} | decision
 
     return think
+
+
+def bind_for(
+    model: BaseChatModel, tools: list[Any], specs: tuple[ToolSpec, ...], cfg: AgentConfig
+) -> tuple[Runnable, ParseContext | None]:
+    """The model with the tools bound natively (context None), or as is with the text format's context:
+    'text' always, 'auto' when the model has no tool calling, 'native' never (its error is raised)."""
+    if not tools:
+        return model, None
+    if cfg.tool_calling != "text":
+        try:
+            return model.bind_tools(tools), None
+        except NotImplementedError:
+            if cfg.tool_calling == "native":
+                raise
+    return model, ParseContext(tools=specs, fmt=TextFormat.from_config(cfg), text_mode=True)
 
 
 def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
@@ -119,6 +150,7 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "summary": "",
         "summarized_through": 0,
         "stall": {},
+        "parse_failures": 0,
         "tool_usage": {},
         "tool_failures": {},
         "callback_stop": None,

@@ -1,0 +1,105 @@
+"""Malformed and unusual model outputs, modelled on what small Ollama models really produce,
+each with what the parser must make of it.
+
+Each case: (name, reply, text_mode, expected), where expected is one of
+- ("call", [(tool, args), ...])  the tool calls, in order;
+- ("answer", text)               a final answer;
+- ("error", kind)                one rejected action of that kind (an error observation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from reactgraph.testing import tool_call
+
+
+def search(query: str) -> str:
+    """Search the web for a query."""
+    return f"results for {query}"
+
+
+def calculator(expression: str) -> str:
+    """Evaluate an arithmetic expression."""
+    return expression
+
+
+def get_weather(city: str, unit: str = "celsius") -> str:
+    """Current weather of a city."""
+    return f"sunny in {city}"
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+TOOLS = [search, calculator, get_weather, add]
+Q = {"query": "capital of France"}
+W = {"city": "Paris"}
+
+CASES: list[tuple[str, Any, bool, tuple]] = [
+    # -- native tool calls and what Ollama's client hands back --------------------------------------
+    ("native call", tool_call("search", Q), False, ("call", [("search", Q)])),
+    ("native invalid call", AIMessage(content="", invalid_tool_calls=[{"name": "search", "args": "{query:", "id": "1", "error": "bad json", "type": "invalid_tool_call"}]), False, ("error", "invalid_parameters")),
+    ("native wins over text", tool_call("add", {"a": 1, "b": 2}, thought='{"name": "search", "arguments": {"query": "x"}}'), False, ("call", [("add", {"a": 1, "b": 2})])),
+    # -- JSON tool calls in content (qwen2.5, llama3.2, mistral) ------------------------------------
+    ("bare json", '{"name": "search", "arguments": {"query": "capital of France"}}', False, ("call", [("search", Q)])),
+    ("json with parameters key", '{"name": "get_weather", "parameters": {"city": "Paris"}}', False, ("call", [("get_weather", W)])),
+    ("json with args key", '{"tool": "search", "args": {"query": "capital of France"}}', False, ("call", [("search", Q)])),
+    ("openai nested function, string arguments", '{"type": "function", "function": {"name": "search", "arguments": "{\\"query\\": \\"capital of France\\"}"}}', False, ("call", [("search", Q)])),
+    ("langchain action/action_input", '{"action": "search", "action_input": "capital of France"}', False, ("call", [("search", Q)])),
+    ("fenced json", '```json\n{"name": "search", "arguments": {"query": "capital of France"}}\n```', False, ("call", [("search", Q)])),
+    ("fenced without language", '```\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', False, ("call", [("get_weather", W)])),
+    ("tool_call tags (qwen)", '<tool_call>\n{"name": "search", "arguments": {"query": "capital of France"}}\n</tool_call>', False, ("call", [("search", Q)])),
+    ("tool_call tag never closed", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}', False, ("call", [("get_weather", W)])),
+    ("two tool_call tags", '<tool_call>{"name": "search", "arguments": {"query": "capital of France"}}</tool_call>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>', False, ("call", [("search", Q), ("get_weather", W)])),
+    ("json list of calls", '[{"name": "search", "arguments": {"query": "capital of France"}}, {"name": "add", "arguments": {"a": 2, "b": 3}}]', False, ("call", [("search", Q), ("add", {"a": 2, "b": 3})])),
+    ("two bare objects", 'First {"name": "search", "arguments": {"query": "capital of France"}} then {"name": "get_weather", "arguments": {"city": "Paris"}}', False, ("call", [("search", Q), ("get_weather", W)])),
+    ("single quotes", "{'name': 'search', 'arguments': {'query': 'capital of France'}}", False, ("call", [("search", Q)])),
+    ("trailing commas", '{"name": "search", "arguments": {"query": "capital of France",},}', False, ("call", [("search", Q)])),
+    ("python literals", "{'name': 'add', 'arguments': {'a': 1, 'b': 2}, 'strict': True}", False, ("call", [("add", {"a": 1, "b": 2})])),
+    ("json true/null", '{"name": "get_weather", "arguments": {"city": "Paris", "unit": null}, "stream": false}', False, ("call", [("get_weather", {"city": "Paris", "unit": None})])),
+    ("prose around json", 'Sure! To answer, I will look it up.\n{"name": "search", "arguments": {"query": "capital of France"}}\nLet me know if you need more.', False, ("call", [("search", Q)])),
+    ("prose then fenced json", "I need the weather first.\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", False, ("call", [("get_weather", W)])),
+    ("tool name in other case", '{"name": "Search", "arguments": {"query": "capital of France"}}', False, ("call", [("search", Q)])),
+    ("string argument for a one-input tool", '{"name": "search", "arguments": "capital of France"}', False, ("call", [("search", Q)])),
+    ("final_answer as a json call", '{"name": "final_answer", "arguments": {"answer": "Paris"}}', False, ("answer", "Paris")),
+    # -- Python-style calls ---------------------------------------------------------------------------
+    ("python call, keyword", 'search(query="capital of France")', False, ("call", [("search", Q)])),
+    ("python call, positional", "calculator('6*7')", False, ("call", [("calculator", {"expression": "6*7"})])),
+    ("python call after prose", "I'll compute it.\nadd(2, 3)", False, ("call", [("add", {"a": 2, "b": 3})])),
+    ("python call in tool_call tags", "<tool_call>get_weather(city='Paris')</tool_call>", False, ("call", [("get_weather", W)])),
+    ("python calls on two lines", 'search("capital of France")\nget_weather("Paris")', False, ("call", [("search", Q), ("get_weather", W)])),
+    # -- text ReAct -----------------------------------------------------------------------------------
+    ("react bracket", "Thought: I should search.\nAction: search[capital of France]", True, ("call", [("search", Q)])),
+    ("react action input", "Thought: I should search.\nAction: search\nAction Input: capital of France", True, ("call", [("search", Q)])),
+    ("react json input", 'Thought: add them\nAction: add[{"a": 4, "b": 5}]', True, ("call", [("add", {"a": 4, "b": 5})])),
+    ("react json action input", 'Thought: add them\nAction: add\nAction Input: {"a": 4, "b": 5}', True, ("call", [("add", {"a": 4, "b": 5})])),
+    ("react numbered tags", "Thought 2: search it\nAction 2: search[capital of France]", True, ("call", [("search", Q)])),
+    ("react invented observation is cut", "Thought: search\nAction: search[capital of France]\nObservation: Paris\nThought: done\nFinal Answer: Paris", True, ("call", [("search", Q)])),
+    ("react action on the next line", "Thought: done\nAction:\n\nFinish[Paris]", True, ("answer", "Paris")),
+    ("react finish", "Thought: I know it.\nAction: Finish[Paris]", True, ("answer", "Paris")),
+    ("react final answer", "Thought: I know it.\nFinal Answer: Paris", True, ("answer", "Paris")),
+    ("final answer in native mode", "Thought: I know it.\nFinal Answer: Paris", False, ("answer", "Paris")),
+    ("plain answer", "The capital of France is Paris.", False, ("answer", "The capital of France is Paris.")),
+    ("plain answer with data json", 'The record is {"name": "Alice", "age": 31}.', False, ("answer", 'The record is {"name": "Alice", "age": 31}.')),
+    # -- malformed: each becomes an error observation ------------------------------------------------
+    ("empty content", "", False, ("answer", "")),
+    ("truncated json", '{"name": "search", "arguments": {"query": "capital of', False, ("error", "malformed_output")),
+    ("truncated tool_call tag", '<tool_call>\n{"name": "search", "arguments": {"query": "capi', False, ("error", "malformed_output")),
+    ("broken json in fence", '```json\n{"name": "search", "arguments": {"query": "x": "y"}}\n```', False, ("error", "malformed_output")),
+    ("unknown tool in json", '{"name": "browse", "arguments": {"url": "http://x"}}', False, ("error", "tool_not_found")),
+    ("missing required argument", '{"name": "search", "arguments": {}}', False, ("error", "invalid_parameters")),
+    ("missing one of two arguments", '{"name": "add", "arguments": {"a": 1}}', False, ("error", "invalid_parameters")),
+    ("python call with a variable", "search(query=capital)", False, ("error", "malformed_output")),
+    ("react unknown verb", "Thought: reflect\nAction: reflect[How can I improve my search strategy?]", True, ("error", "tool_not_found")),
+    ("react missing closing bracket", "Thought: search\nAction: search[capital of France", True, ("error", "malformed_output")),
+    ("react text after the bracket", "Thought: look\nAction: search[capital of France] on a different website", True, ("error", "malformed_output")),
+    ("react bare word", "Thought: log in first\nAction: Login", True, ("error", "malformed_output")),
+    ("react empty action", "Thought: hmm\nAction:", True, ("error", "malformed_output")),
+    ("react several inputs not json", "Thought: add\nAction: add[1, 2]", True, ("error", "invalid_parameters")),
+    ("react thought only", "Thought: I should search for the capital.", True, ("error", "missing_action")),
+]

@@ -1,0 +1,76 @@
+"""The parsing chain on a corpus of malformed and unusual outputs, plus what think makes of them."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from reactgraph.config import AgentConfig
+from reactgraph.nodes.think import decide
+from reactgraph.parsing import PARSE_FAILURE_KINDS, ParseContext, TextFormat, parse_failed, parse_reply, tool_specs
+
+from .parsing_corpus import CASES, TOOLS
+
+SPECS = tool_specs(TOOLS)
+
+
+def test_corpus_is_large_enough():
+    malformed = [c for c in CASES if c[3][0] == "error"]
+    print(f"\nparsing corpus: {len(CASES)} outputs, {len(malformed)} malformed")
+    assert len(CASES) >= 40 and len(malformed) >= 10
+
+
+@pytest.mark.parametrize(("name", "reply", "text_mode", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_corpus_output(name, reply, text_mode, expected):
+    message = reply if isinstance(reply, AIMessage) else AIMessage(content=reply)
+    parsed = parse_reply(message, ParseContext(tools=SPECS, text_mode=text_mode))
+    kind, value = expected
+    if kind == "call":
+        assert parsed.answer is None
+        assert [(a["tool"], a["args"]) for a in parsed.actions] == value
+        assert not any("rejection" in a for a in parsed.actions)
+        assert [a["index"] for a in parsed.actions] == list(range(len(value)))
+    elif kind == "answer":
+        assert parsed.actions == [] and parsed.answer == value
+    else:
+        assert parsed.answer is None and len(parsed.actions) == 1
+        rejected = parsed.actions[0]
+        assert rejected["rejection_kind"] == value
+        assert rejected["tool"] == ("search" if isinstance(reply, AIMessage) else "")
+        assert parse_failed(parsed.actions)
+        # the error observation shows the model the expected format
+        assert ("Action: tool_name[input]" if text_mode else '"arguments"') in rejected["rejection"]
+
+
+def test_every_output_becomes_a_state_update_never_an_exception():
+    """decide() turns each parsed output into a stop or actions; an empty reply is an error observation."""
+    cfg = AgentConfig()
+    for name, reply, text_mode, expected in CASES:
+        message = reply if isinstance(reply, AIMessage) else AIMessage(content=reply)
+        update = decide(parse_reply(message, ParseContext(tools=SPECS, text_mode=text_mode)), cfg, set())
+        if expected[0] == "answer" and expected[1]:
+            assert update["termination"]["reason"] == "success" and update["final_answer"] == expected[1], name
+        elif expected[0] in ("error",) or expected == ("answer", ""):
+            assert parse_failed(update["pending_actions"]), name
+
+
+def test_tags_are_configurable():
+    fmt = TextFormat(thought="Reasoning", action="Tool", observation="Result", final_answer="Answer")
+    ctx = ParseContext(tools=SPECS, fmt=fmt, text_mode=True)
+    parsed = parse_reply(AIMessage(content="Reasoning: look it up\nTool: search[Paris]\nResult: invented"), ctx)
+    assert [(a["tool"], a["args"]) for a in parsed.actions] == [("search", {"query": "Paris"})]
+    assert parsed.thought == "look it up"
+    assert parse_reply(AIMessage(content="Reasoning: known\nAnswer: 42"), ctx).answer == "42"
+    # the default tags are plain text under other tags
+    assert parse_reply(AIMessage(content="Action: search[Paris]"), ctx).answer == "Action: search[Paris]"
+
+
+def test_without_known_tools_any_name_is_accepted():
+    parsed = parse_reply(AIMessage(content='{"name": "anything", "arguments": {"x": 1}}'))
+    assert [(a["tool"], a["args"]) for a in parsed.actions] == [("anything", {"x": 1})]
+
+
+def test_parse_failure_kinds_exclude_policy_rejections():
+    assert "missing_thought" not in PARSE_FAILURE_KINDS and "disabled" not in PARSE_FAILURE_KINDS
+    assert not parse_failed([{"id": "1", "tool": "x", "args": {}, "rejection_kind": "disabled", "rejection": "off"}])
+    assert not parse_failed([])
