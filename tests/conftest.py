@@ -7,6 +7,12 @@ import threading
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def isolated_checkpoints(tmp_path, monkeypatch):
+    """Every test's agents checkpoint to their own SQLite file, never the working directory's."""
+    monkeypatch.setenv("REACTGRAPH_DB", str(tmp_path / "checkpoints.sqlite"))
+
+
 class CallLog:
     """Records (tool, args) of every tool call, thread-safely."""
 
