@@ -1,0 +1,89 @@
+"""A real ReAct run for the fault-injection test, run as its own process.
+
+    python crash_worker.py DB THREAD SIDE_DIR [--block-at POINT] [--resume]
+
+Tools record every execution in SIDE_DIR/executions.log before they return. With
+``--block-at`` the process stops at that point (writing SIDE_DIR/blocked first) and waits
+there until the test kills it; ``--resume`` continues THREAD from its checkpoint. The model is
+a ScriptedChatModel whose replies depend only on the prompt, so a new process continues the
+script where the killed one stopped. The result is printed as JSON.
+
+Plan: iteration 1 calls fetch(a) and fetch(b) in parallel, iteration 2 fetch(c), then a
+summary, iteration 3 fetch(d), iteration 4 answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from reactgraph import ReActAgent
+from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call, tool_calls
+
+BLOCK_POINTS = ("mid_parallel_act", "before_act", "after_observe", "during_summarize")
+VALUES = {"a": "A-VALUE", "b": "B-VALUE", "c": "C-VALUE", "d": "D-VALUE"}
+ANSWER = "The values are A-VALUE, B-VALUE, C-VALUE and D-VALUE."
+SUMMARY_MARK = "You keep the running notes"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("db")
+    parser.add_argument("thread")
+    parser.add_argument("side", type=Path)
+    parser.add_argument("--block-at", choices=BLOCK_POINTS)
+    parser.add_argument("--resume", action="store_true")
+    args = parser.parse_args()
+
+    def block(point: str) -> None:
+        if args.block_at == point:
+            (args.side / "blocked").write_text(point)
+            while True:  # the test kills the process here
+                time.sleep(0.05)
+
+    def fetch(key: str) -> str:
+        """Fetch the value stored under a key."""
+        if key == "b":
+            block("mid_parallel_act")  # fetch(a) has finished, fetch(b) has not started its work
+        if key == "c":
+            block("before_act")  # think chose fetch(c); nothing of it has run
+        with open(args.side / "executions.log", "a") as log:
+            log.write(f"{key}\n")
+            log.flush()
+            os.fsync(log.fileno())
+        return VALUES[key]
+
+    def summarizer(messages):
+        block("during_summarize")
+        return "Notes: fetched the first three keys."
+
+    def answer(messages):
+        block("after_observe")  # observe of iteration 3 is checkpointed; think has not replied
+        return ANSWER
+
+    model = ScriptedChatModel(
+        responses=[
+            by_prompt(
+                (SUMMARY_MARK, summarizer),
+                ("D-VALUE", answer),
+                ("C-VALUE", tool_call("fetch", {"key": "d"}, thought="Last key.", id="call_d")),
+                ("B-VALUE", tool_call("fetch", {"key": "c"}, thought="Now the third key.", id="call_c")),
+                default=tool_calls([("fetch", {"key": "a"}), ("fetch", {"key": "b"})], thought="Fetch two keys.", ids=["call_a", "call_b"]),
+            )
+        ],
+        repeat_last=True,
+    )
+    agent = ReActAgent(model=model, tools=[fetch], checkpointer=args.db, summary_every=2, keep_recent_steps=5)
+    if args.resume:
+        result = agent.resume(args.thread)
+    else:
+        result = agent.run("Fetch the four keys and report their values.", thread_id=args.thread)
+    sys.stdout.write(result.model_dump_json())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Fault injection: SIGKILL a real run at several points, resume it in a new process.
+
+Each case starts crash_worker.py (a real graph on a real SQLite checkpointer), waits until
+the worker is blocked at the chosen point (and the checkpoint shows it is there), kills it
+with SIGKILL, resumes the thread in a new process, and checks the same final answer, every
+tool call executed exactly once, and a complete trace without duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from reactgraph import ReActAgent
+
+WORKER = Path(__file__).with_name("crash_worker.py")
+WAIT_LIMIT = 60.0  # seconds: a bound on each wait, not an assertion on timing
+EXPECTED_ACTIONS = [["call_a", "call_b"], ["call_c"], ["call_d"]]
+
+
+def worker(db: Path, thread: str, side: Path, *extra: str) -> list[str]:
+    return [sys.executable, str(WORKER), str(db), thread, str(side), *extra]
+
+
+def wait_for(condition: Callable[[], bool], proc: subprocess.Popen, what: str) -> None:
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not condition():
+        if proc.poll() is not None:
+            raise AssertionError(f"worker exited ({proc.returncode}) before {what}: {proc.stderr.read()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+def run_to_end(args: list[str]) -> dict:
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def executions(side: Path) -> list[str]:
+    log = side / "executions.log"
+    return log.read_text().split() if log.exists() else []
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict:
+    """The result of the same run without a crash."""
+    side = tmp_path_factory.mktemp("reference")
+    result = run_to_end(worker(side / "db.sqlite", "ref", side))
+    assert sorted(executions(side)) == ["a", "b", "c", "d"]
+    return result
+
+
+def pending_outcome_calls(agent: ReActAgent, thread: str) -> set[str]:
+    """The call ids whose outcomes are stored as pending writes of the latest checkpoint."""
+    item = agent.checkpointer.get_tuple({"configurable": {"thread_id": thread}})
+    return {value[0]["call_id"] for _, channel, value in (item.pending_writes if item else []) if channel == "outcomes"}
+
+
+# point -> (the nodes still to run from the latest checkpoint, its iteration, executions before the kill).
+# In the parallel turn fetch(a)'s task has its write stored, so only fetch(b)'s act task is left.
+CASES = {
+    "mid_parallel_act": (("act",), 1, ["a"]),
+    "before_act": (("act",), 2, ["a", "b"]),
+    "during_summarize": (("summarize",), 2, ["a", "b", "c"]),
+    "after_observe": (("think",), 3, ["a", "b", "c", "d"]),
+}
+
+
+@pytest.mark.parametrize("point", list(CASES))
+def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
+    db, side, thread = tmp_path / "db.sqlite", tmp_path, f"crash-{point}"
+    proc = subprocess.Popen(worker(db, thread, side, "--block-at", point), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for((side / "blocked").exists, proc, f"the worker to block at {point}")
+        next_nodes, iteration, done_before = CASES[point]
+        with ReActAgent(checkpointer=db) as inspector:
+            if point == "mid_parallel_act":  # fetch(a) finished: wait until its outcome is on disk
+                wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
+            snapshot = inspector.graph.get_state({"configurable": {"thread_id": thread}})
+            assert snapshot.next == next_nodes
+            assert snapshot.values["iteration"] == iteration
+        assert sorted(executions(side)) == done_before
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=WAIT_LIMIT)
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+
+    resumed = run_to_end(worker(db, thread, side, "--resume"))
+
+    assert resumed["termination_reason"] == reference["termination_reason"] == "success"
+    assert resumed["final_answer"] == reference["final_answer"]
+    assert sorted(executions(side)) == ["a", "b", "c", "d"]  # each tool call exactly once
+    steps = resumed["trace"]["steps"]
+    assert [s["iteration"] for s in steps] == [1, 2, 3]
+    assert [[a["id"] for a in s["actions"]] for s in steps] == EXPECTED_ACTIONS
+    assert [[o["content"] for o in s["observations"]] for s in steps] == [
+        [o["content"] for o in s["observations"]] for s in reference["trace"]["steps"]
+    ]
+    assert resumed["summary"] == reference["summary"]
+    assert resumed["tool_usage"] == {"fetch": 4}
