@@ -23,6 +23,14 @@ DEFAULT_FAILURE_PHRASES = (
     "I give up",
 )
 DEFAULT_SUCCESS_PHRASES = ("Final Answer:",)
+DEFAULT_RETRYABLE_PATTERNS = (
+    "timeout",
+    "timed out",
+    "connection refused",
+    "connection reset",
+    "temporarily unavailable",
+    "rate limit",
+)
 
 
 class ConfigError(ValueError):
@@ -97,6 +105,15 @@ class AgentConfig(BaseModel):
         default=3, ge=1, description="A tool that failed this often in a run is taken out of the offered tools."
     )
     max_parallel_tools: int = Field(default=4, ge=1, description="Tool calls of one turn run concurrently up to this.")
+    retryable_errors: tuple[str, ...] = Field(
+        default=DEFAULT_RETRYABLE_PATTERNS,
+        description="A tool error whose message contains one of these (case-insensitive) is retried.",
+    )
+    retryable_exceptions: SkipJsonSchema[tuple[type[BaseException], ...]] = Field(
+        default=(ConnectionError, TimeoutError),
+        exclude=True,
+        description="Exception types a tool may raise that are retried.",
+    )
     # Models and parsing
     tool_calling: Literal["auto", "native", "text"] = Field(
         default="auto",

@@ -26,6 +26,7 @@ from langgraph.types import Send
 from reactgraph.config import AgentConfig
 from reactgraph.scratchpad import over_threshold
 from reactgraph.state import ReActState, Termination
+from reactgraph.tools.execution import call_key
 
 Rule = Callable[[ReActState, AgentConfig, float], Termination | None]
 
@@ -119,4 +120,8 @@ def route_after_think(state: ReActState, cfg: AgentConfig) -> Literal["terminate
     if state.get("termination") or not state.get("pending_actions"):
         return "terminate"
     deadline = state["started_at"] + cfg.timeout_seconds if cfg.timeout_seconds else None
-    return [Send("act", {"action": action, "deadline": deadline}) for action in state["pending_actions"]]
+    cache = state.get("tool_cache") or {}
+    return [
+        Send("act", {"action": a, "deadline": deadline, "cached": cache.get(call_key(a["tool"], a["args"]))})
+        for a in state["pending_actions"]
+    ]

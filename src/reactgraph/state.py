@@ -34,6 +34,14 @@ def append_batches(state: list | None, batches: Sequence[list]) -> list:
     return out
 
 
+def merge_batches(state: dict | None, batches: Sequence[dict]) -> dict:
+    """DeltaChannel reducer: fold a batch of dict writes onto the dict (later keys win)."""
+    out = dict(state or {})
+    for batch in batches:
+        out.update(batch)
+    return out
+
+
 def add_usage(current: dict | None, update: dict) -> dict:
     """Sum token usage; the total is an estimate if any part of it was."""
     current = current or {}
@@ -141,6 +149,9 @@ class ReActState(InputState, OutputState, total=False):
     stall: dict[str, Any]
     # observe: failures per tool in this run (the circuit breaker reads it).
     tool_failures: dict[str, int]
+    # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands
+    # a hit to the act task instead of running the tool again. think resets it for a new run.
+    tool_cache: Annotated[dict[str, str], DeltaChannel(merge_batches)]
     # observe: why termination_callback stopped the run (it returned True, or raised), else None.
     callback_stop: str | None
     # observe: ReActAgent.cancel asked this run to stop.

@@ -3,54 +3,49 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
+from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from reactgraph.deps import ASK_USER, Deps
-from reactgraph.state import Action, Outcome
-from reactgraph.tools.execution import execute
+from reactgraph.state import Action
+from reactgraph.tools.execution import CallSlots, call_key, error_outcome, execute, ok_outcome
 
 
 class ActInput(TypedDict):
-    """The Send payload: one action and the run's wall-clock deadline (or None)."""
+    """The Send payload: one action, the run's wall-clock deadline (or None), and the run's
+    cached result for this exact call when its tool is cacheable and it ran before."""
 
     action: Action
     deadline: float | None
+    cached: NotRequired[str | None]
 
 
 def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
+    slots = CallSlots()
+
     def act(payload: ActInput) -> dict[str, Any]:
-        """Reads one pending action; writes its outcome (ok or error kind, content, duration, retries)."""
+        """Reads one pending action; writes its outcome (ok or error kind, content, duration, retries,
+        cached) and, for a cacheable tool's success, the run's cache entry."""
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
-            outcome = _outcome(action, "error", action["rejection"], action.get("rejection_kind"))
-        elif action["tool"] == ASK_USER and cfg.allow_clarification:
+            return {"outcomes": [error_outcome(action, action.get("rejection_kind") or "rejected", action["rejection"])]}
+        if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = interrupt({"question": question, "tool_call_id": action["id"]})
-            outcome = _outcome(action, "ok", f"The user answered: {answer}", None)
-        else:
-            offered = deps.registry.names() if cfg.tools is None else [n for n in cfg.tools if deps.registry.has(n)]
-            entry = deps.registry.get(action["tool"]) if action["tool"] in offered else None
-            outcome = execute(action, entry, cfg, deadline=payload["deadline"], available=offered)
-        return {"outcomes": [outcome]}
+            return {"outcomes": [ok_outcome(action, f"The user answered: {answer}")]}
+        if payload.get("cached") is not None:
+            return {"outcomes": [ok_outcome(action, payload["cached"], cached=True)]}
+        thread_id = get_config().get("configurable", {}).get("thread_id")
+        with slots.hold(thread_id, cfg.max_parallel_tools):
+            outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"])
+        update: dict[str, Any] = {"outcomes": [outcome]}
+        entry = deps.registry.get(action["tool"])
+        if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
+            update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
+        return update
 
     return act
 
-
-def _outcome(action: Action, status: str, content: str, kind: str | None) -> Outcome:
-    return {
-        "call_id": action["id"],
-        "index": action["index"],
-        "tool": action["tool"],
-        "args": action["args"],
-        "status": status,
-        "error_kind": kind,
-        "error_type": kind or "",
-        "content": content,
-        "duration": 0.0,
-        "retries": 0,
-        "cached": False,
-        "failures": [content] if status == "error" else [],
-    }

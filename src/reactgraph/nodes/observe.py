@@ -14,8 +14,7 @@ from reactgraph.deps import Deps
 from reactgraph.result import ReActStep
 from reactgraph.nodes.summarize import condense_observation
 from reactgraph.state import Outcome, ReActState, add_usage
-
-BREAKER_KINDS = frozenset({"execution_failed", "timeout"})
+from reactgraph.tools.breaker import count_failure
 
 
 def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
@@ -71,13 +70,8 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                 content, spent = summary or content, add_usage(spent, used) if used else spent
             if o["tool"] and o.get("error_kind") not in ("tool_not_found",):
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
-            if o.get("error_kind") in BREAKER_KINDS:
-                failures[o["tool"]] = failures.get(o["tool"], 0) + 1
-                if failures[o["tool"]] == cfg.max_tool_failures:
-                    content += (
-                        f"\n{o['tool']} has now failed {cfg.max_tool_failures} times and is disabled for the rest "
-                        "of this run. Use another tool or answer from what you have."
-                    )
+            if note := count_failure(failures, o, cfg):
+                content += f"\n{note}"
             if o.get("failures"):
                 errors.append(_error_entry(o, now))
             observations.append(

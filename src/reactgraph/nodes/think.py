@@ -20,6 +20,7 @@ from reactgraph.parsing import ParseContext, ParsedReply, TextFormat, ToolSpec, 
 from reactgraph.scratchpad import think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
+from reactgraph.tools.breaker import disabled_message, disabled_tools
 
 DEGENERATE_THOUGHT = re.compile(
     r"^(ok(ay)?[,.]?\s*)?(i('ll| will| am going to| need to| should)|let me|let's|now i will)\s+"
@@ -72,12 +73,7 @@ def decide(parsed: ParsedReply, cfg: AgentConfig, disabled: set[str]) -> dict[st
         elif thought_problem(parsed.thought, cfg):
             action = {**action, "rejection_kind": "missing_thought", "rejection": prompts.THOUGHT_REQUIRED}
         elif action["tool"] in disabled:
-            action = {
-                **action,
-                "rejection_kind": "disabled",
-                "rejection": f"Error (disabled): {action['tool']} failed {cfg.max_tool_failures} times in this run "
-                "and is no longer available. Use another tool or answer from what you have.",
-            }
+            action = {**action, "rejection_kind": "disabled", "rejection": disabled_message(action["tool"], cfg)}
         actions.append(action)
     return {"pending_actions": actions}
 
@@ -97,7 +93,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             return update | _stop("failure", "no question: send a 'query' or a human message", None)
         iteration = state.get("iteration", 0) + 1
         update["iteration"] = iteration
-        disabled = {t for t, n in (state.get("tool_failures") or {}).items() if n >= cfg.max_tool_failures}
+        disabled = disabled_tools(state.get("tool_failures"), cfg)
         tools = deps.offered_tools(cfg, disabled)
         specs = tool_specs(tools)
 
@@ -160,7 +156,7 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "partial": False,
     }
     if state.get("steps") or state.get("termination"):
-        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({})}
+        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}
     view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite)}, "steps": [], "token_usage": {}}
     return view, fresh
 

@@ -1,5 +1,27 @@
-"""Tools: the registry and how calls are executed."""
+"""Tools: the registry, execution policies, the circuit breaker and the built-ins."""
 
-from reactgraph.tools.registry import RegisteredTool, ToolRegistrationError, ToolRegistry, to_langchain_tool
+from reactgraph.tools.builtin import BUILTINS, DocumentIndex, register_builtins
+from reactgraph.tools.policy import InvalidArguments, ToolPolicy, ToolTimeout
+from reactgraph.tools.registry import (
+    RegisteredTool,
+    ToolMetadata,
+    ToolRegistrationError,
+    ToolRegistry,
+    UnknownToolError,
+    to_langchain_tool,
+)
 
-__all__ = ["RegisteredTool", "ToolRegistrationError", "ToolRegistry", "to_langchain_tool"]
+__all__ = [
+    "BUILTINS",
+    "DocumentIndex",
+    "InvalidArguments",
+    "RegisteredTool",
+    "ToolMetadata",
+    "ToolPolicy",
+    "ToolRegistrationError",
+    "ToolRegistry",
+    "ToolTimeout",
+    "UnknownToolError",
+    "register_builtins",
+    "to_langchain_tool",
+]

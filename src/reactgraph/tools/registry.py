@@ -1,89 +1,211 @@
-"""ToolRegistry: the tools an agent may offer, validated at registration."""
+"""ToolRegistry: the tools an agent may offer, validated at registration, not mid-run.
+
+    registry = ToolRegistry()
+    registry.register("word_count", word_count, {"category": "utility", "examples": ["word_count(text='a b')"]})
+    registry.register(lookup, policy=ToolPolicy(timeout=5, cacheable=True))   # name from the function
+    registry.add_hook(lambda tool, args: {**args, "text": args["text"].strip()})
+
+A tool is a plain function, an async function or a LangChain tool. A function must be
+callable, annotate every parameter and have a docstring (the description the model
+sees); its argument schema comes from the signature (pydantic).
+"""
 
 from __future__ import annotations
 
+import builtins
 import inspect
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+
+from reactgraph.tools.policy import ToolPolicy
+
+BeforeCall = Callable[[str, dict[str, Any]], dict[str, Any]]
+"""A pre-execution hook: ``(tool_name, args) -> args`` (possibly rewritten), or raise to refuse the call."""
 
 
 class ToolRegistrationError(ValueError):
     """A tool cannot be registered; the message names the tool and the missing piece."""
 
 
+class UnknownToolError(KeyError):
+    """No tool of that name is registered."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown tool"
+
+
+class ToolMetadata(BaseModel):
+    """What the registry and the model know of a tool besides its code."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    description: str | None = Field(default=None, description="Replaces the docstring as the description the model sees.")
+    category: str = Field(default="user", description="basic, utility, user, or any string.")
+    parameters: dict[str, str] = Field(default_factory=dict, description="Per-parameter descriptions shown to the model.")
+    examples: tuple[str, ...] = Field(default=(), description="Example calls, shown in listings.")
+
+
 @dataclass(frozen=True)
 class RegisteredTool:
-    """A tool and what the registry knows of it."""
+    """A tool and what the registry knows of it: the LangChain tool the model sees, metadata, policy."""
 
     name: str
     tool: BaseTool
-    category: str = "user"
-    description: str = ""
-    examples: tuple[str, ...] = ()
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: ToolMetadata = field(default_factory=ToolMetadata)
+    policy: ToolPolicy = field(default_factory=ToolPolicy)
+
+    @property
+    def description(self) -> str:
+        return self.tool.description
+
+    @property
+    def category(self) -> str:
+        return self.metadata.category
+
+    @property
+    def examples(self) -> tuple[str, ...]:
+        return self.metadata.examples
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of each argument."""
+        return dict(self.tool.args)
 
 
 def to_langchain_tool(obj: Any, name: str | None = None) -> BaseTool:
     """A LangChain tool from a LangChain tool or a typed, documented (async) function."""
     if isinstance(obj, BaseTool):
         return obj
-    label = name or getattr(obj, "__name__", repr(obj))
-    if not callable(obj):
+    label = name or getattr(obj, "__name__", None) or type(obj).__name__
+    if not callable(obj) or inspect.isclass(obj):
         raise ToolRegistrationError(f"tool {label!r}: not callable (got {type(obj).__name__})")
-    doc = inspect.getdoc(obj)
-    if not doc:
+    func = obj if inspect.isroutine(obj) else obj.__call__  # a callable object: its __call__ method
+    if name is None and not getattr(obj, "__name__", None):
+        raise ToolRegistrationError(f"tool {label!r}: has no __name__; pass a name")
+    doc = inspect.getdoc(func)
+    if not doc or not doc.strip():
         raise ToolRegistrationError(f"tool {label!r}: missing docstring (it becomes the description the model sees)")
-    for param in inspect.signature(obj).parameters.values():
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError) as exc:
+        raise ToolRegistrationError(f"tool {label!r}: cannot read its signature ({exc})") from None
+    for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolRegistrationError(f"tool {label!r}: *args/**kwargs parameter {param.name!r} is not supported")
+        if param.kind is param.POSITIONAL_ONLY:
+            raise ToolRegistrationError(f"tool {label!r}: positional-only parameter {param.name!r} cannot be passed by name")
         if param.annotation is inspect.Parameter.empty:
             raise ToolRegistrationError(f"tool {label!r}: parameter {param.name!r} has no type annotation")
-    if inspect.iscoroutinefunction(obj):
-        return StructuredTool.from_function(coroutine=obj, name=label, description=doc)
-    return StructuredTool.from_function(func=obj, name=label, description=doc)
+    tool_name = name or obj.__name__
+    if inspect.iscoroutinefunction(func):
+        return StructuredTool.from_function(coroutine=func, name=tool_name, description=doc)
+    return StructuredTool.from_function(func=func, name=tool_name, description=doc)
+
+
+def _with_metadata(tool: BaseTool, name: str, meta: ToolMetadata) -> BaseTool:
+    """The tool renamed, re-described and with parameter descriptions applied to its schema."""
+    update: dict[str, Any] = {}
+    if tool.name != name:
+        update["name"] = name
+    if meta.description:
+        update["description"] = meta.description
+    if meta.parameters:
+        unknown = sorted(set(meta.parameters) - set(tool.args))
+        if unknown:
+            raise ToolRegistrationError(
+                f"tool {name!r}: metadata describes unknown parameter(s) {', '.join(unknown)}; "
+                f"its parameters are: {', '.join(tool.args) or 'none'}"
+            )
+        schema = tool.args_schema
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            fields = {
+                p: (schema.model_fields[p].annotation, FieldInfo.merge_field_infos(schema.model_fields[p], description=text))
+                for p, text in meta.parameters.items()
+            }
+            update["args_schema"] = create_model(schema.__name__, __base__=schema, **fields)
+    return tool.model_copy(update=update) if update else tool
 
 
 class ToolRegistry:
-    """Named tools with categories; the agent offers and runs tools only through it."""
+    """Named tools with categories; the agent offers and runs tools only through it.
 
-    def __init__(self, tools: Iterable[Any] = ()) -> None:
+    ``ToolRegistry(tools)`` registers each tool under its own name; ``hooks`` are
+    ``before_call(tool_name, args)`` functions run, in order, before every call.
+    """
+
+    def __init__(self, tools: Iterable[Any] = (), *, hooks: Iterable[BeforeCall] = ()) -> None:
         self._tools: dict[str, RegisteredTool] = {}
+        self.hooks: list[BeforeCall] = list(hooks)
         for tool in tools:
             self.register(tool)
 
+    @classmethod
+    def with_builtins(
+        cls,
+        names: Iterable[str] | None = None,
+        *,
+        root: str | Path | None = None,
+        documents: Any = None,
+        tools: Iterable[Any] = (),
+    ) -> ToolRegistry:
+        """A registry of ``tools`` plus the built-ins (all that the given root/documents allow, or ``names``).
+
+        The file tools need ``root`` (the only directory they may read); search needs ``documents``.
+        """
+        from reactgraph.tools.builtin import register_builtins
+
+        registry = cls(tools)
+        register_builtins(registry, names, root=root, documents=documents)
+        return registry
+
     def register(
         self,
-        tool: Any,
-        name: str | None = None,
+        name: str | Any,
+        tool: Any = None,
+        metadata: ToolMetadata | Mapping[str, Any] | None = None,
         *,
-        category: str = "user",
-        examples: Iterable[str] = (),
+        policy: ToolPolicy | None = None,
         replace: bool = False,
-        **metadata: Any,
     ) -> RegisteredTool:
-        """Validate and add a tool (function, async function or LangChain tool)."""
+        """Validate and add a tool: ``register(name, tool, metadata)``, or ``register(tool)`` to use its own name.
+
+        Registering a taken name is an error unless ``replace=True``.
+        """
+        if tool is None and not isinstance(name, str):
+            name, tool = None, name
+        if name is not None and not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name)):
+            raise ToolRegistrationError(f"tool name {name!r}: use 1-64 letters, digits, '_' or '-'")
+        if tool is None:
+            raise ToolRegistrationError(f"tool {name!r}: no tool given (register(name, tool, metadata))")
+        try:
+            meta = metadata if isinstance(metadata, ToolMetadata) else ToolMetadata.model_validate(metadata or {})
+        except ValueError as exc:
+            raise ToolRegistrationError(f"tool {name or getattr(tool, '__name__', tool)!r}: bad metadata: {exc}") from None
         lc_tool = to_langchain_tool(tool, name)
         tool_name = name or lc_tool.name
-        if tool_name != lc_tool.name:
-            lc_tool = lc_tool.model_copy(update={"name": tool_name})
         if tool_name in self._tools and not replace:
             raise ToolRegistrationError(f"tool {tool_name!r} is already registered (pass replace=True to replace it)")
-        entry = RegisteredTool(
-            name=tool_name,
-            tool=lc_tool,
-            category=category,
-            description=lc_tool.description,
-            examples=tuple(examples),
-            metadata=metadata,
-        )
+        entry = RegisteredTool(tool_name, _with_metadata(lc_tool, tool_name, meta), meta, policy or ToolPolicy())
         self._tools[tool_name] = entry
         return entry
 
-    def unregister(self, name: str) -> None:
-        self._tools.pop(name, None)
+    def unregister(self, name: str) -> RegisteredTool:
+        """Remove and return a tool; UnknownToolError when there is none of that name."""
+        if name not in self._tools:
+            raise UnknownToolError(f"no tool {name!r} to unregister; registered: {', '.join(self._tools) or 'none'}")
+        return self._tools.pop(name)
+
+    def add_hook(self, hook: BeforeCall) -> BeforeCall:
+        """Run ``hook(tool_name, args) -> args`` before every call (usable as a decorator)."""
+        self.hooks.append(hook)
+        return hook
 
     def has(self, name: str) -> bool:
         return name in self._tools
@@ -91,11 +213,45 @@ class ToolRegistry:
     def get(self, name: str) -> RegisteredTool | None:
         return self._tools.get(name)
 
-    def list(self, category: str | None = None) -> list[RegisteredTool]:
+    def list(self, category: str | None = None) -> builtins.list[RegisteredTool]:
+        """Registered tools in registration order, optionally of one category."""
         return [t for t in self._tools.values() if category is None or t.category == category]
 
-    def names(self) -> list[str]:
-        return list(self._tools)
+    def names(self) -> builtins.list[str]:
+        return builtins.list(self._tools)
+
+    def categories(self) -> builtins.list[str]:
+        return sorted({t.category for t in self._tools.values()})
+
+    def select(self, names: Iterable[str] | None) -> builtins.list[str]:
+        """The registered tools among ``names`` (all of them when None), in the given order."""
+        return self.names() if names is None else [n for n in names if n in self._tools]
+
+    def search(self, query: str) -> builtins.list[RegisteredTool]:
+        """Tools matching ``query``, best first: whole-name, then name words, then description words."""
+        terms = [t for t in re.findall(r"[a-z0-9]+", query.lower()) if t]
+        scored = []
+        for entry in self._tools.values():
+            score = _match_score(entry, query.strip().lower(), terms)
+            if score > 0:
+                scored.append((-score, entry.name, entry))
+        return [entry for *_, entry in sorted(scored, key=lambda s: (s[0], s[1]))]
 
 
-ToolLike = BaseTool | Callable[..., Any]
+def _match_score(entry: RegisteredTool, phrase: str, terms: builtins.list[str]) -> float:
+    name = entry.name.lower()
+    name_words = set(re.findall(r"[a-z0-9]+", name))
+    text_words = re.findall(r"[a-z0-9]+", f"{entry.description} {entry.category}".lower())
+    score = 0.0
+    if phrase and phrase == name:
+        score += 100
+    elif phrase and phrase in name:
+        score += 20
+    for term in terms:
+        if term in name_words:
+            score += 10
+        elif term in name:
+            score += 5
+        hits = sum(1 for w in text_words if w == term or (len(term) > 3 and w.startswith(term)))
+        score += min(hits, 3)
+    return score

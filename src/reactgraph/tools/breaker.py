@@ -1,0 +1,43 @@
+"""The circuit breaker: a tool that failed ``max_tool_failures`` times in a run is taken out of it.
+
+observe counts failures per tool (``count_failure``); think offers only tools that are not
+``disabled_tools`` and refuses calls to disabled ones with ``disabled_message``. The counts
+live in the state (``tool_failures``), so the breaker survives a crash and resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reactgraph.config import AgentConfig
+from reactgraph.state import Outcome
+
+BREAKER_KINDS = frozenset({"execution_failed", "timeout"})
+"""Error kinds that are the tool's fault (bad arguments or unknown names are the model's)."""
+
+
+def count_failure(failures: dict[str, int], outcome: Outcome, cfg: AgentConfig) -> str | None:
+    """Count a failed outcome in ``failures`` (in place); the note for the model when this trips the breaker."""
+    if outcome.get("error_kind") not in BREAKER_KINDS:
+        return None
+    tool = outcome["tool"]
+    failures[tool] = failures.get(tool, 0) + 1
+    if failures[tool] != cfg.max_tool_failures:
+        return None
+    return (
+        f"{tool} has now failed {cfg.max_tool_failures} times and is disabled for the rest of this run. "
+        "Use another tool or answer from what you have."
+    )
+
+
+def disabled_tools(failures: Mapping[str, int] | None, cfg: AgentConfig) -> set[str]:
+    """Tools whose failures in this run reached ``max_tool_failures``."""
+    return {tool for tool, n in (failures or {}).items() if n >= cfg.max_tool_failures}
+
+
+def disabled_message(tool: str, cfg: AgentConfig) -> str:
+    """The observation for a call to a disabled tool."""
+    return (
+        f"Error (disabled): {tool} failed {cfg.max_tool_failures} times in this run and is no longer "
+        "available. Use another tool or answer from what you have."
+    )

@@ -1,0 +1,143 @@
+"""files: read_file, list_directory and grep_search, confined to one root directory.
+
+Every path is relative to the root the user names. Absolute paths, NUL bytes and any
+path that resolves outside the root (``..``, symlinks pointing out) are refused; the
+walks of list_directory and grep_search skip entries that lead outside.
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import islice
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+from reactgraph.tools.policy import InvalidArguments
+
+MAX_READ_BYTES = 2_000_000
+MAX_LISTED = 200
+MAX_GREP_FILES = 2_000
+
+
+class Sandbox:
+    """A root directory and the rule that every path must stay inside it."""
+
+    def __init__(self, root: str | Path) -> None:
+        resolved = Path(root).expanduser().resolve()
+        if not resolved.is_dir():
+            raise NotADirectoryError(f"file tools: root {str(root)!r} is not a directory")
+        self.root = resolved
+
+    def resolve(self, path: str) -> Path:
+        """The real path of ``path`` (relative to the root); InvalidArguments if it is outside the root."""
+        if not isinstance(path, str) or "\x00" in path:
+            raise InvalidArguments("path must be text without NUL characters")
+        relative = Path(path.strip() or ".")
+        if relative.is_absolute() or relative.drive:
+            raise InvalidArguments(f"absolute path {path!r} refused; give a path relative to the root directory")
+        try:
+            target = (self.root / relative).resolve()
+        except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
+            raise InvalidArguments(f"path {path!r} cannot be resolved ({exc})") from None
+        if not self.contains(target):
+            raise InvalidArguments(f"path {path!r} is outside the root directory; only paths inside it can be used")
+        return target
+
+    def contains(self, path: Path) -> bool:
+        return path == self.root or path.is_relative_to(self.root)
+
+    def shown(self, path: Path) -> str:
+        """``path`` as the model should refer to it: relative to the root."""
+        return path.relative_to(self.root).as_posix() or "."
+
+    def walk(self, top: Path) -> Iterator[Path]:
+        """Regular files under ``top`` (as walked, links by their own name), sorted, never leaving the root."""
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if self.contains(Path(dirpath, d).resolve()))
+            for name in sorted(filenames):
+                path = Path(dirpath, name)
+                real = path.resolve()
+                if self.contains(real) and real.is_file():
+                    yield path
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None for a binary or oversized file."""
+    if path.stat().st_size > MAX_READ_BYTES:
+        return None
+    data = path.read_bytes()
+    if b"\x00" in data:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
+    """read_file, list_directory and grep_search over ``root``."""
+    box = Sandbox(root)
+
+    def read_file(
+        path: Annotated[str, Field(description="File path relative to the root directory.")],
+        start_line: Annotated[int, Field(description="First line to return (1-based).", ge=1)] = 1,
+        max_lines: Annotated[int, Field(description="How many lines at most.", ge=1, le=2000)] = 200,
+    ) -> str:
+        """Read a text file inside the root directory; returns the requested lines with a header
+        saying which lines of how many were shown."""
+        target = box.resolve(path)
+        if not target.is_file():
+            raise InvalidArguments(f"{path!r} is not a file; use list_directory to see what exists")
+        text = read_text(target)
+        if text is None:
+            raise InvalidArguments(f"{path!r} is binary or larger than {MAX_READ_BYTES} bytes")
+        lines = text.splitlines()
+        chunk = lines[start_line - 1 : start_line - 1 + max_lines]
+        last = start_line + len(chunk) - 1
+        header = f"{box.shown(target)} (lines {start_line}-{last} of {len(lines)})"
+        return "\n".join([header, *chunk])
+
+    def list_directory(
+        path: Annotated[str, Field(description="Directory relative to the root ('.' is the root).")] = ".",
+    ) -> str:
+        """List a directory inside the root directory: sub-directories end with '/', files show their size."""
+        target = box.resolve(path)
+        if not target.is_dir():
+            raise InvalidArguments(f"{path!r} is not a directory")
+        lines = []
+        for entry in sorted(target.iterdir(), key=lambda p: p.name)[:MAX_LISTED]:
+            real = entry.resolve()
+            if not box.contains(real):
+                lines.append(f"{entry.name} (link outside the root, not accessible)")
+            elif real.is_dir():
+                lines.append(f"{entry.name}/")
+            elif real.is_file():
+                lines.append(f"{entry.name} ({real.stat().st_size} bytes)")
+        more = sum(1 for _ in target.iterdir()) - MAX_LISTED
+        if more > 0:
+            lines.append(f"... and {more} more entries")
+        return "\n".join([f"{box.shown(target)}/", *lines]) if lines else f"{box.shown(target)}/ is empty"
+
+    def grep_search(
+        text: Annotated[str, Field(description="The exact text to look for (not a regex).", min_length=1)],
+        path: Annotated[str, Field(description="File or directory relative to the root.")] = ".",
+        ignore_case: Annotated[bool, Field(description="Match regardless of case.")] = True,
+        max_results: Annotated[int, Field(description="How many matching lines at most.", ge=1, le=500)] = 50,
+    ) -> str:
+        """Find lines containing `text` in the text files under a path inside the root directory;
+        each result is 'file:line: content'."""
+        target = box.resolve(path)
+        files = [target] if target.is_file() else list(islice(box.walk(target), MAX_GREP_FILES))
+        needle = text.lower() if ignore_case else text
+        results: list[str] = []
+        for file in files:
+            body = read_text(file)
+            for number, line in enumerate((body or "").splitlines(), start=1):
+                if needle in (line.lower() if ignore_case else line):
+                    results.append(f"{box.shown(file)}:{number}: {line.strip()[:300]}")
+                    if len(results) >= max_results:
+                        return "\n".join([*results, f"(stopped at {max_results} results)"])
+        return "\n".join(results) if results else f"No line contains {text!r} under {box.shown(target)}."
+
+    return [read_file, list_directory, grep_search]
+

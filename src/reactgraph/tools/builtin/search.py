@@ -1,0 +1,142 @@
+"""search: full-text search over documents the user supplies, with SQLite FTS5 (no network).
+
+    index = DocumentIndex.from_sources(["notes/", Path("report.md"), "a plain text document"])
+    index.search("solar panel efficiency")      # ranked (bm25) hits with snippets
+
+Sources: a ``Path`` or an existing file/directory path string is read from disk (a
+directory recursively, text files only); any other string is a document itself; a
+mapping is ``{title: text}``.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field
+
+MAX_FILE_BYTES = 2_000_000
+MAX_RESULTS = 20
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the document's title, its rank score (lower is better) and a snippet."""
+
+    title: str
+    score: float
+    snippet: str
+
+
+class DocumentIndex:
+    """An in-memory SQLite FTS5 index (porter stemming, unicode tokens); safe to share across threads."""
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize='porter unicode61')")
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_sources(cls, sources: Any) -> DocumentIndex:
+        """An index of ``sources``: paths (files or directories), document strings, or a {title: text} mapping."""
+        index = cls()
+        if isinstance(sources, Mapping):
+            for title, body in sources.items():
+                index.add(str(title), str(body))
+            return index
+        if isinstance(sources, str | Path):
+            sources = [sources]
+        for n, source in enumerate(sources, start=1):
+            path = Path(source) if isinstance(source, Path) or _looks_like_path(source) else None
+            if path is None:
+                index.add(f"document {n}", str(source))
+            elif path.is_dir():
+                index.add_directory(path)
+            elif path.is_file():
+                index.add_file(path)
+            else:
+                raise FileNotFoundError(f"search documents: no file or directory {str(path)!r}")
+        return index
+
+    def add(self, title: str, body: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO docs (title, body) VALUES (?, ?)", (title, body))
+
+    def add_file(self, path: Path, title: str | None = None) -> bool:
+        """Index a text file (False, and nothing indexed, for binary or oversized files)."""
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return False
+        data = path.read_bytes()
+        if b"\x00" in data:
+            return False
+        try:
+            body = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        self.add(title or str(path), body)
+        return True
+
+    def add_directory(self, root: Path) -> int:
+        """Index every text file under ``root`` (not following symlinks out of it); how many were indexed."""
+        base = root.resolve()
+        count = 0
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.resolve().is_relative_to(base):
+                count += self.add_file(path, str(path.relative_to(root)))
+        return count
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
+
+    def search(self, query: str, limit: int = 5) -> list[Hit]:
+        """Documents matching any word of ``query``, best (bm25) first, each with a snippet of the match."""
+        words = re.findall(r"\w+", query)
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT title, bm25(docs), snippet(docs, 1, '[', ']', ' ... ', 16) FROM docs "
+                "WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
+                (match, max(1, min(limit, MAX_RESULTS))),
+            ).fetchall()
+        return [Hit(title, score, " ".join(snippet.split())) for title, score, snippet in rows]
+
+
+def _looks_like_path(source: Any) -> bool:
+    """A string that names an existing file or directory (and is short enough to be a path)."""
+    if not isinstance(source, str) or len(source) > 1024 or "\n" in source or "\x00" in source:
+        return False
+    try:
+        return Path(source).exists()
+    except OSError:
+        return False
+
+
+def make_search_tool(index: DocumentIndex) -> Callable[..., str]:
+    """The ``search_documents`` tool over ``index``."""
+
+    def search_documents(
+        query: Annotated[str, Field(description="Words to look for.", min_length=1, max_length=500)],
+        limit: Annotated[int, Field(description="How many results at most.", ge=1, le=MAX_RESULTS)] = 5,
+    ) -> str:
+        """Full-text search of the user's documents (ranked, best first); each hit gives the document's
+        title and a snippet with the matching words in [brackets]. Searches only what the user supplied."""
+        hits = index.search(query, limit)
+        if not hits:
+            return f"No document matches {query!r} ({len(index)} documents searched). Try other words."
+        return "\n".join(f"{n}. {h.title}: {h.snippet}" for n, h in enumerate(hits, start=1))
+
+    return search_documents
+
+
+def index_of(documents: Any) -> DocumentIndex:
+    """``documents`` as an index: an existing DocumentIndex, or sources for DocumentIndex.from_sources."""
+    return documents if isinstance(documents, DocumentIndex) else DocumentIndex.from_sources(documents)
+

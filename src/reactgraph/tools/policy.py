@@ -1,0 +1,115 @@
+"""How a tool is run: one policy object per tool, with agent-wide defaults from AgentConfig.
+
+Like LangGraph's ``ToolNode`` takes its error handling as a value, the act node takes a
+``ToolPolicy`` per tool instead of spreading ``if`` branches through the node. Fields left
+``None`` fall back to the run's AgentConfig (``tool_timeout``, ``max_retries``, ...).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from reactgraph.config import AgentConfig
+
+
+class ToolTimeout(Exception):
+    """The tool did not finish within its time budget (never retried: the budget is per call)."""
+
+
+class InvalidArguments(ValueError):
+    """The arguments are wrong: they do not match the schema, a before_call hook refused them, or the
+    tool itself refused its input (raise it from a tool). Reported as invalid_parameters, never retried,
+    and not counted by the circuit breaker: the model can fix it."""
+
+
+NEVER_RETRIED: tuple[type[BaseException], ...] = (ToolTimeout, InvalidArguments)
+
+
+class ToolPolicy(BaseModel):
+    """Timeout, retries and caching of one tool; ``None`` means "the run's AgentConfig value"."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    timeout: float | None = Field(default=None, gt=0, description="Seconds one attempt may take.")
+    max_retries: int | None = Field(default=None, ge=0, description="Retries after a retryable failure.")
+    initial_delay: float | None = Field(default=None, ge=0, description="First retry delay in seconds.")
+    backoff_multiplier: float | None = Field(default=None, ge=1, description="Each retry waits this many times longer.")
+    max_delay: float | None = Field(default=None, ge=0, description="Longest wait between retries.")
+    retryable_errors: tuple[type[BaseException] | str, ...] | None = Field(
+        default=None,
+        description="Exception types and message patterns (case-insensitive substrings) worth a retry; "
+        "None = the run's retryable_exceptions and retryable_errors.",
+    )
+    cacheable: bool = Field(
+        default=False, description="Identical calls in one run reuse the first result (read-only tools only)."
+    )
+    sleep: Callable[[float], None] | None = Field(
+        default=None, exclude=True, description="How retries wait (default time.sleep); inject one to count delays."
+    )
+
+    def resolve(self, cfg: AgentConfig) -> ExecutionPolicy:
+        """The concrete policy for a run: this tool's settings over the run's config."""
+
+        def pick(own: object, default: object) -> object:
+            return default if own is None else own
+
+        errors = self.retryable_errors
+        if errors is None:
+            errors = (*cfg.retryable_exceptions, *cfg.retryable_errors)
+        return ExecutionPolicy(
+            timeout=float(pick(self.timeout, cfg.tool_timeout)),
+            max_retries=int(pick(self.max_retries, cfg.max_retries)),
+            initial_delay=float(pick(self.initial_delay, cfg.initial_delay)),
+            backoff_multiplier=float(pick(self.backoff_multiplier, cfg.backoff_multiplier)),
+            max_delay=float(pick(self.max_delay, cfg.max_delay)),
+            retryable_types=tuple(e for e in errors if isinstance(e, type)),
+            retryable_patterns=tuple(e.lower() for e in errors if isinstance(e, str)),
+            cacheable=self.cacheable,
+            sleep=self.sleep or time.sleep,
+        )
+
+
+@dataclass(frozen=True)
+class ExecutionPolicy:
+    """A ToolPolicy resolved against a run's config: every value concrete."""
+
+    timeout: float
+    max_retries: int
+    initial_delay: float
+    backoff_multiplier: float
+    max_delay: float
+    retryable_types: tuple[type[BaseException], ...]
+    retryable_patterns: tuple[str, ...]
+    cacheable: bool
+    sleep: Callable[[float], None]
+
+    def is_retryable(self, exc: BaseException) -> bool:
+        """A listed exception type, or a message containing a listed pattern; never our own timeout or bad arguments."""
+        if isinstance(exc, NEVER_RETRIED):
+            return False
+        if isinstance(exc, self.retryable_types):
+            return True
+        text = f"{type(exc).__name__}: {exc}".lower()
+        return any(pattern in text for pattern in self.retryable_patterns)
+
+    def retrying(self) -> Retrying:
+        """tenacity's Retrying for this policy: exponential backoff, retryable errors only, re-raise the last."""
+        return Retrying(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=wait_exponential(multiplier=self.initial_delay, exp_base=self.backoff_multiplier, max=self.max_delay),
+            retry=retry_if_exception(self.is_retryable),
+            sleep=self.sleep,
+            reraise=True,
+        )
+
+    def attempt_timeout(self, deadline: float | None, now: float) -> float:
+        """Seconds one attempt may take: the tool's timeout, cut to what is left of the run's deadline."""
+        if deadline is None:
+            return self.timeout
+        return max(0.01, min(self.timeout, deadline - now))
+

@@ -1,0 +1,133 @@
+"""text, search (SQLite FTS5), geometry and percentages, called as the agent calls them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reactgraph.config import AgentConfig
+from reactgraph.tools import DocumentIndex, ToolRegistry
+from reactgraph.tools.builtin.text import MAX_TEXT_CHARS
+from reactgraph.tools.execution import execute
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory) -> ToolRegistry:
+    docs = tmp_path_factory.mktemp("docs")
+    (docs / "solar.md").write_text("Solar panels convert sunlight into electricity. Panel efficiency is about 20%.")
+    (docs / "wind.txt").write_text("Wind turbines turn the kinetic energy of wind into electricity.")
+    (docs / "sub").mkdir()
+    (docs / "sub" / "bees.txt").write_text("Honey bees pollinate crops.")
+    (docs / "image.png").write_bytes(b"\x89PNG\x00\x00binary solar")
+    sources = [docs, "A plain string document about tidal power and electricity."]
+    return ToolRegistry.with_builtins(documents=sources)
+
+
+def run(registry: ToolRegistry, tool: str, **args) -> dict:
+    return execute({"id": "c1", "index": 0, "tool": tool, "args": args}, registry, AgentConfig())
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"operation": "length", "text": "héllo"}, "5"),
+        ({"operation": "upper", "text": "abc"}, "ABC"),
+        ({"operation": "lower", "text": "ABC"}, "abc"),
+        ({"operation": "trim", "text": "  a b \n"}, "a b"),
+        ({"operation": "replace", "text": "a-b-c", "old": "-", "new": "+"}, "a+b+c"),
+        ({"operation": "split", "text": "a, b,c", "separator": ","}, '["a", " b", "c"]'),
+        ({"operation": "split", "text": " a  b "}, '["a", "b"]'),
+        ({"operation": "count", "text": "strawberry", "substring": "r"}, "3"),
+        ({"operation": "count", "text": "to be or not to be"}, "6"),
+        ({"operation": "slice", "text": "abcdef", "start": 1, "end": -1}, "bcde"),
+        ({"operation": "slice", "text": "abcdef", "start": -2}, "ef"),
+    ],
+)
+def test_text_operations(registry, args, expected):
+    outcome = run(registry, "text", **args)
+    assert outcome["status"] == "ok" and outcome["content"] == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"operation": "reverse", "text": "abc"}, "operation: Input should be 'length', 'upper'"),
+        ({"operation": "replace", "text": "abc", "new": "x"}, "`old` must not be empty"),
+        ({"operation": "split", "text": "abc", "separator": ""}, "separator must not be empty"),
+        ({"operation": "replace", "text": "a" * 1000, "old": "a", "new": "b" * 1000}, "the result would have 1000000 characters"),
+        ({"operation": "length", "text": "a" * (MAX_TEXT_CHARS + 1)}, "text: String should have at most"),
+    ],
+)
+def test_text_refusals(registry, args, message):
+    outcome = run(registry, "text", **args)
+    assert outcome["error_kind"] == "invalid_parameters" and message in outcome["content"]
+
+
+def test_search_ranks_documents_with_snippets(registry):
+    outcome = run(registry, "search_documents", query="solar panel efficiency")
+    lines = outcome["content"].splitlines()
+    assert lines[0].startswith("1. solar.md: [Solar] [panels] convert sunlight")  # porter stemming: panel ~ panels
+    assert len(lines) == 1  # the binary file was not indexed
+    hits = run(registry, "search_documents", query="electricity", limit=2)["content"].splitlines()
+    assert len(hits) == 2 and all("[electricity]" in h for h in hits)
+    everything = run(registry, "search_documents", query="electricity")["content"]
+    assert {"solar.md", "wind.txt", "document 2"} <= {line.split(":")[0].split(". ", 1)[1] for line in everything.splitlines()}
+    assert "sub/bees.txt" in run(registry, "search_documents", query="bees")["content"]
+
+
+def test_search_handles_fts_syntax_and_no_match(registry):
+    for query in ('"unbalanced', "AND OR NOT", "wind* (turbine", "NEAR(a b)", "col:umn"):
+        assert run(registry, "search_documents", query=query)["status"] == "ok"
+    none = run(registry, "search_documents", query="volcano")
+    assert none["content"] == "No document matches 'volcano' (4 documents searched). Try other words."
+    assert run(registry, "search_documents", query="!!!")["content"].startswith("No document matches")
+
+
+def test_document_index_from_mapping_and_errors(tmp_path):
+    index = DocumentIndex.from_sources({"recipe": "Bake the bread for forty minutes.", "poem": "Roses are red."})
+    assert len(index) == 2
+    assert [h.title for h in index.search("bread")] == ["recipe"]
+    with pytest.raises(FileNotFoundError, match="no file or directory"):
+        DocumentIndex.from_sources([tmp_path / "missing"])
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        ("triangle_area", {"base": 6, "height": 4}, "12"),
+        ("rectangle_area", {"width": 3, "height": 2.5}, "7.5"),
+        ("circle_area", {"radius": 2}, "12.5663706144"),
+        ("percent_of", {"percent": 15, "value": 80}, "12"),
+        ("percentage_change", {"old": 80, "new": 100}, "25"),
+        ("percentage_change", {"old": 100, "new": 80}, "-20"),
+        ("percentage_change", {"old": -50, "new": -25}, "50"),
+        ("what_percent", {"part": 12, "whole": 80}, "15"),
+    ],
+)
+def test_geometry_and_percentages(registry, tool, args, expected):
+    outcome = run(registry, tool, **args)
+    assert outcome["status"] == "ok" and outcome["content"] == expected
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "message"),
+    [
+        ("circle_area", {"radius": -1}, "radius: Input should be greater than or equal to 0"),
+        ("triangle_area", {"base": "wide", "height": 1}, "base: Input should be a valid number"),
+        ("percentage_change", {"old": 0, "new": 5}, "percentage change from 0 is undefined"),
+        ("what_percent", {"part": 1, "whole": 0}, "the whole must not be 0"),
+        ("rectangle_area", {"width": 1e308, "height": 1e308}, "too large to represent"),
+        ("percent_of", {"percent": "nan", "value": 1}, "percent: Input should be a finite number"),
+    ],
+)
+def test_geometry_refusals(registry, tool, args, message):
+    outcome = run(registry, tool, **args)
+    assert outcome["error_kind"] == "invalid_parameters" and message in outcome["content"]
+
+
+def test_builtin_schemas_are_what_the_model_sees(registry):
+    text_schema = registry.get("text").parameters
+    assert text_schema["operation"]["enum"] == ["length", "upper", "lower", "trim", "replace", "split", "count", "slice"]
+    assert registry.get("circle_area").parameters["radius"]["minimum"] == 0
+    assert json.loads(run(registry, "text", operation="split", text="x y")["content"]) == ["x", "y"]

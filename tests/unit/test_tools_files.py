@@ -1,0 +1,131 @@
+"""files: read_file, list_directory and grep_search stay inside their root, whatever the path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reactgraph.tools import InvalidArguments
+from reactgraph.tools.builtin.files import make_file_tools
+
+SECRET = "TOP-SECRET-CONTENT"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    """base/secret.txt and base/private/ outside; base/root/ with files, a sub-directory and links out."""
+    base = tmp_path_factory.mktemp("files")
+    (base / "secret.txt").write_text(SECRET)
+    (base / "private").mkdir()
+    (base / "private" / "key.txt").write_text(SECRET)
+    root = base / "root"
+    (root / "docs").mkdir(parents=True)
+    (root / "notes.txt").write_text("alpha line\nbeta line\nGamma Line\n")
+    (root / "docs" / "guide.md").write_text("# Guide\nInstall with pip.\nThen run it.\n")
+    (root / "data.bin").write_bytes(b"\x00\x01binary alpha")
+    os.symlink(base / "secret.txt", root / "leak.txt")
+    os.symlink(base / "private", root / "escape")
+    os.symlink(root / "notes.txt", root / "docs" / "notes-link.txt")  # a link that stays inside
+    return root
+
+
+@pytest.fixture(scope="module")
+def tools(tree):
+    read_file, list_directory, grep_search = make_file_tools(tree)
+    return read_file, list_directory, grep_search
+
+
+def test_read_file_returns_lines_with_a_header(tools):
+    read_file = tools[0]
+    assert read_file("notes.txt") == "notes.txt (lines 1-3 of 3)\nalpha line\nbeta line\nGamma Line"
+    assert read_file("docs/guide.md", start_line=2, max_lines=1) == "docs/guide.md (lines 2-2 of 3)\nInstall with pip."
+    assert read_file("docs/../notes.txt").startswith("notes.txt (lines 1-3")  # '..' that stays inside is fine
+    assert read_file("docs/notes-link.txt").startswith("notes.txt")  # a link inside the root is followed
+
+
+def test_list_directory_shows_dirs_sizes_and_links_out(tools):
+    listing = tools[1](".")
+    assert listing.splitlines() == [
+        "./",
+        "data.bin (14 bytes)",
+        "docs/",
+        "escape (link outside the root, not accessible)",
+        "leak.txt (link outside the root, not accessible)",
+        "notes.txt (32 bytes)",
+    ]
+    assert tools[1]("docs").splitlines() == ["docs/", "guide.md (39 bytes)", "notes-link.txt (32 bytes)"]
+
+
+def test_grep_search_finds_literal_text_in_text_files_only(tools):
+    grep = tools[2]
+    assert grep("alpha").splitlines() == ["notes.txt:1: alpha line", "docs/notes-link.txt:1: alpha line"]
+    assert grep("gamma", ignore_case=False) == "No line contains 'gamma' under .."
+    assert grep("Gamma", path="notes.txt", ignore_case=False) == "notes.txt:3: Gamma Line"
+    assert grep("line", path="notes.txt", max_results=2).splitlines() == [
+        "notes.txt:1: alpha line",
+        "notes.txt:2: beta line",
+        "(stopped at 2 results)",
+    ]
+    assert SECRET not in grep("SECRET")  # the links out are not followed
+    assert grep("a.*line") == "No line contains 'a.*line' under .."  # literal, not a regex
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("../secret.txt", "outside the root directory"),
+        ("docs/../../secret.txt", "outside the root directory"),
+        ("/etc/passwd", "absolute path"),
+        ("leak.txt", "outside the root directory"),
+        ("escape/key.txt", "outside the root directory"),
+        ("escape", "outside the root directory"),
+        ("nul\x00byte", "without NUL"),
+        ("missing.txt", "is not a file"),
+        ("docs", "is not a file"),
+        ("data.bin", "is binary"),
+    ],
+)
+def test_read_file_refusals(tools, path, message):
+    with pytest.raises(InvalidArguments, match=message):
+        tools[0](path)
+
+
+@pytest.mark.parametrize("path", ["..", "../private", "/", "escape", "leak.txt"])
+def test_listing_and_grep_outside_are_refused(tools, path):
+    with pytest.raises(InvalidArguments):
+        tools[1](path)
+    with pytest.raises(InvalidArguments):
+        tools[2]("SECRET", path=path)
+
+
+def test_a_root_that_is_not_a_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(NotADirectoryError, match="is not a directory"):
+        make_file_tools(tmp_path / "nowhere")
+
+
+SEGMENTS = st.sampled_from(
+    ["..", ".", "", "docs", "notes.txt", "leak.txt", "escape", "key.txt", "secret.txt", "private", "root",
+     "~", "%2e%2e", "..\\..", "\x00", " ", "data.bin", "guide.md", "notes-link.txt", "...", "//"]
+)
+HOSTILE_PATHS = st.one_of(
+    st.lists(SEGMENTS, max_size=8).map("/".join),
+    st.lists(SEGMENTS, max_size=8).map(lambda parts: "/" + "/".join(parts)),
+    st.text(max_size=60),
+)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=HOSTILE_PATHS)
+def test_no_path_escapes_the_root(tools, path):
+    read_file, list_directory, grep_search = tools
+    for call in (lambda: read_file(path), lambda: list_directory(path), lambda: grep_search("SECRET", path=path)):
+        try:
+            out = call()
+        except InvalidArguments as exc:
+            assert str(exc)
+            continue
+        assert SECRET not in out
