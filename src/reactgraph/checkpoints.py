@@ -91,7 +91,7 @@ def describe_error(path: Path, exc: BaseException) -> str:
         hint = "it is not a valid SQLite database (corrupt?); it was left untouched, move it aside or choose another file"
     else:
         hint = "see the SQLite error above"
-    return f"checkpoint database {path}: {exc} ({hint})"
+    return f"checkpoint database {Path(path).absolute()}: {exc} ({hint})"
 
 
 @contextmanager
@@ -269,12 +269,14 @@ def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
 
 
 def fork_point(entries: list[HistoryEntry], iteration: int) -> HistoryEntry:
-    """The checkpoint where ``think`` is about to start iteration ``iteration + 1`` (the last one,
-    when a summary ran in between)."""
-    found = [e for e in entries if e.next == ["think"] and e.iteration == iteration]
+    """Where a fork "after iteration k" starts: the checkpoint holding iteration k's tool results,
+    before observe (so observe and the stop rules run again under the fork's config); for k = 0,
+    the checkpoint before the first think."""
+    node = "think" if iteration == 0 else "observe"
+    found = [e for e in entries if e.next == [node] and e.iteration == iteration]
     if not found:
-        done = sorted({e.iteration for e in entries if e.next == ["think"]})
-        raise ValueError(f"cannot fork after iteration {iteration}: the run has fork points after iterations {done}")
+        done = sorted({e.iteration for e in entries if e.next == ["observe"]})
+        raise ValueError(f"cannot fork after iteration {iteration}: the run has tool results for iterations {done} (or use 0)")
     return found[-1]
 
 
