@@ -35,7 +35,15 @@ TRANSIENT_PATTERNS = (
     "rate limit",
     "too many requests",
 )
+# Exception classes of httpx and the provider SDKs (matched by name: none of them is a dependency).
+TRANSIENT_TYPES = frozenset(
+    {"TransportError", "TimeoutException", "APIConnectionError", "APITimeoutError", "InternalServerError", "RateLimitError"}
+)
 T = TypeVar("T")
+
+
+class ModelCallError(RuntimeError):
+    """Every model (the primary and each fallback) failed; the message lists each failure in order."""
 
 
 class ModelUnavailableError(RuntimeError):
@@ -95,7 +103,7 @@ def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
 
 def is_transient(exc: BaseException) -> bool:
     """Worth retrying: connection problems, timeouts, 5xx and 429 answers (any provider's client)."""
-    if isinstance(exc, ConnectionError | TimeoutError):
+    if isinstance(exc, ConnectionError | TimeoutError) or TRANSIENT_TYPES & {c.__name__ for c in type(exc).__mro__}:
         return True
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(status, int) and (status >= 500 or status == 429):
@@ -125,18 +133,17 @@ def call_with_fallbacks(
 ) -> T:
     """``attempt(model)`` for each model in order (each with retries) until one succeeds.
 
-    Raises the last model's error, with the earlier models' errors in its notes.
+    With one model its error is raised as is; with fallbacks, a ModelCallError names every failure.
     """
     errors: list[str] = []
     for model in models:
         try:
             return with_retries(lambda: attempt(model), cfg, sleep=sleep)
         except Exception as exc:
+            if len(models) == 1:
+                raise
             errors.append(f"{model_label(model)}: {type(exc).__name__}: {exc}")
-            last = exc
-    if len(errors) > 1:
-        last.add_note("every model failed: " + " | ".join(errors))
-    raise last
+    raise ModelCallError(f"all {len(models)} models failed: " + " | ".join(errors))
 
 
 def model_candidates(primary: BaseChatModel, cfg: AgentConfig) -> list[BaseChatModel]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from reactgraph.testing import tool_call
+from reactgraph.testing import ScriptedChatModel, tool_call
 
 
 def search(query: str) -> str:
@@ -103,3 +103,11 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("react several inputs not json", "Thought: add\nAction: add[1, 2]", True, ("error", "invalid_parameters")),
     ("react thought only", "Thought: I should search for the capital.", True, ("error", "missing_action")),
 ]
+
+
+class TextOnlyModel(ScriptedChatModel):
+    """A scripted model without native tool calling (``bind_tools`` is not implemented), like many
+    small local models behind plain completion APIs."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("this model has no tool calling")

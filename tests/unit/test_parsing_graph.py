@@ -1,0 +1,109 @@
+"""The parsing chain inside a run: tool_calling modes, the text format's prompt, error
+observations that show the expected format, and max_parse_retries."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from reactgraph import ReActAgent
+from reactgraph.testing import ScriptedChatModel
+
+from .parsing_corpus import TextOnlyModel
+
+
+def run(model, tools, **options):
+    options.setdefault("summary_every", 0)
+    return ReActAgent(model, tools, checkpointer=None, allow_clarification=False, **options).run("Where is Paris?")
+
+
+def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, log):
+    model = TextOnlyModel(responses=["Thought: look it up\nAction: lookup[paris]", "Thought: done\nFinal Answer: France"])
+    result = run(model, math_tools)
+    assert result.termination_reason.value == "success" and result.final_answer == "France"
+    assert log.calls == [("lookup", {"key": "paris"})]
+    first, second = model.calls
+    assert first["tools"] == [] and second["tools"] == []  # nothing bound
+    system = first["messages"][0]
+    assert isinstance(system, SystemMessage)
+    assert "lookup[key]: Look a key up in a fixed table." in system.content and "add[a, b]" in system.content
+    assert "Action: tool_name[input]" in system.content and "Final Answer:" in system.content
+    # the step comes back as text, not as tool messages
+    tail = second["messages"][-2:]
+    assert [type(m) for m in tail] == [AIMessage, HumanMessage]
+    assert tail[0].content == "Thought: look it up\nAction: lookup[paris]"
+    assert tail[1].content == "Observation: France"
+    assert not any(isinstance(m, ToolMessage) for m in second["messages"])
+
+
+def test_text_mode_with_several_inputs_and_custom_tags(math_tools, log):
+    model = TextOnlyModel(
+        responses=['Why: sum\nDo: add[{"a": 2, "b": 3}]', "Why: known\nSo: 5"],
+    )
+    result = run(model, math_tools, thought_tag="Why", action_tag="Do", observation_tag="Saw", final_answer_tag="So")
+    assert log.calls == [("add", {"a": 2, "b": 3})] and result.final_answer == "5"
+    assert model.calls[1]["messages"][-2].content == 'Why: sum\nDo: add[{"a": 2, "b": 3}]'
+    assert model.calls[1]["messages"][-1].content == "Saw: 5"
+
+
+def test_text_mode_can_be_forced_on_a_tool_calling_model(math_tools, log):
+    model = ScriptedChatModel(responses=["Thought: x\nAction: lookup[rome]", "Final Answer: Italy"])
+    result = run(model, math_tools, tool_calling="text")
+    assert model.calls[0]["tools"] == [] and log.calls == [("lookup", {"key": "rome"})]
+    assert result.final_answer == "Italy"
+
+
+def test_native_mode_on_a_model_without_tool_calling_fails_clearly(math_tools):
+    result = run(TextOnlyModel(responses=["unused"]), math_tools, tool_calling="native")
+    assert result.termination_reason.value == "failure"
+    assert "NotImplementedError" in result.termination_detail and "no tool calling" in result.termination_detail
+
+
+def test_tool_call_written_in_content_runs_in_native_mode(math_tools, log):
+    model = ScriptedChatModel(
+        responses=['<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>', "It is 5."]
+    )
+    result = run(model, math_tools)
+    assert model.calls[0]["tools"] == ["add", "multiply", "lookup"]
+    assert log.calls == [("add", {"a": 2, "b": 3})] and result.final_answer == "It is 5."
+
+
+def test_malformed_output_becomes_an_error_observation_and_the_model_recovers(math_tools, log):
+    model = TextOnlyModel(
+        responses=["Thought: look\nAction: lookup[paris", "Thought: fixed\nAction: lookup[paris]", "Final Answer: France"]
+    )
+    result = run(model, math_tools)
+    assert result.final_answer == "France" and log.calls == [("lookup", {"key": "paris"})]
+    bad = result.trace.steps[0].observations[0]
+    assert (bad.status, bad.error_kind) == ("error", "malformed_output")
+    assert "no closing ']'" in bad.content and "Action: tool_name[input]" in bad.content
+    assert model.calls[1]["messages"][-1].content.startswith("Observation: Error (malformed_output)")
+    assert [e["error_kind"] for e in result.error_history] == ["malformed_output"]
+
+
+def test_max_parse_retries_ends_the_run_with_failure(math_tools, log):
+    replies = ["Thought: a\nAction: lookup[paris", '{"name": "lookup", "arguments": {"key": ', "", "never used"]
+    model = TextOnlyModel(responses=replies)
+    result = run(model, math_tools, max_parse_retries=3)
+    assert result.termination_reason.value == "failure" and model.position == 3 and log.calls == []
+    assert "3 unreadable model replies in a row (max_parse_retries=3)" in result.termination_detail
+    assert "empty" in result.termination_detail  # the last problem is named
+    assert len(result.trace.steps) == 2  # the first two became error observations
+
+
+def test_a_readable_reply_resets_the_parse_failure_count(math_tools, log):
+    bad = "Thought: hmm\nAction: lookup"
+    model = TextOnlyModel(
+        responses=[bad, "Thought: ok\nAction: lookup[rome]", "Thought: again\nAction: search[x]", bad, "Final Answer: Italy"]
+    )
+    result = run(model, math_tools, max_parse_retries=3)
+    assert result.termination_reason.value == "success" and result.final_answer == "Italy"
+    kinds = [s.observations[0].error_kind for s in result.trace.steps]
+    assert kinds == ["invalid_parameters", None, "tool_not_found", "invalid_parameters"]
+    assert "lookup needs key" in result.trace.steps[0].observations[0].content
+
+
+def test_unknown_tool_in_text_lists_the_tools(math_tools):
+    model = TextOnlyModel(responses=["Thought: x\nAction: reflect[how to improve]", "Final Answer: France"])
+    step = run(model, math_tools).trace.steps[0]
+    assert step.observations[0].error_kind == "tool_not_found"
+    assert "there is no tool 'reflect'; the tools are: add, multiply, lookup" in step.observations[0].content
