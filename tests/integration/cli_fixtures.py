@@ -1,0 +1,52 @@
+"""Models and tools the CLI tests select through the real entry point:
+
+    reactgraph run "..." --model tests.integration.cli_fixtures:answering --tools tests.integration.cli_fixtures:TOOLS
+
+Every model's replies depend only on the prompt, so a run started by one process can be
+resumed by another.
+"""
+
+from __future__ import annotations
+
+from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
+
+
+def lookup(key: str) -> str:
+    """Look a city up and return its country."""
+    return {"paris": "France", "rome": "Italy"}.get(key.lower(), "not found")
+
+
+TOOLS = [lookup]
+
+
+def _scripted(reply) -> ScriptedChatModel:
+    return ScriptedChatModel(responses=[reply], repeat_last=True)
+
+
+def answering() -> ScriptedChatModel:
+    """Looks Paris up, then answers."""
+    return _scripted(by_prompt(("France", "Paris is in France."), default=tool_call("lookup", {"key": "paris"}, thought="I look Paris up.")))
+
+
+def asking() -> ScriptedChatModel:
+    """Asks the user which city, then answers with the city the user named."""
+    def after_answer(messages):
+        text = next(m.text for m in reversed(messages) if "The user answered:" in m.text)
+        return f"You chose {text.split('The user answered:')[1].strip()}."
+
+    return _scripted(by_prompt(("The user answered:", after_answer), default=tool_call("ask_user", {"question": "Paris or Rome?"})))
+
+
+def looping() -> ScriptedChatModel:
+    """Never answers by itself; gives a partial answer when told to stop."""
+    return _scripted(
+        by_prompt(("You must stop now", "Partial: Paris is in France, Rome unchecked."), default=tool_call("lookup", {"key": "paris"}, thought="Again."))
+    )
+
+
+def giving_up() -> ScriptedChatModel:
+    return _scripted("I cannot complete this task: no tool for it.")
+
+
+def not_a_model() -> int:
+    return 42

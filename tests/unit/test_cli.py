@@ -1,0 +1,194 @@
+"""The `reactgraph` command, run through its installed entry point in a subprocess.
+
+Models and tools come from tests/integration/cli_fixtures.py via `--model module:factory`
+and `--tools module:attribute`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+REACTGRAPH = Path(sys.executable).with_name("reactgraph")
+FIXTURES = "tests.integration.cli_fixtures"
+MODEL = {name: f"{FIXTURES}:{name}" for name in ("answering", "asking", "looping", "giving_up", "not_a_model")}
+TOOLS = f"{FIXTURES}:TOOLS"
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    return tmp_path / "cli.sqlite"
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    full_env.pop("COLUMNS", None)
+    return subprocess.run([str(REACTGRAPH), *args], capture_output=True, text=True, env=full_env, cwd=ROOT, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def test_run_shows_steps_live_then_answer_and_footer(db):
+    done = cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "t1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "Thought (iteration 1): I look Paris up." in lines
+    assert '  -> lookup {"key": "paris"}' in lines
+    assert "  <- lookup: France" in lines
+    assert "Answer: Paris is in France." in lines
+    assert lines[-1].startswith("success | 2 iterations | ") and lines[-1].endswith("| thread t1")
+    assert lines.index("  -> lookup {\"key\": \"paris\"}") < lines.index("  <- lookup: France") < lines.index("Answer: Paris is in France.")
+
+
+def test_run_json_prints_the_structured_result(db):
+    done = cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["final_answer"] == "Paris is in France." and result["termination_reason"] == "success"
+    assert result["trace"]["steps"][0]["actions"][0]["args"] == {"key": "paris"}
+    assert result["thread_id"]
+
+
+def test_clarification_without_terminal_exits_3_then_resume_answers(db):
+    asked = cli("run", "Pick a city", "--model", MODEL["asking"], "--db", str(db), "--thread", "c1")
+    assert asked.returncode == 3, asked.stderr
+    assert "The agent asks: Paris or Rome?" in asked.stdout
+    assert 'reactgraph resume c1 --answer "..."' in asked.stdout
+    answered = cli("resume", "c1", "--answer", "Rome", "--model", MODEL["asking"], "--db", str(db))
+    assert answered.returncode == 0, answered.stderr
+    assert "Answer: You chose Rome." in answered.stdout
+
+
+def test_clarification_with_terminal_prompts_and_continues(db):
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "dumb"}
+    proc = subprocess.Popen(
+        [str(REACTGRAPH), "run", "Pick a city", "--model", MODEL["asking"], "--db", str(db)],
+        stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+    )
+    os.close(slave)
+    seen = b""
+    answered = False
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if not answered and b"Your answer" in seen:
+                os.write(master, b"Rome\n")
+                answered = True
+            if proc.poll() is not None and not ready:
+                break
+        proc.wait(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    text = seen.decode(errors="replace")
+    assert answered, text
+    assert "Paris or Rome?" in text and "You chose Rome." in text
+    assert proc.returncode == 0, proc.stderr.read()
+
+
+def test_limit_prints_partial_answer_and_exits_4(db):
+    done = cli("run", "Loop", "--model", MODEL["looping"], "--tools", TOOLS, "--db", str(db), "--max-iterations", "2")
+    assert done.returncode == 4, done.stderr
+    assert "Partial answer: Partial: Paris is in France, Rome unchecked." in done.stdout
+    assert "Stopped: reached max_iterations=2" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("max_iterations | 2 iterations")
+
+
+def test_model_giving_up_exits_1(db):
+    done = cli("run", "Impossible", "--model", MODEL["giving_up"], "--db", str(db))
+    assert done.returncode == 1
+    assert "failure |" in done.stdout
+
+
+def test_unreachable_ollama_gives_the_clear_message_and_exits_1(db):
+    done = cli("run", "Hello", "--db", str(db), env={"OLLAMA_HOST": "127.0.0.1:9"})
+    assert done.returncode == 1
+    assert "Ollama is not reachable at http://127.0.0.1:9" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run"], "the following arguments are required: question"),
+        (["run", "q", "--tools", "no_such_tool"], "no tool named 'no_such_tool'"),
+        (["run", "q", "--max-iterations", "0", "--model", MODEL["answering"]], "max_iterations"),
+        (["run", "q", "--model", MODEL["not_a_model"]], "not a chat model"),
+        (["trace", "t", "--format", "yaml"], "invalid choice: 'yaml'"),
+    ],
+)
+def test_usage_errors_exit_2(db, args, message):
+    done = cli(*args, "--db", str(db))
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_runs_lists_every_run(db):
+    cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "r1")
+    cli("run", "Pick a city", "--model", MODEL["asking"], "--db", str(db), "--thread", "r2")
+    table = cli("runs", "--db", str(db))
+    assert table.returncode == 0, table.stderr
+    rows = [line for line in table.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 2
+    assert "r2" in rows[0] and "waiting" in rows[0] and "clarification" in rows[0]
+    assert "r1" in rows[1] and "Where is Paris?" in rows[1] and "finished" in rows[1] and "success" in rows[1]
+    listed = json.loads(cli("runs", "--db", str(db), "--json").stdout)
+    assert [(r["thread_id"], r["status"], r["iterations"]) for r in listed] == [("r2", "waiting", 1), ("r1", "finished", 2)]
+
+
+def test_trace_in_three_formats(db):
+    cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "tr")
+    text = cli("trace", "tr", "--db", str(db))
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[:4] == [
+        "Question: Where is Paris?",
+        "Thought: I look Paris up.",
+        "Action: lookup[paris]",
+        "Observation: France",
+    ]
+    data = json.loads(cli("trace", "tr", "--db", str(db), "--format", "json").stdout)
+    assert data["final_answer"] == "Paris is in France." and data["trace"]["steps"][0]["observations"][0]["content"] == "France"
+    markdown = cli("trace", "tr", "--db", str(db), "--format", "markdown").stdout
+    assert markdown.startswith("# Run tr\n")
+    assert "## Iteration 1" in markdown and '- **lookup** `{"key": "paris"}` → ok' in markdown
+    assert "**Answer:** Paris is in France." in markdown
+    missing = cli("trace", "nope", "--db", str(db))
+    assert missing.returncode == 1 and "no run with thread id 'nope'" in missing.stderr
+
+
+def test_tools_lists_name_category_description(db):
+    done = cli("tools", "--tools", TOOLS, "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert rows["lookup"]["description"] == "Look a city up and return its country."
+    assert rows["lookup"]["category"] == "user"
+    table = cli("tools", "--tools", TOOLS)
+    assert any("lookup" in line and "Look a city up" in line for line in table.stdout.splitlines())
+
+
+def test_corrupt_database_exits_1_naming_the_file(db):
+    db.write_bytes(b"garbage" * 1000)
+    done = cli("runs", "--db", str(db))
+    assert done.returncode == 1
+    assert str(db) in done.stderr and "not a database" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert db.read_bytes() == b"garbage" * 1000
