@@ -19,6 +19,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -32,7 +33,7 @@ from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, R
 from reactgraph.config import ConfigError
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason
-from reactgraph.tools.registry import RegisteredTool, ToolRegistry, to_langchain_tool
+from reactgraph.tools.registry import RegisteredTool, ToolRegistry
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CLARIFICATION, EXIT_LIMIT = 0, 1, 2, 3, 4
 PROVIDERS = frozenset(
@@ -72,10 +73,8 @@ def load_model(spec: str | None) -> str | BaseChatModel | None:
 
 
 def builtin_tools() -> ToolRegistry:
-    """The registry of the built-in tools (empty when the builtin package offers none)."""
-    builtin = importlib.import_module("reactgraph.tools.builtin")
-    factory = getattr(builtin, "builtin_registry", None)
-    return factory() if callable(factory) else ToolRegistry()
+    """The built-in tools; the file tools may read only the current directory."""
+    return ToolRegistry.with_builtins(root=Path.cwd())
 
 
 def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
@@ -95,7 +94,10 @@ def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
         found = load_object(item)
         tools = found.list() if isinstance(found, ToolRegistry) else found if isinstance(found, list | tuple) else [found]
         for tool in tools:
-            entry = registry.register(tool.tool if isinstance(tool, RegisteredTool) else to_langchain_tool(tool), replace=True)
+            if isinstance(tool, RegisteredTool):
+                entry = registry.register(tool.name, tool.tool, tool.metadata, policy=tool.policy, replace=True)
+            else:
+                entry = registry.register(tool, replace=True)
             names.append(entry.name)
     return registry, tuple(names)
 
@@ -276,7 +278,7 @@ def cmd_tools(args: argparse.Namespace, console: Console) -> int:
     for name in ("name", "category", "description"):
         table.add_column(name, overflow="fold")
     for t in entries:
-        table.add_row(t.name, t.category, t.description.strip().splitlines()[0] if t.description.strip() else "")
+        table.add_row(t.name, t.category, " ".join(t.description.strip().split("\n\n")[0].split()))
     console.print(table)
     return EXIT_OK
 
@@ -302,7 +304,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--max-iterations", type=int, metavar="N")
         p.add_argument("--timeout", type=float, metavar="S", help="wall-clock budget in seconds")
         p.add_argument("--token-budget", type=int, metavar="N")
-        p.add_argument("--tools", metavar="a,b", help="built-in tool names, or 'module:attribute' of your own tools")
+        p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
         p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
     run = sub.add_parser("run", help="answer a question, showing each step live")

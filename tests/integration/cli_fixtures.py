@@ -50,3 +50,8 @@ def giving_up() -> ScriptedChatModel:
 
 def not_a_model() -> int:
     return 42
+
+
+def calculating() -> ScriptedChatModel:
+    """Uses the built-in calculator, then answers."""
+    return _scripted(by_prompt(("42", "6*7 = 42"), default=tool_call("calculator", {"expression": "6*7"}, thought="Multiply.")))

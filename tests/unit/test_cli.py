@@ -129,7 +129,7 @@ def test_unreachable_ollama_gives_the_clear_message_and_exits_1(db):
     "args, message",
     [
         (["run"], "the following arguments are required: question"),
-        (["run", "q", "--tools", "no_such_tool"], "no tool named 'no_such_tool'"),
+        (["run", "q", "--tools", "calculator,no_such_tool"], "no tool named 'no_such_tool'; available: calculator, "),
         (["run", "q", "--max-iterations", "0", "--model", MODEL["answering"]], "max_iterations"),
         (["run", "q", "--model", MODEL["not_a_model"]], "not a chat model"),
         (["trace", "t", "--format", "yaml"], "invalid choice: 'yaml'"),
@@ -181,6 +181,7 @@ def test_tools_lists_name_category_description(db):
     rows = {row["name"]: row for row in json.loads(done.stdout)}
     assert rows["lookup"]["description"] == "Look a city up and return its country."
     assert rows["lookup"]["category"] == "user"
+    assert rows["calculator"]["category"] == "basic"  # the built-ins are listed too
     table = cli("tools", "--tools", TOOLS)
     assert any("lookup" in line and "Look a city up" in line for line in table.stdout.splitlines())
 
@@ -192,3 +193,11 @@ def test_corrupt_database_exits_1_naming_the_file(db):
     assert str(db) in done.stderr and "not a database" in done.stderr
     assert "Traceback" not in done.stderr
     assert db.read_bytes() == b"garbage" * 1000
+
+
+def test_tools_option_selects_builtins_by_name(db):
+    done = cli("run", "What is 6*7?", "--model", f"{FIXTURES}:calculating", "--tools", "calculator", "--db", str(db), "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["final_answer"] == "6*7 = 42"
+    assert result["tool_usage"] == {"calculator": 1}
