@@ -284,7 +284,7 @@ def _checked_call(name: str, raw: Any, ctx: ParseContext) -> Action:
         args = raw
     elif len(spec.params) == 1 or len(spec.required) == 1:
         param = spec.required[0] if spec.required else spec.params[0]
-        args = {param: raw.strip().strip("\"'") if isinstance(raw, str) else raw}
+        args = {param: unquote(raw.strip()) if isinstance(raw, str) else raw}
     elif not spec.params:
         args = {}
     else:
@@ -292,6 +292,13 @@ def _checked_call(name: str, raw: Any, ctx: ParseContext) -> Action:
     if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
         return _reject("invalid_parameters", f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})", ctx)
     return {"id": _new_id(), "tool": spec.name, "args": args}
+
+
+def unquote(value: str) -> str:
+    """``"x"`` -> ``x`` when the whole value is one quoted string (``"a" or "b"`` stays as it is)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" and value[0] not in value[1:-1]:
+        return value[1:-1]
+    return value
 
 
 def loads_lenient(text: str) -> Any:
