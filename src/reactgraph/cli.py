@@ -33,7 +33,7 @@ from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, R
 from reactgraph.config import ConfigError
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason
-from reactgraph.tools.registry import RegisteredTool, ToolRegistry
+from reactgraph.tools.registry import RegisteredTool, ToolRegistrationError, ToolRegistry
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CLARIFICATION, EXIT_LIMIT = 0, 1, 2, 3, 4
 PROVIDERS = frozenset(
@@ -345,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     errors = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return args.func(args, console)
-    except (UsageError, ConfigError) as exc:
+    except (UsageError, ConfigError, ToolRegistrationError) as exc:
         errors.print(f"reactgraph: usage error: {exc}", markup=False)
         return EXIT_USAGE
     except (ModelUnavailableError, CheckpointStoreError, RunNotFoundError) as exc:

@@ -201,3 +201,22 @@ def test_tools_option_selects_builtins_by_name(db):
     result = json.loads(done.stdout)
     assert result["final_answer"] == "6*7 = 42"
     assert result["tool_usage"] == {"calculator": 1}
+
+
+def test_live_view_shows_summary_updates_and_failed_calls():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from reactgraph.cli import LiveView
+
+    out = StringIO()
+    view = LiveView(Console(file=out, width=200, highlight=False))
+    view.show("act", {"outcomes": [{"tool": "lookup", "status": "error", "content": "Error (timeout): took too long"}]})
+    view.show("summarize", {"summary": "Paris is in France; Rome unchecked."})
+    view.show("act", {"outcomes": [{"tool": "lookup", "status": "ok", "content": "y" * 1000}]})
+    assert out.getvalue().splitlines() == [
+        "  <- lookup: Error (timeout): took too long",
+        "Summary updated: Paris is in France; Rome unchecked.",
+        "  <- lookup: " + "y" * 400 + "... [1000 chars]",
+    ]
