@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
@@ -134,8 +135,6 @@ def test_the_run_deadline_cuts_the_tool_timeout():
         """Never answers until released."""
         release.wait(30)
         return "late"
-
-    import time
 
     registry = ToolRegistry([hang])
     outcome = execute(action("hang", x=1), registry, AgentConfig(tool_timeout=30), deadline=time.time() - 1)

@@ -193,3 +193,25 @@ def test_with_builtins_by_name_and_their_requirements(tmp_path):
         ToolRegistry.with_builtins(["weather"])
     mine = ToolRegistry.with_builtins(["calculator"], tools=[word_count])
     assert mine.names() == ["word_count", "calculator"]
+
+
+def test_register_a_tool_with_metadata_under_its_own_name():
+    registry = ToolRegistry()
+    entry = registry.register(word_count, {"category": "utility"})
+    assert entry.name == "word_count" and entry.category == "utility"
+    with pytest.raises(ToolRegistrationError, match="not both"):
+        registry.register(shout, {"category": "x"}, {"category": "y"})
+
+
+def test_callable_objects_are_accepted_with_a_name():
+    class Counter:
+        def __call__(self, text: str) -> int:
+            """Count characters."""
+            return len(text)
+
+    registry = ToolRegistry()
+    with pytest.raises(ToolRegistrationError, match="has no __name__; pass a name"):
+        registry.register(Counter())
+    assert registry.register("count_chars", Counter()).tool.invoke({"text": "abc"}) == 3
+    with pytest.raises(ToolRegistrationError, match="not callable"):
+        registry.register("cls", Counter)

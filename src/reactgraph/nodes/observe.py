@@ -68,7 +68,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                     deps.chat_model(cfg), cfg, question=state.get("question", ""), tool=o["tool"], content=o["content"]
                 )
                 content, spent = summary or content, add_usage(spent, used) if used else spent
-            if o["tool"] and o.get("error_kind") not in ("tool_not_found",):
+            if o["tool"] and o.get("error_kind") not in ("tool_not_found", "disabled"):
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
                 content += f"\n{note}"

@@ -174,12 +174,13 @@ class ToolRegistry:
         policy: ToolPolicy | None = None,
         replace: bool = False,
     ) -> RegisteredTool:
-        """Validate and add a tool: ``register(name, tool, metadata)``, or ``register(tool)`` to use its own name.
-
-        Registering a taken name is an error unless ``replace=True``.
+        """Validate and add a tool: ``register(name, tool, metadata)``, or ``register(tool[, metadata])``
+        to use the tool's own name. Registering a taken name is an error unless ``replace=True``.
         """
-        if tool is None and not isinstance(name, str):
-            name, tool = None, name
+        if not isinstance(name, str) and name is not None:  # register(tool[, metadata])
+            if metadata is not None:
+                raise ToolRegistrationError("register(name, tool, metadata) or register(tool, metadata), not both")
+            name, tool, metadata = None, name, tool
         if name is not None and not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name)):
             raise ToolRegistrationError(f"tool name {name!r}: use 1-64 letters, digits, '_' or '-'")
         if tool is None:
