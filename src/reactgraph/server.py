@@ -6,13 +6,15 @@ LangGraph server brings its own persistence. Each run's ``context`` is an ``Agen
 (``model``, default ``ollama:qwen2.5:7b``), the limits, budgets, and which of the served
 tools to offer (``tools``, by name; unset = all). No model is called until a run starts.
 
-Served tools: the built-ins that need no setup (see ``served_tools``). To serve your own
-tools, point a ``langgraph.json`` of your own at a module that calls
+Served tools: the built-ins that need no setup, and the file tools when
+``REACTGRAPH_FILES_ROOT`` names the directory they may read (see ``served_tools``). To serve
+your own tools, point a ``langgraph.json`` of your own at a module that calls
 ``make_graph(tools=[...])``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,16 +32,16 @@ from reactgraph.tools.registry import ToolRegistry
 MAX_SERVED_ITERATIONS = 250
 SERVER_RECURSION_LIMIT = 4 * MAX_SERVED_ITERATIONS + 10
 
+FILES_ROOT_ENV = "REACTGRAPH_FILES_ROOT"
 
-def served_tools() -> list[Any]:
-    """The tools the served graph offers: the built-ins that need no per-user setup
-    (a files root or a document collection), when the built-ins package provides them."""
-    try:
-        from reactgraph.tools import builtin
-    except ImportError:  # pragma: no cover - the built-ins are optional for the server
-        return []
-    factory = getattr(builtin, "default_tools", None)
-    return list(factory()) if callable(factory) else []
+
+def served_tools() -> ToolRegistry:
+    """The tools the served graph offers: every built-in that needs no setup (calculator, the
+    geometry and percentage tools, text), plus the file tools (read_file, list_directory,
+    grep_search) confined to ``REACTGRAPH_FILES_ROOT`` when that variable names a directory.
+    A run's ``tools`` context field selects among them by name."""
+    root = os.environ.get(FILES_ROOT_ENV, "").strip() or None
+    return ToolRegistry.with_builtins(root=root)
 
 
 def make_graph(

@@ -1,0 +1,83 @@
+"""The served reactgraph graph on a ScriptedChatModel, for the server integration test.
+
+The server keeps one model for all runs, so the model's reply is computed from the prompt
+(question, tool results so far, budget line), never from a position in a script: every run
+gets the same replies whatever ran before it on the server.
+
+Questions it understands:
+- "What is 6*7 + 2*4?": two parallel multiply calls, then add, then the answer (3 turns).
+- "Count as long as you may.": one `count` call per turn, with the turn number, until a limit stops it.
+- "What is the weather like?": asks the user which city (clarification), then answers for it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from reactgraph.server import make_graph
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
+
+ARITHMETIC = "What is 6*7 + 2*4?"
+COUNTING = "Count as long as you may."
+WEATHER = "What is the weather like?"
+CITY_QUESTION = "Which city do you mean?"
+
+
+def multiply(a: int, b: int) -> int:
+    """Multiply two integers."""
+    return a * b
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def count(n: int) -> str:
+    """Say a number out loud."""
+    return f"counted {n}"
+
+
+def _text(message: BaseMessage) -> str:
+    return message.content if isinstance(message.content, str) else str(message.content)
+
+
+def _turn(prompt: str) -> int:
+    """The current turn, from the budget line 'Budget left: X of M tool turns'."""
+    found = re.search(r"(\d+) of (\d+) tool turns", prompt)
+    return int(found[2]) - int(found[1]) + 1 if found else 1
+
+
+def reply(messages: list[BaseMessage]) -> str | AIMessage:
+    """The model: a pure function of the prompt."""
+    first = _text(messages[0]) if messages else ""
+    if len(messages) == 1 and first.startswith("You keep the running notes"):
+        return "Notes: the steps so far are in the trace."
+    last = _text(messages[-1])
+    if last.startswith("You must stop now"):
+        return "I counted as far as the limit allowed."
+    head = next((_text(m) for m in messages if isinstance(m, HumanMessage)), "")
+    results = {m.name: _text(m) for m in messages if isinstance(m, ToolMessage)}
+    if ARITHMETIC in head:
+        if "add" in results:
+            return f"6*7 + 2*4 = {results['add']}."
+        if "multiply" in results:
+            products = [int(_text(m)) for m in messages if isinstance(m, ToolMessage) and m.name == "multiply"]
+            return tool_call("add", {"a": products[0], "b": products[1]}, thought="Now add the two products.")
+        return tool_calls(
+            [("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})], thought="First the two products."
+        )
+    if COUNTING in head:
+        n = _turn(head)
+        return tool_call("count", {"n": n}, thought=f"Turn {n}: keep counting.")
+    if WEATHER in head:
+        if "ask_user" in results:
+            city = results["ask_user"].removeprefix("The user answered:").strip()
+            return f"The weather in {city} is sunny."
+        return tool_call("ask_user", {"question": CITY_QUESTION}, thought="The question does not say where.")
+    return "I cannot complete this task: the scripted model does not know this question."
+
+
+graph = make_graph(model=ScriptedChatModel(responses=[reply], repeat_last=True), tools=[multiply, add, count])

@@ -1,0 +1,397 @@
+"""The real `langgraph dev` server, started and stopped by the test, on a free port.
+
+1. On the repository's own langgraph.json: the assistant, the graph Studio draws (five nodes
+   and their edges) and the input / output / context schemas of its forms.
+2. On tests/integration/server_fixture/langgraph.json, whose graph is the same served graph
+   on a ScriptedChatModel: langgraph-sdk runs with tool calls streamed node by node, the
+   final state and its history, a 10-iteration run, and a clarification round trip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import importlib.util
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
+
+from reactgraph import server as served
+from reactgraph.state import InputState
+
+pytestmark = pytest.mark.server
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = Path(__file__).resolve().parent / "server_fixture"
+
+_spec = importlib.util.spec_from_file_location("scripted_graph", FIXTURE / "scripted_graph.py")
+scripted = importlib.util.module_from_spec(_spec)  # the questions the fixture's model understands
+_spec.loader.exec_module(scripted)
+
+STARTUP_SECONDS = 90  # generous: the machine is shared; a healthy start takes a few seconds
+STOP_SECONDS = 15
+HTTP_SECONDS = 60  # every SDK request, and every read of a stream
+NODES = ["think", "act", "observe", "summarize", "terminate"]
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+# pydantic (so the server's schemas endpoint) refuses typing.TypedDict before Python 3.12: the
+# input and output schemas are then null. Fixed by declaring the state with typing_extensions.
+STATE_SCHEMA_UNSUPPORTED = sys.version_info < (3, 12) and type(InputState).__module__ == "typing"
+needs_state_schema = pytest.mark.xfail(
+    STATE_SCHEMA_UNSUPPORTED,
+    strict=True,
+    reason="reactgraph.state uses typing.TypedDict; pydantic needs typing_extensions.TypedDict on Python < 3.12",
+)
+
+
+@dataclass
+class Server:
+    url: str
+    log: Path
+    process: subprocess.Popen
+
+    def log_text(self) -> str:
+        return ANSI.sub("", self.log.read_text(errors="replace"))
+
+    def client(self) -> SyncLangGraphClient:
+        return get_sync_client(url=self.url, api_key=None, timeout=HTTP_SECONDS)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _server_env() -> dict[str, str]:
+    """No browser, no network: no CLI analytics, no version check, no LangSmith tracing."""
+    env = dict(os.environ)
+    env.update(
+        LANGGRAPH_CLI_NO_ANALYTICS="1",
+        LANGGRAPH_NO_VERSION_CHECK="true",
+        LANGSMITH_TRACING="false",
+        LANGCHAIN_TRACING_V2="false",
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop(served.FILES_ROOT_ENV, None)
+    return env
+
+
+def _is_up(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _serve(config_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Start `langgraph dev` in ``config_dir`` (where its langgraph.json is), yield it once up, stop it."""
+    langgraph = Path(sys.executable).with_name("langgraph")
+    log = tmp_path_factory.mktemp("langgraph-dev") / "server.log"
+    port = _free_port()
+    command = [str(langgraph), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=config_dir, env=_server_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    server = Server(url=f"http://127.0.0.1:{port}", log=log, process=process)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not _is_up(server.url):
+            if process.poll() is not None:
+                pytest.fail(f"`langgraph dev` in {config_dir} exited with {process.returncode}:\n{server.log_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"`langgraph dev` in {config_dir} was not up within {STARTUP_SECONDS}s:\n{server.log_text()}")
+            time.sleep(0.2)
+            # The CLI moves to another port when ours was taken meanwhile; it prints the one it uses.
+            if found := re.search(r"API: (http://\S+)", server.log_text()):
+                server.url = found[1]
+        yield server
+    finally:
+        _stop(process)
+
+
+# The server resolves graph paths against its working directory and keeps its in-memory
+# state in .langgraph_api/ there: each server gets a fresh working directory.
+
+
+@pytest.fixture(scope="module")
+def repo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The repository's own langgraph.json, with the repository's src/ beside it."""
+    app = tmp_path_factory.mktemp("repo-app")
+    shutil.copy(REPO / "langgraph.json", app / "langgraph.json")
+    (app / "src").symlink_to(REPO / "src", target_is_directory=True)
+    yield from _serve(app, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def scripted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    app = tmp_path_factory.mktemp("scripted-app") / "app"
+    shutil.copytree(FIXTURE, app, ignore=shutil.ignore_patterns(".langgraph_api", "__pycache__"))
+    yield from _serve(app, tmp_path_factory)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop the server we started (its own process group: the CLI and its children)."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=STOP_SECONDS)
+
+
+# -- the served graph, in process -----------------------------------------------------------
+
+
+def test_served_graph_offers_the_builtins_that_need_no_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(served.FILES_ROOT_ENV, raising=False)
+    names = served.served_tools().names()
+    assert {"calculator", "text"} <= set(names)
+    assert not {"read_file", "list_directory", "grep_search", "search_documents"} & set(names)
+
+
+def test_files_root_adds_the_confined_file_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(served.FILES_ROOT_ENV, str(tmp_path))
+    assert {"read_file", "list_directory", "grep_search"} <= set(served.served_tools().names())
+
+
+def test_served_graph_has_no_checkpointer_and_room_for_long_runs() -> None:
+    assert served.graph.checkpointer is None  # the server brings persistence
+    assert served.graph.config["recursion_limit"] >= 4 * served.MAX_SERVED_ITERATIONS
+
+
+# -- 1. the repository's own langgraph.json ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def assistant(repo_server: Server) -> dict:
+    found = repo_server.client().assistants.search(graph_id="reactgraph")
+    assert len(found) == 1, repo_server.log_text()
+    return found[0]
+
+
+class TestRepositoryServer:
+    @pytest.fixture
+    def server(self, repo_server: Server) -> Server:
+        return repo_server
+
+    def test_the_assistant_is_listed(self, server: Server, assistant: dict) -> None:
+        assert assistant["graph_id"] == "reactgraph"
+        assert assistant["name"] == "reactgraph"
+
+    def test_graph_has_the_five_nodes_and_their_edges(self, server: Server, assistant: dict) -> None:
+        drawn = server.client().assistants.get_graph(assistant["assistant_id"])
+        assert [n["id"] for n in drawn["nodes"]] == ["__start__", *NODES, "__end__"]
+        edges = {(e["source"], e["target"], bool(e.get("conditional"))) for e in drawn["edges"]}
+        assert edges == {
+            ("__start__", "think", False),
+            ("think", "act", True),
+            ("think", "terminate", True),
+            ("act", "observe", False),
+            ("observe", "think", True),
+            ("observe", "summarize", True),
+            ("observe", "terminate", True),
+            ("summarize", "think", False),
+            ("terminate", "__end__", False),
+        }
+
+    @needs_state_schema
+    def test_input_schema_takes_chat_messages_or_a_query(self, server: Server, assistant: dict) -> None:
+        schemas = server.client().assistants.get_schemas(assistant["assistant_id"])
+        assert schemas["input_schema"] is not None, f"no input schema; server log:\n{server.log_text()[-3000:]}"
+        assert set(schemas["input_schema"]["properties"]) == {"messages", "query"}
+        assert schemas["input_schema"]["properties"]["query"]["type"] == "string"
+        assert schemas["input_schema"]["properties"]["messages"]["type"] == "array"
+
+    @needs_state_schema
+    def test_output_schema_has_answer_reason_and_trace(self, server: Server, assistant: dict) -> None:
+        schemas = server.client().assistants.get_schemas(assistant["assistant_id"])
+        assert schemas["output_schema"] is not None, f"no output schema; server log:\n{server.log_text()[-3000:]}"
+        assert {"final_answer", "termination", "steps", "messages"} <= set(schemas["output_schema"]["properties"])
+        assert "pending_actions" not in schemas["output_schema"]["properties"]  # internal state stays internal
+
+    def test_context_schema_is_the_documented_run_configuration(self, server: Server, assistant: dict) -> None:
+        context = server.client().assistants.get_schemas(assistant["assistant_id"])["context_schema"]
+        fields = context["properties"]
+        wanted = {
+            "model": "string",
+            "max_iterations": "integer",
+            "token_budget": None,
+            "timeout_seconds": None,
+            "stall_threshold": "integer",
+            "summary_every": "integer",
+            "tools": None,
+            "allow_clarification": "boolean",
+        }
+        for name, json_type in wanted.items():
+            assert name in fields, name
+            assert fields[name].get("description"), f"{name} has no description"
+            if json_type:
+                assert fields[name]["type"] == json_type, name
+        assert fields["model"]["__template_metadata__"] == {"kind": "llm"}  # Studio's model picker
+        assert fields["max_iterations"]["default"] == 10
+        assert "termination_callback" not in fields  # a Python callable is no form field
+
+
+# -- 2. the scripted graph through langgraph-sdk -------------------------------------------
+
+
+@dataclass
+class Streamed:
+    """One run streamed with stream_mode ['updates', 'tasks'].
+
+    The server filters 'updates' to the output schema's keys (act's update shows as None);
+    'tasks' carries each task's input (for act: the tool call) and its full result."""
+
+    updates: list[dict]
+    tasks: list[dict]
+
+    def nodes(self) -> list[str]:
+        return [node for update in self.updates for node in update]
+
+    def tool_calls(self) -> list[tuple[str, dict]]:
+        """(tool, args) of every act task, in the order the tasks started."""
+        return [(t["input"]["action"]["tool"], t["input"]["action"]["args"]) for t in self.tasks if t["name"] == "act" and "input" in t]
+
+    def tool_results(self) -> dict[str, str]:
+        """call id -> the content act returned for it."""
+        return {
+            o["call_id"]: o["content"]
+            for t in self.tasks
+            if t["name"] == "act" and t.get("result")
+            for o in t["result"]["outcomes"]
+        }
+
+
+def _stream(client: SyncLangGraphClient, thread_id: str, **run) -> Streamed:
+    """Stream one run; an error event fails the test."""
+    streamed = Streamed(updates=[], tasks=[])
+    for part in client.runs.stream(thread_id, "scripted", stream_mode=["updates", "tasks"], **run):
+        assert part.event != "error", part.data
+        if part.event == "updates":
+            streamed.updates.append(part.data)
+        elif part.event == "tasks":
+            streamed.tasks.append(part.data)
+    return streamed
+
+
+@pytest.fixture(scope="module")
+def client(scripted_server: Server) -> SyncLangGraphClient:
+    return scripted_server.client()
+
+
+@pytest.fixture(scope="module")
+def arithmetic(client: SyncLangGraphClient) -> tuple[str, Streamed]:
+    """One multi-step run from Studio's chat view (messages in), streamed node by node."""
+    thread_id = client.threads.create()["thread_id"]
+    streamed = _stream(client, thread_id, input={"messages": [{"role": "human", "content": scripted.ARITHMETIC}]})
+    return thread_id, streamed
+
+
+class TestScriptedServer:
+    def test_stream_sends_each_node_update_as_it_happens(self, arithmetic) -> None:
+        _, streamed = arithmetic
+        assert streamed.nodes() == ["think", "act", "act", "observe", "think", "act", "observe", "think", "terminate"]
+        assert streamed.updates[-1]["terminate"]["final_answer"] == "6*7 + 2*4 = 50."
+
+    def test_stream_shows_the_tool_calls_and_their_results(self, arithmetic) -> None:
+        _, streamed = arithmetic
+        calls = streamed.tool_calls()
+        assert sorted(calls[:2], key=str) == [("multiply", {"a": 2, "b": 4}), ("multiply", {"a": 6, "b": 7})]
+        assert calls[2:] == [("add", {"a": 42, "b": 8})]
+        assert sorted(streamed.tool_results().values()) == ["42", "50", "8"]
+        # Each turn's trace step arrives with observe's update, as soon as the turn is done.
+        steps = [u["observe"]["steps"] for u in streamed.updates if "observe" in u]
+        assert [[(o["tool"], o["content"]) for o in step["observations"]] for [step] in steps] == [
+            [("multiply", "42"), ("multiply", "8")],
+            [("add", "50")],
+        ]
+
+    def test_final_state_has_answer_reason_trace_and_chat_reply(self, client, arithmetic) -> None:
+        thread_id, _ = arithmetic
+        state = client.threads.get_state(thread_id)
+        values = state["values"]
+        assert state["next"] == []
+        assert values["final_answer"] == "6*7 + 2*4 = 50."
+        assert values["termination"]["reason"] == "success"
+        assert [[a["tool"] for a in step["actions"]] for step in values["steps"]] == [["multiply", "multiply"], ["add"]]
+        assert values["messages"][-1]["type"] == "ai"
+        assert values["messages"][-1]["content"] == "6*7 + 2*4 = 50."
+
+    def test_history_has_one_checkpoint_per_superstep(self, client, arithmetic) -> None:
+        thread_id, _ = arithmetic
+        history = client.threads.get_history(thread_id, limit=100)
+        assert [h["next"] for h in reversed(history)] == [
+            ["__start__"],
+            ["think"],
+            ["act", "act"],
+            ["observe"],
+            ["think"],
+            ["act"],
+            ["observe"],
+            ["think"],
+            ["terminate"],
+            [],
+        ]
+        assert history[0]["values"]["final_answer"] == "6*7 + 2*4 = 50."
+        assert [len(h["values"].get("steps", [])) for h in reversed(history)] == [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
+
+    def test_a_ten_iteration_run_completes(self, client) -> None:
+        """max_iterations=10 with a summary every 3 turns: 35 supersteps, past LangGraph's former
+        default recursion limit of 25; the run ends by its own rule, not a GraphRecursionError."""
+        thread_id = client.threads.create()["thread_id"]
+        streamed = _stream(
+            client, thread_id, input={"query": scripted.COUNTING}, context={"max_iterations": 10, "summary_every": 3}
+        )
+        assert streamed.nodes().count("summarize") == 3
+        assert streamed.tool_calls() == [("count", {"n": n}) for n in range(1, 11)]
+        values = client.threads.get_state(thread_id)["values"]
+        assert values["termination"]["reason"] == "max_iterations"
+        assert values["termination"]["observed"] == 10
+        assert [step["observations"][0]["content"] for step in values["steps"]] == [f"counted {n}" for n in range(1, 11)]
+        assert values["final_answer"] == "I counted as far as the limit allowed."
+
+    def test_run_context_overrides_the_limits(self, client) -> None:
+        thread_id = client.threads.create()["thread_id"]
+        streamed = _stream(client, thread_id, input={"query": scripted.COUNTING}, context={"max_iterations": 2})
+        assert streamed.tool_calls() == [("count", {"n": 1}), ("count", {"n": 2})]
+        values = client.threads.get_state(thread_id)["values"]
+        assert values["termination"]["reason"] == "max_iterations"
+        assert values["termination"]["limit"] == 2
+
+    def test_clarification_round_trip(self, client) -> None:
+        thread_id = client.threads.create()["thread_id"]
+        asked = _stream(client, thread_id, input={"query": scripted.WEATHER})
+        assert asked.nodes() == ["think", "__interrupt__"]
+        [streamed] = asked.updates[-1]["__interrupt__"]
+        assert streamed["value"]["question"] == scripted.CITY_QUESTION
+
+        paused = client.threads.get_state(thread_id)
+        assert paused["next"] == ["act"]
+        [pending] = paused["interrupts"]
+        assert pending["value"]["question"] == scripted.CITY_QUESTION
+
+        answered = _stream(client, thread_id, command={"resume": "Paris"})
+        assert answered.nodes() == ["act", "observe", "think", "terminate"]
+        assert answered.tool_calls() == [("ask_user", {"question": scripted.CITY_QUESTION})]
+        assert list(answered.tool_results().values()) == ["The user answered: Paris"]
+        state = client.threads.get_state(thread_id)
+        assert state["next"] == [] and state["interrupts"] == []
+        assert state["values"]["final_answer"] == "The weather in Paris is sunny."
+        assert state["values"]["termination"]["reason"] == "success"
