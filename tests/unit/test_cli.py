@@ -211,7 +211,7 @@ def test_live_view_shows_summary_updates_and_failed_calls():
     from reactgraph.cli import LiveView
 
     out = StringIO()
-    view = LiveView(Console(file=out, width=200, highlight=False))
+    view = LiveView(Console(file=out, width=80, highlight=False, soft_wrap=True))  # as main() builds it
     view.show("act", {"outcomes": [{"tool": "lookup", "status": "error", "content": "Error (timeout): took too long"}]})
     view.show("summarize", {"summary": "Paris is in France; Rome unchecked."})
     view.show("act", {"outcomes": [{"tool": "lookup", "status": "ok", "content": "y" * 1000}]})
