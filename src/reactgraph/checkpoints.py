@@ -90,26 +90,26 @@ def describe_error(path: Path, exc: BaseException) -> str:
     elif "not a database" in text or "malformed" in text or "corrupt" in text:
         hint = "it is not a valid SQLite database (corrupt?); it was left untouched, move it aside or choose another file"
     else:
-        hint = "see the SQLite error above"
+        hint = "check that the path names a writable SQLite file, or choose another with --db / REACTGRAPH_DB"
     return f"checkpoint database {Path(path).absolute()}: {exc} ({hint})"
 
 
 @contextmanager
-def store_errors(path: Path | None) -> Iterator[None]:
+def store_errors(path: Path | None, errors: tuple[type[BaseException], ...] = (sqlite3.Error,)) -> Iterator[None]:
     """Turn SQLite errors raised while using the file at ``path`` into CheckpointStoreError."""
     if path is None:
         yield
         return
     try:
         yield
-    except (sqlite3.Error, OSError) as exc:
+    except errors as exc:
         raise CheckpointStoreError(describe_error(path, exc)) from exc
 
 
 def open_db(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """Open (creating when missing) the SQLite file in WAL mode; raise CheckpointStoreError if unusable."""
     path = Path(path)
-    with store_errors(path):
+    with store_errors(path, (sqlite3.Error, OSError)):
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False)
         try:
@@ -124,8 +124,12 @@ def open_db(path: str | os.PathLike[str]) -> sqlite3.Connection:
 def sqlite_saver(path: str | os.PathLike[str]) -> SqliteSaver:
     """LangGraph's SqliteSaver on ``path``, its tables created now so a bad file fails here."""
     saver = SqliteSaver(open_db(path))
-    with store_errors(Path(path)):
-        saver.setup()
+    try:
+        with store_errors(Path(path)):
+            saver.setup()
+    except CheckpointStoreError:
+        saver.conn.close()
+        raise
     return saver
 
 
@@ -133,7 +137,7 @@ def sqlite_saver(path: str | os.PathLike[str]) -> SqliteSaver:
 async def async_sqlite_saver(path: str | os.PathLike[str]) -> AsyncIterator[AsyncSqliteSaver]:
     """LangGraph's AsyncSqliteSaver on the same file, for one async run."""
     path = Path(path)
-    with store_errors(path):
+    with store_errors(path, (sqlite3.Error, OSError)):
         conn = await aiosqlite.connect(path, timeout=BUSY_TIMEOUT)
     try:
         saver = AsyncSqliteSaver(conn)
