@@ -89,6 +89,7 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
         ("calculator", "invalid_parameters", 0, False),
     ]
     assert result.error_history[0]["error"] == "ConnectionRefusedError: connection refused"
+    assert result.error_history[0]["error_type"] == "ConnectionRefusedError"
     assert result.tool_usage == {
         "list_directory": 1,
         "grep_search": 1,

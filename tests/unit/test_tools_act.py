@@ -31,7 +31,7 @@ def test_a_flaky_tool_recovers_and_the_error_history_says_so():
     assert (obs.status, obs.retries, obs.content) == ("ok", 2, "Oslo: 700000")
     [entry] = result.error_history
     assert entry["tool"] == "fetch" and entry["recovered"] is True and entry["retries"] == 2
-    assert entry["error"] == "ConnectionError: connection reset by peer" and entry["error_type"] == ""
+    assert entry["error"] == "ConnectionError: connection reset by peer" and entry["error_type"] == "ConnectionError"
     assert set(entry) >= {"tool", "error", "error_type", "retries", "recovered", "timestamp"}
 
 

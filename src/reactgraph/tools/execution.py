@@ -130,33 +130,38 @@ def execute(
             duration=time.perf_counter() - start,
         )
     policy = entry.policy.resolve(cfg)
-    result, failures, retries = _run_with_retries(entry, args, policy, deadline)
-    base = _base(action) | {"duration": time.perf_counter() - start, "retries": retries, "failures": failures}
-    if isinstance(result, BaseException):
+    result, errors = _run_with_retries(entry, args, policy, deadline)
+    failed = isinstance(result, BaseException)
+    retries = len(errors) - 1 if failed else len(errors)
+    base = _base(action) | {
+        "duration": time.perf_counter() - start,
+        "retries": retries,
+        "failures": [f"{type(e).__name__}: {e}" for e in errors],
+        "error_type": type(errors[-1]).__name__ if errors else "",  # also when a retry recovered
+    }
+    if failed:
         kind = _kind_of(result)
-        return base | {"status": "error", "error_kind": kind, "error_type": type(result).__name__,
-                       "content": _error_text(entry.name, kind, result, retries)}
-    return base | {"status": "ok", "error_kind": None, "error_type": "", "content": to_text(result)}
+        return base | {"status": "error", "error_kind": kind, "content": _error_text(entry.name, kind, result, retries)}
+    return base | {"status": "ok", "error_kind": None, "content": to_text(result)}
 
 
 def _run_with_retries(
     entry: RegisteredTool, args: dict[str, Any], policy: ExecutionPolicy, deadline: float | None
-) -> tuple[Any, list[str], int]:
-    """(result or the final exception, every failed attempt as text, retries made)."""
-    failures: list[str] = []
+) -> tuple[Any, list[Exception]]:
+    """(the result, or the final exception; every failed attempt's exception)."""
+    errors: list[Exception] = []
 
     def attempt() -> Any:
         try:
             return call_with_timeout(entry, args, policy.attempt_timeout(deadline, time.time()))
         except Exception as exc:
-            failures.append(f"{type(exc).__name__}: {exc}")
+            errors.append(exc)
             raise
 
     try:
-        result = policy.retrying()(attempt)
+        return policy.retrying()(attempt), errors
     except Exception as exc:  # the tool's own failure, reported to the model
-        return exc, failures, len(failures) - 1
-    return result, failures, len(failures)
+        return exc, errors
 
 
 def _kind_of(exc: BaseException) -> str:
