@@ -23,6 +23,7 @@ from reactgraph.checkpoints import (
     history,
     list_runs,
     resolve_checkpointer,
+    run_info,
     snapshot_result,
     store_errors,
     thread_config,
@@ -178,14 +179,23 @@ class ReActAgent:
                 yield snapshot_result(await graph.aget_state(config), thread_id)
 
     def stream_updates(
-        self, query: str | None = None, *, thread_id: str | None = None, answer: str | None = None, **overrides: Any
+        self,
+        query: str | None = None,
+        *,
+        thread_id: str | None = None,
+        answer: str | None = None,
+        metadata: dict[str, str] | None = None,
+        **overrides: Any,
     ) -> Iterator[tuple[str, dict[str, Any]] | ReActResult]:
         """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
         summarize, terminate), then the ReActResult. With ``query`` a new run starts; without it
-        the run on ``thread_id`` continues (``answer`` answers its pending clarification)."""
+        the run on ``thread_id`` continues (``answer`` answers its pending clarification).
+        ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
         if query is None:
             self._require_run(thread_id)
         context, config, thread_id = self._prepare(thread_id, overrides)
+        if metadata:
+            config["metadata"] = dict(metadata)
         payload: Any = {"query": query} if query is not None else (Command(resume=answer) if answer is not None else None)
         with store_errors(self.db_path):
             for chunk in self.graph.stream(payload, config, context=context, stream_mode="updates", durability=DURABILITY):
@@ -222,6 +232,11 @@ class ReActAgent:
         thread_id = self._thread(thread_id)
         with store_errors(self.db_path):
             return history(self.graph, thread_id)
+
+    def run_info(self, thread_id: str) -> RunInfo:
+        """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
+        with store_errors(self.db_path):
+            return run_info(self.graph, thread_id)
 
     def list_runs(self, limit: int | None = None) -> list[RunInfo]:
         """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,

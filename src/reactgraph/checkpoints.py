@@ -57,6 +57,7 @@ class RunInfo(BaseModel):
     tokens: int
     started: datetime | None
     updated: datetime | None
+    metadata: dict[str, Any]  # the latest checkpoint's metadata, with what the caller attached to the run
 
 
 class HistoryEntry(BaseModel):
@@ -230,6 +231,7 @@ def run_info(graph: Any, thread_id: str) -> RunInfo:
         tokens=(values.get("token_usage") or {}).get("total_tokens", 0),
         started=datetime.fromtimestamp(started, timezone.utc) if started else None,
         updated=_parse_time(snapshot.created_at),
+        metadata=dict(snapshot.metadata or {}),
     )
 
 

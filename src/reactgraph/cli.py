@@ -186,8 +186,9 @@ def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any]
     """Run (or continue) until the run ends; when the model asks a question and there is a
     terminal, ask the user and continue with the answer."""
     view = LiveView(console)
+    labels = {key: value for key, value in (("reactgraph_model", args.model), ("reactgraph_tools", args.tools)) if value}
     while True:
-        updates = agent.stream_updates(query, thread_id=thread, answer=answer, **overrides)
+        updates = agent.stream_updates(query, thread_id=thread, answer=answer, metadata=labels, **overrides)
         result = last_result(updates) if args.json else view.follow(updates)
         if result.termination_reason is TerminationReason.CLARIFICATION and sys.stdin.isatty():
             question = escape(result.termination_detail)
@@ -235,6 +236,10 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_resume(args: argparse.Namespace, console: Console) -> int:
+    with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
+        remembered = reader.run_info(args.thread).metadata  # the --model and --tools the run was started with
+    args.model = args.model or remembered.get("reactgraph_model")
+    args.tools = args.tools or remembered.get("reactgraph_tools")
     agent, overrides = make_agent(args)
     with agent:
         return drive(agent, args, overrides, console, None, args.thread, args.answer)
@@ -313,7 +318,7 @@ def parser() -> argparse.ArgumentParser:
     with_run_options(run)
     run.set_defaults(func=cmd_run)
 
-    resume = sub.add_parser("resume", help="continue a run after a crash, or answer its question")
+    resume = sub.add_parser("resume", help="continue a run after a crash, or answer its question (same --model/--tools by default)")
     resume.add_argument("thread")
     resume.add_argument("--answer", help="the answer to the question the run is waiting on")
     with_run_options(resume)

@@ -8,11 +8,21 @@ resumed by another.
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
+
+CALL_LOG = "CLI_FIXTURE_CALL_LOG"  # env: a file where lookup records each execution
+BLOCK_FILE = "CLI_FIXTURE_BLOCK_FILE"  # env: blocking() writes this file, then waits to be killed
 
 
 def lookup(key: str) -> str:
     """Look a city up and return its country."""
+    if log := os.environ.get(CALL_LOG):
+        with open(log, "a") as f:
+            f.write(f"{key}\n")
     return {"paris": "France", "rome": "Italy"}.get(key.lower(), "not found")
 
 
@@ -55,3 +65,15 @@ def not_a_model() -> int:
 def calculating() -> ScriptedChatModel:
     """Uses the built-in calculator, then answers."""
     return _scripted(by_prompt(("42", "6*7 = 42"), default=tool_call("calculator", {"expression": "6*7"}, thought="Multiply.")))
+
+
+def blocking() -> ScriptedChatModel:
+    """Like answering, but with BLOCK_FILE set it stops before answering until the process is killed."""
+    def answer(messages):
+        if block := os.environ.get(BLOCK_FILE):
+            Path(block).write_text("blocked")
+            while True:
+                time.sleep(0.05)
+        return "Paris is in France."
+
+    return _scripted(by_prompt(("France", answer), default=tool_call("lookup", {"key": "paris"}, thought="I look Paris up.")))

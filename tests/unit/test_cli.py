@@ -61,7 +61,7 @@ def test_clarification_without_terminal_exits_3_then_resume_answers(db):
     assert asked.returncode == 3, asked.stderr
     assert "The agent asks: Paris or Rome?" in asked.stdout
     assert 'reactgraph resume c1 --answer "..."' in asked.stdout
-    answered = cli("resume", "c1", "--answer", "Rome", "--model", MODEL["asking"], "--db", str(db))
+    answered = cli("resume", "c1", "--answer", "Rome", "--db", str(db))  # the run's --model is remembered
     assert answered.returncode == 0, answered.stderr
     assert "Answer: You chose Rome." in answered.stdout
 
@@ -220,3 +220,25 @@ def test_live_view_shows_summary_updates_and_failed_calls():
         "Summary updated: Paris is in France; Rome unchecked.",
         "  <- lookup: " + "y" * 400 + "... [1000 chars]",
     ]
+
+
+def test_resume_after_sigkill_uses_the_runs_model_and_tools(db, tmp_path):
+    calls, blocked = tmp_path / "calls.log", tmp_path / "blocked"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLI_FIXTURE_CALL_LOG": str(calls), "CLI_FIXTURE_BLOCK_FILE": str(blocked)}
+    proc = subprocess.Popen(
+        [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db), "--thread", "k"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+    )
+    deadline = time.monotonic() + 60
+    while not blocked.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.kill()  # SIGKILL while the model is answering
+    proc.wait(timeout=60)
+    proc.stderr.close()
+    assert blocked.exists() and calls.read_text().split() == ["paris"]
+    assert "interrupted" in cli("runs", "--db", str(db)).stdout
+
+    resumed = cli("resume", "k", "--db", str(db), env={"CLI_FIXTURE_CALL_LOG": str(calls)})
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Answer: Paris is in France." in resumed.stdout
+    assert calls.read_text().split() == ["paris"]  # the lookup before the kill was not run again
