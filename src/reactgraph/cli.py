@@ -192,7 +192,8 @@ def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any]
         result = last_result(updates) if args.json else view.follow(updates)
         if result.termination_reason is TerminationReason.CLARIFICATION and sys.stdin.isatty():
             question = escape(result.termination_detail)
-            answer = Prompt.ask(f"[bold]The agent asks:[/] {question}\n[bold]Your answer[/]", console=console)
+            asker = Console(stderr=True) if args.json else console  # keep --json output clean
+            answer = Prompt.ask(f"[bold]The agent asks:[/] {question}\n[bold]Your answer[/]", console=asker)
             query, thread = None, result.thread_id
             continue
         return report(result, args, console)
