@@ -7,11 +7,12 @@ stores only the new entries, so checkpoint bytes grow with the run, not its squa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict  # pydantic (the server's schemas) needs it on Python < 3.12
 
 TerminationReasonName = Literal[
     "success",
