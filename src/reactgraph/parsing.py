@@ -47,6 +47,7 @@ class ToolSpec:
     required: tuple[str, ...] = ()
 
     def signature(self) -> str:
+        """How the text format writes a call: ``name[param, ...]``."""
         return f"{self.name}[{', '.join(self.params)}]" if self.params else f"{self.name}[]"
 
 
@@ -259,13 +260,18 @@ def _python_call(text: str, ctx: ParseContext) -> Action | None:
     match = re.fullmatch(r"(\w+)\s*\((.*)\)", text, re.DOTALL)
     if not match or (spec := ctx.find(match.group(1))) is None:
         return None
+    problem = _reject("malformed_output", f"could not read the call {text[:200]!r} (use literal values)", ctx)
     try:
         call = ast.parse(text.strip(), mode="eval").body
-        assert isinstance(call, ast.Call)
+    except SyntaxError:
+        return problem
+    if not isinstance(call, ast.Call):
+        return problem
+    try:
         positional = [ast.literal_eval(a) for a in call.args]
         named = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-    except (SyntaxError, ValueError, AssertionError):
-        return _reject("malformed_output", f"could not read the call {text[:200]!r}", ctx)
+    except ValueError:
+        return problem
     if len(positional) > len(spec.params):
         return _reject("invalid_parameters", f"{spec.name} takes {len(spec.params)} input(s), got {len(positional)}", ctx)
     return _checked_call(spec.name, dict(zip(spec.params, positional, strict=False)) | named, ctx)
