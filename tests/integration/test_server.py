@@ -29,7 +29,6 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
 from reactgraph import server as served
-from reactgraph.state import InputState
 
 pytestmark = pytest.mark.server
 
@@ -45,16 +44,6 @@ STOP_SECONDS = 15
 HTTP_SECONDS = 60  # every SDK request, and every read of a stream
 NODES = ["think", "act", "observe", "summarize", "terminate"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-# pydantic (so the server's schemas endpoint) refuses typing.TypedDict before Python 3.12: the
-# input and output schemas are then null. Fixed by declaring the state with typing_extensions.
-STATE_SCHEMA_UNSUPPORTED = sys.version_info < (3, 12) and type(InputState).__module__ == "typing"
-needs_state_schema = pytest.mark.xfail(
-    STATE_SCHEMA_UNSUPPORTED,
-    strict=True,
-    reason="reactgraph.state uses typing.TypedDict; pydantic needs typing_extensions.TypedDict on Python < 3.12",
-)
-
 
 @dataclass
 class Server:
@@ -211,7 +200,6 @@ class TestRepositoryServer:
             ("terminate", "__end__", False),
         }
 
-    @needs_state_schema
     def test_input_schema_takes_chat_messages_or_a_query(self, server: Server, assistant: dict) -> None:
         schemas = server.client().assistants.get_schemas(assistant["assistant_id"])
         assert schemas["input_schema"] is not None, f"no input schema; server log:\n{server.log_text()[-3000:]}"
@@ -219,7 +207,6 @@ class TestRepositoryServer:
         assert schemas["input_schema"]["properties"]["query"]["type"] == "string"
         assert schemas["input_schema"]["properties"]["messages"]["type"] == "array"
 
-    @needs_state_schema
     def test_output_schema_has_answer_reason_and_trace(self, server: Server, assistant: dict) -> None:
         schemas = server.client().assistants.get_schemas(assistant["assistant_id"])
         assert schemas["output_schema"] is not None, f"no output schema; server log:\n{server.log_text()[-3000:]}"
