@@ -6,8 +6,9 @@ Same scripted model (reactgraph.testing.ScriptedChatModel), same tools, same run
    observations (every model call counted, reactgraph's summary calls included);
 2. bytes stored in a real SQLite checkpointer (SqliteSaver) after that run: the checkpoint,
    metadata and pending-write blobs;
-3. framework overhead per iteration: wall time of a run with an instant model and tool
-   (in-memory checkpointer), divided by the iterations, median of repeats;
+3. framework overhead per iteration: CPU time of a run with an instant model and tool
+   (in-memory checkpointer), divided by the iterations, median of repeats (CPU time, not
+   wall time, so that other load on a shared machine does not count);
 4. wall time of one turn with 4 tool calls that each sleep 200 ms.
 
     python benchmarks/compare_prebuilt.py            # print the table
@@ -113,8 +114,8 @@ def stored_bytes(path: Path) -> int:
     return checkpoints + writes
 
 
-def tokens_and_bytes(name: str, iterations: int, workdir: Path) -> tuple[int, int]:
-    """(prompt tokens over the run, SQLite checkpoint bytes after it)."""
+def tokens_and_bytes(name: str, iterations: int, workdir: Path) -> tuple[int, int, int]:
+    """(prompt tokens over the run, SQLite checkpoint bytes after it, model calls)."""
     path = workdir / f"{name.split()[0]}-{iterations}.sqlite"
     connection = sqlite3.connect(path, check_same_thread=False)
     model = scripted(iterations)
@@ -123,17 +124,18 @@ def tokens_and_bytes(name: str, iterations: int, workdir: Path) -> tuple[int, in
     connection.close()
     tool_turns = sum(1 for c in model.calls if SUMMARY_MARK not in c["messages"][0].text) - 1
     assert tool_turns == iterations, f"{name}: {tool_turns} tool turns, expected {iterations}"
-    return sum(estimate_messages(c["messages"]) for c in model.calls), stored_bytes(path)
+    return sum(estimate_messages(c["messages"]) for c in model.calls), stored_bytes(path), len(model.calls)
 
 
 def overhead_per_iteration(name: str, iterations: int, repeats: int) -> float:
-    """Median seconds per iteration of a run with an instant model and tool, in-memory checkpoints."""
+    """Median CPU seconds per iteration of a run with an instant model and tool, in-memory checkpoints.
+    CPU time of the process (all its threads), so that other load on the machine does not count."""
     times = []
     for i in range(repeats + 1):  # the first run warms up imports and caches
         run = AGENTS[name](scripted(iterations), [fetch], InMemorySaver(), iterations)
-        start = time.perf_counter()
+        start = time.process_time()
         run(f"overhead-{i}")
-        times.append((time.perf_counter() - start) / iterations)
+        times.append((time.process_time() - start) / iterations)
     return statistics.median(times[1:])
 
 
@@ -155,9 +157,9 @@ def measure(repeats: int) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         for name in AGENTS:
             print(f"measuring {name} ...", file=sys.stderr)
-            row: dict[str, Any] = {"tokens": {}, "bytes": {}, "overhead": {}}
+            row: dict[str, Any] = {"calls": {}, "tokens": {}, "bytes": {}, "overhead": {}}
             for n in SIZES:
-                row["tokens"][n], row["bytes"][n] = tokens_and_bytes(name, n, Path(tmp))
+                row["tokens"][n], row["bytes"][n], row["calls"][n] = tokens_and_bytes(name, n, Path(tmp))
                 row["overhead"][n] = overhead_per_iteration(name, n, repeats)
             row["parallel"] = parallel_turn(name)
             results[name] = row
@@ -170,9 +172,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     formats = {
+        "calls": ("model calls (reactgraph: + summaries)", lambda v: f"{v:,}"),
         "tokens": ("prompt tokens over the run", lambda v: f"{v:,}"),
         "bytes": ("SQLite checkpoint bytes", lambda v: f"{v / 1024:,.0f} KB"),
-        "overhead": ("overhead per iteration", lambda v: f"{v * 1000:.1f} ms"),
+        "overhead": ("overhead per iteration (CPU)", lambda v: f"{v * 1000:.1f} ms"),
     }
     for key, (label, fmt) in formats.items():
         for name, row in results.items():
@@ -193,14 +196,14 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=5, help="runs per overhead measurement (median)")
+    parser.add_argument("--repeats", type=int, default=7, help="runs per overhead measurement (median)")
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name} next to this script")
     args = parser.parse_args(argv)
     results = measure(args.repeats)
     text = table(results)
     print(text)
     if args.write:
-        command = "python benchmarks/compare_prebuilt.py --write" + (f" --repeats {args.repeats}" if args.repeats != 5 else "")
+        command = "python benchmarks/compare_prebuilt.py --write" + (f" --repeats {args.repeats}" if args.repeats != 7 else "")
         RESULTS.write_text(
             "# Benchmarks: reactgraph vs LangGraph's prebuilt agents\n\n"
             f"Run on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC with `{command}` "
