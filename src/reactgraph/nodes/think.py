@@ -1,4 +1,9 @@
-"""think: one model call that yields a thought and tool calls, or the final answer."""
+"""think: one model call that yields a thought and tool calls, or the final answer.
+
+The model gets the tools natively (``bind_tools``) or, in the text format, described in the
+prompt (``tool_calling``); the call is retried on transient errors and falls back to
+``fallback_models``. The reply goes through the parsing chain; an unreadable reply becomes an
+error observation, and ``max_parse_retries`` of them in a row end the run with failure."""
 
 from __future__ import annotations
 
@@ -80,8 +85,8 @@ def decide(parsed: ParsedReply, cfg: AgentConfig, disabled: set[str]) -> dict[st
 
 def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
-        """Reads question, summary, recent steps, tools and budgets; writes thought, pending actions
-        or the final answer, and the call's token usage."""
+        """Reads question, summary, recent steps, tools, budgets and parse failures so far; writes
+        thought, pending actions or the final answer, the call's token usage and parse failures."""
         cfg = deps.run_config()
         now = time.time()
         update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": []}
