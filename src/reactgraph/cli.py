@@ -142,6 +142,7 @@ class LiveView:
         raise RuntimeError("the run ended without a result")
 
     def show(self, node: str, update: dict[str, Any]) -> None:
+        """One node's update: think -> thought and tool calls; act -> observation; summarize -> summary."""
         out = self.console.print
         if node == "think":
             if thought := (update.get("thought") or "").strip():
@@ -163,6 +164,7 @@ class LiveView:
 
 
 def footer(result: ReActResult) -> str:
+    """The one-line footer: reason, iterations, tokens ('~' when estimated), seconds, thread."""
     usage = result.token_usage
     tokens = f"{'~' if usage.estimated else ''}{usage.total_tokens} tokens"
     return (
@@ -172,6 +174,7 @@ def footer(result: ReActResult) -> str:
 
 
 def exit_code(result: ReActResult) -> int:
+    """0 success (or custom stop), 1 failure or cancelled, 3 clarification, 4 a limit."""
     reason = result.termination_reason
     if reason is TerminationReason.CLARIFICATION:
         return EXIT_CLARIFICATION
@@ -231,12 +234,14 @@ def report(result: ReActResult, args: argparse.Namespace, console: Console) -> i
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
+    """reactgraph run QUESTION: a new run, shown live."""
     agent, overrides = make_agent(args)
     with agent:
         return drive(agent, args, overrides, console, args.question, args.thread, None)
 
 
 def cmd_resume(args: argparse.Namespace, console: Console) -> int:
+    """reactgraph resume THREAD: continue a crashed or paused run, shown live."""
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
         remembered = reader.run_info(args.thread).metadata  # the --model and --tools the run was started with
     args.model = args.model or remembered.get("reactgraph_model")
@@ -247,6 +252,7 @@ def cmd_resume(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_runs(args: argparse.Namespace, console: Console) -> int:
+    """reactgraph runs: a table (or JSON) of the runs in the checkpoint file."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
         runs = agent.list_runs(limit=args.limit)
@@ -266,6 +272,7 @@ def cmd_runs(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_trace(args: argparse.Namespace, console: Console) -> int:
+    """reactgraph trace THREAD: the run's trace as text, JSON or Markdown."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
         result = agent.get_result(args.thread)
@@ -274,6 +281,7 @@ def cmd_trace(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_tools(args: argparse.Namespace, console: Console) -> int:
+    """reactgraph tools: the registry with categories and descriptions."""
     registry, _ = load_tools(args.tools)
     entries = registry.list()
     if args.json:
@@ -297,6 +305,7 @@ def _when(value: Any) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
     main_parser = argparse.ArgumentParser(prog="reactgraph", description="A ReAct agent as a LangGraph state machine.")
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
