@@ -31,6 +31,7 @@ from rich.table import Table
 from reactgraph.agent import ReActAgent
 from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, RunNotFoundError, format_trace
 from reactgraph.config import ConfigError
+from reactgraph.evaluation.suite import SuiteError
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason
 from reactgraph.tools.registry import RegisteredTool, ToolRegistrationError, ToolRegistry
@@ -297,6 +298,14 @@ def cmd_tools(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def cmd_eval(args: argparse.Namespace, console: Console) -> int:
+    """reactgraph eval: run the task suite (reactgraph.evaluation), print the table, write reports."""
+    from reactgraph.evaluation import command
+
+    command.run(args, console, model=load_model(args.model))
+    return EXIT_OK
+
+
 def _when(value: Any) -> str:
     return value.astimezone().strftime("%Y-%m-%d %H:%M:%S") if value else ""
 
@@ -348,6 +357,12 @@ def parser() -> argparse.ArgumentParser:
     tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(func=cmd_tools)
+
+    from reactgraph.evaluation.command import add_arguments as eval_arguments
+
+    evaluate = sub.add_parser("eval", help="measure the agent on the task suite (optionally beside the prebuilt agent)")
+    eval_arguments(evaluate)
+    evaluate.set_defaults(func=cmd_eval)
     return main_parser
 
 
@@ -360,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     errors = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return args.func(args, console)
-    except (UsageError, ConfigError, ToolRegistrationError) as exc:
+    except (UsageError, ConfigError, ToolRegistrationError, SuiteError) as exc:
         errors.print(f"reactgraph: usage error: {exc}", markup=False)
         return EXIT_USAGE
     except (ModelUnavailableError, CheckpointStoreError, RunNotFoundError) as exc:

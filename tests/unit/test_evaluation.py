@@ -127,19 +127,28 @@ def test_suite_compares_with_prebuilt_and_reports_side_by_side():
     assert data["totals"]["reactgraph"]["reason_right"] == 3 and len(data["runs"]) == 6
 
 
-def test_eval_command_writes_reports(tmp_path, monkeypatch):
-    from rich.console import Console
+def test_eval_command_through_the_cli_writes_reports(tmp_path, monkeypatch, capsys):
+    from reactgraph import cli
 
-    from reactgraph.evaluation import command
+    args = ["eval", "--only", "arith-mul,text-upper", "--out", str(tmp_path), "--set", "max_iterations=4",
+            "--model", "tests.unit.test_evaluation:answers_10063"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "reactgraph: correct 1/2" in out  # arith-mul is right, text-upper is not
+    data = json.loads((tmp_path / "eval.json").read_text())
+    assert [(r["task_id"], r["correct"], r["max_iterations"]) for r in data["runs"]] == [("arith-mul", True, 4), ("text-upper", False, 4)]
+    assert "reactgraph eval --model tests.unit.test_evaluation:answers_10063 --repeat 1 --set max_iterations=4" in (tmp_path / "eval.md").read_text()
 
-    monkeypatch.setattr(command, "build_model", lambda spec, url: ScriptedChatModel(responses=["10063"], repeat_last=True))
-    parser = __import__("argparse").ArgumentParser()
-    command.add_arguments(parser)
-    args = parser.parse_args(["--only", "arith-mul,text-upper", "--out", str(tmp_path), "--model", "ollama:test"])
-    console = Console(record=True, width=200)
-    report = command.run(args, console)
-    assert [r.task_id for r in report.runs] == ["arith-mul", "text-upper"]
-    assert [r.correct for r in report.runs] == [True, False]
-    assert "reactgraph: correct 1/2" in console.export_text()
-    assert json.loads((tmp_path / "eval.json").read_text())["totals"]["reactgraph"]["correct"] == 1
-    assert "reactgraph eval --model ollama:test" in (tmp_path / "eval.md").read_text()
+
+def test_eval_command_rejects_a_bad_setting(tmp_path):
+    from reactgraph import cli
+
+    model = ["--model", "tests.unit.test_evaluation:answers_10063"]
+    assert cli.main(["eval", "--set", "max_iterations=0", "--out", str(tmp_path), *model]) == 2
+    assert cli.main(["eval", "--suite", str(tmp_path / "missing"), "--out", str(tmp_path), *model]) == 2
+    assert cli.main(["eval", "--set", "tool_calling", "--out", str(tmp_path), *model]) == 2
+
+
+def answers_10063() -> ScriptedChatModel:
+    """A model factory for the CLI: answers every question with 10063."""
+    return ScriptedChatModel(responses=["10063"], repeat_last=True)

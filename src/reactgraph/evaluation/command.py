@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reactgraph.config import DEFAULT_MODEL
+from reactgraph.config import DEFAULT_MODEL, ConfigError, make_config
 from reactgraph.evaluation.report import SuiteReport
 from reactgraph.evaluation.runner import run_suite
 from reactgraph.evaluation.suite import load_suite
@@ -29,6 +30,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", choices=["prebuilt"], help="also run LangGraph's prebuilt create_react_agent")
     parser.add_argument("--only", help="comma-separated task ids or categories to run")
     parser.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
+    parser.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="an AgentConfig field for every task, e.g. --set tool_calling=text (JSON values: --set max_iterations=6)",
+    )
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, object]:
+    """KEY=VALUE pairs; VALUE is read as JSON when it parses, else as a string."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
 
 
 def build_model(spec: str, base_url: str | None) -> BaseChatModel:
@@ -40,14 +59,17 @@ def build_model(spec: str, base_url: str | None) -> BaseChatModel:
     return init_chat_model(spec, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY", "local"), temperature=0)
 
 
-def run(args: argparse.Namespace, console: Console | None = None) -> SuiteReport:
+def run(args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None) -> SuiteReport:
+    """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given."""
     console = console or Console()
+    overrides = parse_overrides(args.overrides)
+    make_config(**overrides)  # a bad --set fails here, before any model call
     tasks = load_suite(args.suite)
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
         tasks = [t for t in tasks if t.id in wanted or t.category in wanted]
     agents = ["reactgraph"] + ([args.compare] if args.compare else [])
-    model = build_model(args.model, args.base_url)
+    model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url)
     suite_dir = args.suite if args.suite.is_dir() else args.suite.parent
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
         job = bar.add_task("eval", total=len(tasks) * len(agents) * args.repeat)
@@ -56,7 +78,9 @@ def run(args: argparse.Namespace, console: Console | None = None) -> SuiteReport
             mark = "[green]ok" if r.correct else "[red]miss"
             bar.update(job, advance=1, description=f"{r.agent} {r.task_id} {mark}[/]")
 
-        report = run_suite(tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, progress=advance)
+        report = run_suite(
+            tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides, progress=advance
+        )
     table = Table(*report.headers(), title=f"{args.model} on {len(tasks)} tasks")
     for row in report.rows():
         table.add_row(*row)
@@ -73,11 +97,7 @@ def write_reports(report: SuiteReport, args: argparse.Namespace) -> None:
     (args.out / "eval.json").write_text(report.to_json())
     command = f"reactgraph eval --model {args.model}" + (f" --base-url {args.base_url}" if args.base_url else "")
     command += f" --repeat {args.repeat}" + (f" --compare {args.compare}" if args.compare else "")
+    command += "".join(f" --set {pair}" for pair in args.overrides) + (f" --only {args.only}" if args.only else "")
     (args.out / "eval.md").write_text(f"# Eval: {args.model}\n\n{stamp}; command: `{command}`\n\n{report.to_markdown()}\n")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="reactgraph eval", description=__doc__)
-    add_arguments(parser)
-    run(parser.parse_args(argv))
-    return 0

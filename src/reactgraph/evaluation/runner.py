@@ -33,9 +33,14 @@ def task_registry(task: Task, suite_dir: Path) -> tuple[ToolRegistry, dict[str, 
     return registry, counter
 
 
-def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path) -> TaskRun:
+def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
+    """The run's config: the task's own settings over the suite-wide overrides over the defaults."""
+    return AgentConfig().override(**(overrides | task.config))
+
+
+def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:
     registry, _ = task_registry(task, suite_dir)
-    config = AgentConfig().override(**task.config) if task.config else AgentConfig()
+    config = task_config(task, overrides)
     agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None)
     start = time.perf_counter()
     result = agent.run(task.question)
@@ -55,10 +60,11 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path) -> TaskRun
     )
 
 
-def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path) -> TaskRun:
-    """The same task through ``langgraph.prebuilt.create_react_agent`` with the same tools and prompt."""
+def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:
+    """The same task through ``langgraph.prebuilt.create_react_agent`` with the same tools and prompt;
+    of the config it honours max_iterations (as its recursion limit) and the failure phrases."""
     registry, _ = task_registry(task, suite_dir)
-    config = AgentConfig().override(**task.config) if task.config else AgentConfig()
+    config = task_config(task, overrides)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent; still what users run
         graph = create_react_agent(model, [entry.tool for entry in registry.list()], prompt=SYSTEM_PROMPT)
@@ -110,7 +116,7 @@ def _task_run(task: Task, agent: str, *, answer: str | None, reason: str, **meas
     )
 
 
-RUNNERS: dict[str, Callable[[Task, BaseChatModel, Path], TaskRun]] = {
+RUNNERS: dict[str, Callable[[Task, BaseChatModel, Path, dict[str, Any]], TaskRun]] = {
     "reactgraph": run_reactgraph,
     "prebuilt": run_prebuilt,
 }
@@ -123,14 +129,16 @@ def run_suite(
     *,
     agents: Iterable[str] = ("reactgraph",),
     repeat: int = 1,
+    overrides: dict[str, Any] | None = None,
     progress: Callable[[TaskRun], None] | None = None,
 ) -> SuiteReport:
-    """Run every task ``repeat`` times with each agent; ``progress`` is called after each run."""
+    """Run every task ``repeat`` times with each agent; ``overrides`` are AgentConfig fields for
+    every task (a task's own ``config`` wins); ``progress`` is called after each run."""
     tasks, runs = list(tasks), []
     for _ in range(repeat):
         for task in tasks:
             for agent in agents:
-                run = RUNNERS[agent](task, model_factory(task), Path(suite_dir))
+                run = RUNNERS[agent](task, model_factory(task), Path(suite_dir), overrides or {})
                 runs.append(run)
                 if progress:
                     progress(run)
