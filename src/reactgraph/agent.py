@@ -278,7 +278,8 @@ class ReActAgent:
         """Validate overrides, check the model is reachable, and build the run's LangGraph config."""
         context = make_config(**overrides) if overrides else None
         effective = self.config.merge(context)
-        if self._deps.model is None or effective.model != self.config.model:
+        by_name = self._deps.model is None or effective.model != self.config.model
+        if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
             self._preflight(effective.model)
         thread_id = thread_id or uuid.uuid4().hex
         self._deps.clear_cancel(thread_id)

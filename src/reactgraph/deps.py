@@ -35,7 +35,7 @@ class Deps:
     config: AgentConfig
     registry: ToolRegistry
     model: BaseChatModel | None = None
-    _models: dict[str, BaseChatModel] = field(default_factory=dict)
+    _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str | None] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -49,13 +49,15 @@ class Deps:
         return self.config
 
     def chat_model(self, cfg: AgentConfig) -> BaseChatModel:
-        """The agent's model instance, unless the run asks for another model by name."""
+        """The agent's model instance, unless the run asks for another model by name; a model made
+        from a name gets the run's settings (num_ctx, temperature, keep_alive)."""
         if self.model is not None and cfg.model == self.config.model:
             return self.model
+        key = (cfg.model, cfg.num_ctx, cfg.temperature, cfg.keep_alive)
         with self._lock:
-            if cfg.model not in self._models:
-                self._models[cfg.model] = resolve_model(cfg.model)
-            return self._models[cfg.model]
+            if key not in self._models:
+                self._models[key] = resolve_model(cfg.model, cfg)
+            return self._models[key]
 
     def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:
         """Tools bound to the model this turn: the run's selection, minus disabled ones, plus ask_user."""

@@ -278,3 +278,34 @@ def test_unreachable_ollama_is_a_clear_error(monkeypatch, math_tools):
     assert agent.config.model == "ollama:qwen2.5:7b"
     with pytest.raises(ModelUnavailableError, match=r"Ollama is not reachable at http://127.0.0.1:9.*ollama serve"):
         agent.run("q")
+
+
+def test_model_by_name_gets_the_runs_settings():
+    from reactgraph.deps import Deps
+    from reactgraph.tools.registry import ToolRegistry
+
+    deps = Deps(config=AgentConfig(), registry=ToolRegistry())
+    small = deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5))
+    assert (small.num_ctx, small.temperature) == (2048, 0.5)
+    assert deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5)) is small  # made once per settings
+    assert deps.chat_model(AgentConfig()).num_ctx == AgentConfig().num_ctx
+
+
+def test_unreachable_primary_with_fallbacks_is_a_failure_stop_naming_both(monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    agent = ReActAgent(model="ollama:first", fallback_models=("ollama:second",), model_retries=0)
+    result = agent.run("q")  # no preflight error: the fallbacks get their chance
+    assert result.termination_reason is R.FAILURE
+    assert "first" in result.termination_detail and "second" in result.termination_detail
+
+
+def test_stall_signals_keep_a_digest_not_the_observations(math_tools):
+    def big(n: int) -> str:
+        """Returns a long text."""
+        return "y" * n
+
+    model = ScriptedChatModel(responses=[tool_call("big", {"n": 2000}), "ok"])
+    agent = ReActAgent(model=model, tools=[big])
+    result = agent.run("q")
+    stall = agent.graph.get_state({"configurable": {"thread_id": result.thread_id}}).values["stall"]
+    assert len(stall["observation_key"]) == 16 and len(stall["observation_text"]) <= 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -39,13 +40,17 @@ def normalise(value: Any) -> Any:
 
 
 def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str, Any]:
-    """Count consecutive repeats of the same action set and of the same observations."""
+    """Count consecutive repeats of the same action set and of the same observations.
+
+    Each is compared by a digest, so a checkpoint holds 16 characters, not the observations;
+    ``*_text`` keeps the start of it for the stop's detail."""
     action = json.dumps([[o["tool"], normalise(o["args"])] for o in outcomes], sort_keys=True, ensure_ascii=False)
     observation = json.dumps([o["content"] for o in outcomes], ensure_ascii=False)
     signals: dict[str, Any] = {}
     for kind, text in (("action", action), ("observation", observation)):
-        same = previous.get(f"{kind}_text") == text
-        signals[f"{kind}_text"] = text
+        key = hashlib.sha256(text.encode()).hexdigest()[:16]
+        same = previous.get(f"{kind}_key") == key
+        signals |= {f"{kind}_key": key, f"{kind}_text": text[:200]}
         signals[f"{kind}_repeats"] = previous.get(f"{kind}_repeats", 0) + 1 if same else 1
     return signals
 

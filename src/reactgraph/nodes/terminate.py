@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from reactgraph import prompts
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
+from reactgraph.models import call_with_fallbacks, model_candidates
 from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import think_messages
 from reactgraph.state import ReActState, Termination
@@ -36,7 +37,8 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                     state, cfg, question=state.get("question", ""), iteration=state.get("iteration", 0), now=now
                 ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
                 try:
-                    reply = deps.chat_model(cfg).invoke(messages)
+                    candidates = model_candidates(deps.chat_model(cfg), cfg)
+                    reply = call_with_fallbacks(candidates, lambda model: model.invoke(messages), cfg)
                     answer = reply.text.strip() or None
                     update["token_usage"] = usage_of(reply, messages)
                 except Exception as exc:
