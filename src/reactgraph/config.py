@@ -15,11 +15,14 @@ from pydantic.json_schema import SkipJsonSchema
 
 DEFAULT_MODEL = "ollama:qwen2.5:7b"
 
+# How models say they cannot do a task (matched case-insensitively anywhere in a final reply).
 DEFAULT_FAILURE_PHRASES = (
-    "I cannot complete this task",
-    "I can't complete this task",
-    "I am unable to complete this task",
-    "I'm unable to complete this task",
+    "cannot complete the task",
+    "cannot complete this task",
+    "can't complete the task",
+    "can't complete this task",
+    "unable to complete the task",
+    "unable to complete this task",
     "I give up",
 )
 DEFAULT_SUCCESS_PHRASES = ("Final Answer:",)

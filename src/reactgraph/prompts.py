@@ -5,7 +5,7 @@ Each turn, first think briefly: what do you know, what do you still need? Then e
 one or more tools, or reply with the final answer and call no tool.
 - Call a tool only with the arguments its schema describes. Tool results arrive as observations.
 - When you have the answer, reply with the answer itself, without calling a tool.
-- If the task cannot be done with the tools you have, reply "I cannot complete this task" and say why. \
+- If the tools you have cannot do the task, say that you cannot complete the task, and why. \
 Never invent a result a tool did not give you.
 - If the question is ambiguous and only the user can decide, call ask_user with your question."""
 

@@ -257,3 +257,18 @@ def test_stop_rule_order_callback_before_cancel_before_stall_before_max():
                       "token_usage": {}, "stall": {}, "iteration": 1}[key]
     order.append(stop_reason(state, cfg, now=100.0))
     assert order == ["custom", "cancelled", "timeout", "token_budget", "stalled", "max_iterations", None]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["I cannot complete the task: there is no weather tool.", "Sorry, I'm unable to complete this task without a search tool."],
+)
+def test_default_failure_phrases_match_how_models_give_up(math_tools, reply):
+    agent, _ = agent_with([reply], math_tools)
+    assert agent.run("Weather?").termination_reason is TerminationReason.FAILURE
+
+
+def test_system_prompt_gives_no_quoted_phrase_to_parrot():
+    from reactgraph.prompts import SYSTEM_PROMPT
+
+    assert '"' not in SYSTEM_PROMPT  # small models repeat quoted phrases verbatim instead of working
