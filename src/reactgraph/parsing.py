@@ -184,7 +184,7 @@ def _native(message: AIMessage, text: str, ctx: ParseContext) -> ParsedReply | N
 
 # -- 2. JSON (or Python-style) tool calls in the text ------------------------------------------
 
-TAGGED = re.compile(r"<(tool_call|function_call|tool_use)>(.*?)(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
+TAGGED = re.compile(r"<(tool_call|function_call|tool_use|tools)>(.*?)(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
 FENCED = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 CALL_SHAPE = re.compile(r"""[{,]\s*["']?(name|tool|tool_name|function)["']?\s*:""")
 
@@ -221,7 +221,7 @@ def _json_calls(text: str, ctx: ParseContext) -> ParsedReply | None:
 
 
 def _squash(thought: str) -> str:
-    return " ".join(re.sub(r"</?(tool_call|function_call|tool_use)>", " ", thought).split())
+    return " ".join(re.sub(r"</?(tool_call|function_call|tool_use|tools)>", " ", thought).split())
 
 
 def _calls_in_block(block: str, ctx: ParseContext) -> list[Action] | str | None:
@@ -308,9 +308,12 @@ def unquote(value: str) -> str:
 
 
 def loads_lenient(text: str) -> Any:
-    """JSON as small models write it: strict JSON, else without trailing commas, else a Python literal
+    """JSON as small models write it: strict JSON, else without trailing commas, else with doubled
+    outer braces undone (``{{...}}``, copied from escaped prompt templates), else a Python literal
     (single quotes, True/None). None when it is none of these."""
     candidates = [text, re.sub(r",\s*([}\]])", r"\1", text)]
+    if text.startswith("{{") and text.endswith("}}"):
+        candidates.append(text[1:-1])
     for candidate in candidates:
         try:
             return json.loads(candidate)
