@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +37,8 @@ class Deps:
     registry: ToolRegistry
     model: BaseChatModel | None = None
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
-    _cancelled: set[str | None] = field(default_factory=set)
+    _cancelled: set[str] = field(default_factory=set)
+    _cancel_all_before: float = float("-inf")
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def run_config(self) -> AgentConfig:
@@ -67,15 +69,18 @@ class Deps:
         return tools
 
     def request_cancel(self, thread_id: str | None = None) -> None:
-        """Ask the run on ``thread_id`` (every run, when None) to stop at its next step."""
+        """Ask the run on ``thread_id`` to stop at its next step; None: every run started before now."""
         with self._lock:
-            self._cancelled.add(thread_id)
+            if thread_id is None:
+                self._cancel_all_before = time.time()
+            else:
+                self._cancelled.add(thread_id)
 
     def clear_cancel(self, thread_id: str) -> None:
+        """A new run on ``thread_id`` starts uncancelled (a cancel-all still stops older runs)."""
         with self._lock:
             self._cancelled.discard(thread_id)
-            self._cancelled.discard(None)
 
-    def is_cancelled(self, thread_id: str | None) -> bool:
+    def is_cancelled(self, thread_id: str | None, started_at: float) -> bool:
         with self._lock:
-            return None in self._cancelled or thread_id in self._cancelled
+            return thread_id in self._cancelled or started_at <= self._cancel_all_before

@@ -40,3 +40,5 @@ THOUGHT_REQUIRED = (
 EMPTY_REPLY = (
     "Your reply was empty. Either call one of the tools, or reply with the final answer."
 )
+
+ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."

@@ -78,6 +78,7 @@ class Outcome(TypedDict, total=False):
     error_kind: str | None  # tool_not_found, invalid_parameters, execution_failed, timeout, disabled, ...
     error_type: str  # the exception class (or the error kind)
     failures: list[str]  # every failed attempt, also when a retry recovered
+    ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
     duration: float
     retries: int
@@ -126,6 +127,8 @@ class ReActState(InputState, OutputState, total=False):
 
     # think: the question, fixed at the first turn (from query or the last human message).
     question: str
+    # think: the id of the human message the question came from (None for a query).
+    question_message: str | None
     # think: wall-clock start of the run (time.time()).
     started_at: float
     # think: model turns so far.

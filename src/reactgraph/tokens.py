@@ -10,9 +10,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from reactgraph.state import TokenCount
 
 
+CHARS_PER_TOKEN = 4
+
+
 def count_tokens(text: str) -> int:
     """Estimate: 1 token per 4 characters (used where a model reports no usage)."""
-    return math.ceil(len(text) / 4) if text else 0
+    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
 
 
 def message_text(message: BaseMessage) -> str:
@@ -48,3 +51,13 @@ def usage_of(reply: AIMessage, prompt: Sequence[BaseMessage]) -> TokenCount:
         "total_tokens": prompt_tokens + completion,
         "estimated": True,
     }
+
+
+def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
+    """Keep the head and tail of ``text`` within ~max_tokens (CHARS_PER_TOKEN characters each), with a visible marker."""
+    limit = max_tokens * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text, False
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    cut = len(text) - len(head) - len(tail)
+    return f"{head}\n[... {cut} characters truncated ...]\n{tail}", True

@@ -15,17 +15,8 @@ from reactgraph.deps import Deps
 from reactgraph.result import ReActStep
 from reactgraph.nodes.summarize import condense_observation
 from reactgraph.state import Outcome, ReActState, add_usage
+from reactgraph.tokens import truncate
 from reactgraph.tools.breaker import count_failure
-
-
-def truncate(text: str, max_tokens: int) -> tuple[str, bool]:
-    """Keep the head and tail of ``text`` within ~max_tokens (4 chars each), with a visible marker."""
-    limit = max_tokens * 4
-    if len(text) <= limit:
-        return text, False
-    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
-    cut = len(text) - len(head) - len(tail)
-    return f"{head}\n[... {cut} characters truncated ...]\n{tail}", True
 
 
 def normalise(value: Any) -> Any:
@@ -73,7 +64,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                     deps.chat_model(cfg), cfg, question=state.get("question", ""), tool=o["tool"], content=o["content"]
                 )
                 content, spent = summary or content, add_usage(spent, used) if used else spent
-            if o["tool"] and o.get("error_kind") not in ("tool_not_found", "disabled"):
+            if o.get("ran"):  # the tool itself was called (cache hits and refused calls are not runs)
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
                 content += f"\n{note}"
@@ -100,7 +91,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             "errors": errors,
             "stall": stall_signals(state.get("stall") or {}, outcomes),
             "callback_stop": _ask_callback(cfg, step),
-            "cancel_requested": deps.is_cancelled(thread_id),
+            "cancel_requested": deps.is_cancelled(thread_id, state.get("started_at", now)),
         } | ({"token_usage": spent} if spent else {})
 
     return observe

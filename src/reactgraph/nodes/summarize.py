@@ -18,7 +18,7 @@ from reactgraph.deps import Deps
 from reactgraph.models import call_with_fallbacks, model_candidates
 from reactgraph.scratchpad import steps_text
 from reactgraph.state import ReActState, TokenCount
-from reactgraph.tokens import count_tokens, usage_of
+from reactgraph.tokens import count_tokens, truncate, usage_of
 
 OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
 Rewrite the result in at most {words} words. Keep every fact that could help answer the question \
@@ -33,7 +33,8 @@ Result:
 def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def summarize(state: ReActState) -> dict[str, Any]:
         """Reads the old summary and the steps since it; writes the new summary and the call's usage.
-        If the model call fails, the new steps are appended as text, so nothing is lost."""
+        If the model call fails, the new steps are appended as text, cut head-and-tail to
+        ``max_observation_tokens`` twice over, so the prompt stays bounded; the trace keeps them whole."""
         cfg = deps.run_config()
         through = state.get("summarized_through", 0)
         new_steps = [s for s in state.get("steps") or [] if s["iteration"] > through]
@@ -51,7 +52,8 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             reply = call_with_fallbacks(candidates, lambda model: model.invoke(prompt), cfg)
         except Exception as exc:
             note = f"(summary call failed: {type(exc).__name__}: {exc})"
-            return update | {"summary": "\n".join(filter(None, [old, note, steps_text(new_steps)]))}
+            text, _ = truncate("\n".join(filter(None, [old, note, steps_text(new_steps)])), 2 * cfg.max_observation_tokens)
+            return update | {"summary": text}
         return update | {"summary": reply.text.strip(), "token_usage": usage_of(reply, prompt)}
 
     return summarize

@@ -12,10 +12,20 @@ from reactgraph import prompts
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
 from reactgraph.models import call_with_fallbacks, model_candidates
+from reactgraph.nodes.think import bind_for
+from reactgraph.parsing import ParseContext, parse_reply, tool_specs
 from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
+from reactgraph.tools.breaker import disabled_tools
+
+
+def partial_answer(reply: AIMessage, text_format: ParseContext | None) -> str | None:
+    """The reply's text; in the text format, what follows its final-answer tag when it has one."""
+    if text_format is not None and (parsed := parse_reply(reply, text_format)).answer:
+        return parsed.answer
+    return reply.text.strip() or None
 
 
 def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
@@ -33,13 +43,16 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         if TerminationReason(termination["reason"]) in LIMIT_REASONS:
             update["partial"] = True
             if cfg.early_stopping == "generate":
+                model = deps.chat_model(cfg)
+                tools = deps.offered_tools(cfg, disabled_tools(state.get("tool_failures"), cfg))
+                _, text_format = bind_for(model, tools, tool_specs(tools), cfg)  # show the run as think did
                 messages = think_messages(
-                    state, cfg, question=state.get("question", ""), iteration=state.get("iteration", 0), now=now
+                    state, cfg, question=state.get("question", ""), iteration=state.get("iteration", 0), now=now,
+                    text_format=text_format,
                 ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
                 try:
-                    candidates = model_candidates(deps.chat_model(cfg), cfg)
-                    reply = call_with_fallbacks(candidates, lambda model: model.invoke(messages), cfg)
-                    answer = reply.text.strip() or None
+                    reply = call_with_fallbacks(model_candidates(model, cfg), lambda m: m.invoke(messages), cfg)
+                    answer = partial_answer(reply, text_format)
                     update["token_usage"] = usage_of(reply, messages)
                 except Exception as exc:
                     update["termination"] = {

@@ -19,7 +19,7 @@ from langgraph.types import Overwrite
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
+from reactgraph.deps import ASK_USER, Deps
 from reactgraph.models import call_with_fallbacks, model_candidates
 from reactgraph.parsing import ParseContext, ParsedReply, TextFormat, ToolSpec, parse_failed, parse_reply, tool_specs
 from reactgraph.scratchpad import think_messages
@@ -34,14 +34,26 @@ DEGENERATE_THOUGHT = re.compile(
 )
 
 
+def last_human(state: ReActState) -> HumanMessage | None:
+    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage) and m.text.strip()), None)
+
+
 def question_of(state: ReActState) -> str:
     """The question: ``query`` when given, else the last human message."""
     if query := (state.get("query") or "").strip():
         return query
-    for message in reversed(state.get("messages") or []):
-        if isinstance(message, HumanMessage) and (text := message.text.strip()):
-            return text
-    return ""
+    message = last_human(state)
+    return message.text.strip() if message else ""
+
+
+def is_new_run(state: ReActState) -> bool:
+    """A new run starts on this thread: the first one, a finished one's successor, or new input (a
+    ``query``, which a run clears once read, or a human message the run has not seen) that arrives
+    while an earlier run is unfinished (paused or crashed)."""
+    if state.get("termination") or not state.get("question") or (state.get("query") or "").strip():
+        return True
+    message = last_human(state)
+    return message is not None and message.id != state.get("question_message")
 
 
 def find_phrase(text: str, phrases: tuple[str, ...]) -> tuple[str, str] | None:
@@ -71,14 +83,17 @@ def decide(parsed: ParsedReply, cfg: AgentConfig, disabled: set[str]) -> dict[st
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
         return _stop("success", "the model gave a final answer", parsed.answer)
-    actions = []
+    actions, asked = [], False
     for action in parsed.actions:
         if "rejection" in action:
             pass
+        elif action["tool"] == ASK_USER and asked:  # one question at a time: one pause, one answer
+            action = {**action, "rejection_kind": "invalid_parameters", "rejection": prompts.ONE_QUESTION}
         elif thought_problem(parsed.thought, cfg):
             action = {**action, "rejection_kind": "missing_thought", "rejection": prompts.THOUGHT_REQUIRED}
         elif action["tool"] in disabled:
             action = {**action, "rejection_kind": "disabled", "rejection": disabled_message(action["tool"], cfg)}
+        asked = asked or action["tool"] == ASK_USER
         actions.append(action)
     return {"pending_actions": actions}
 
@@ -90,7 +105,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         cfg = deps.run_config()
         now = time.time()
         update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": []}
-        if state.get("termination") or not state.get("question"):
+        if is_new_run(state):
             state, fresh = _fresh_run(state, now)
             update |= fresh
         question = state["question"]
@@ -144,9 +159,13 @@ def bind_for(
 
 def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
     """A new run on this thread (first run, or a new question after a finished one): reset the run's fields."""
+    message = last_human(state)
     fresh: dict[str, Any] = {
         "question": question_of(state),
+        "query": None,  # read: a later query on this thread is a new run
+        "question_message": message.id if message else None,
         "started_at": now,
+        "finished_at": None,
         "iteration": 0,
         "summary": "",
         "summarized_through": 0,

@@ -108,11 +108,10 @@ def execute(
     cfg: AgentConfig,
     *,
     deadline: float | None = None,
-    offered: list[str] | None = None,
 ) -> Outcome:
     """Run ``action`` with its tool's policy resolved against ``cfg``; every error becomes an error outcome."""
     start = time.perf_counter()
-    offered = registry.select(cfg.tools) if offered is None else offered
+    offered = registry.select(cfg.tools)
     entry = registry.get(action["tool"]) if action["tool"] in offered else None
     if entry is None:
         names = ", ".join(offered) or "none"
@@ -134,6 +133,7 @@ def execute(
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
     base = _base(action) | {
+        "ran": True,
         "duration": time.perf_counter() - start,
         "retries": retries,
         "failures": [f"{type(e).__name__}: {e}" for e in errors],
@@ -185,7 +185,7 @@ def _error_text(tool: str, kind: str, exc: BaseException, retries: int) -> str:
 
 def _base(action: Action) -> Outcome:
     return {"call_id": action["id"], "index": action["index"], "tool": action["tool"], "args": action["args"],
-            "cached": False, "retries": 0, "duration": 0.0}
+            "cached": False, "retries": 0, "duration": 0.0, "ran": False}
 
 
 def error_outcome(action: Action, kind: str, text: str, *, duration: float = 0.0) -> Outcome:

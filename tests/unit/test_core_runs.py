@@ -1,0 +1,92 @@
+"""Runs on one thread, one question at a time, cancel-all, counts, and stops in the text format."""
+
+from __future__ import annotations
+
+from langchain_core.messages import ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from reactgraph import ReActAgent, build_graph
+from reactgraph import TerminationReason as R
+from reactgraph.config import AgentConfig
+from reactgraph.deps import Deps
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
+from reactgraph.tools.registry import ToolRegistry
+from tests.unit.parsing_corpus import TextOnlyModel
+
+
+def test_new_question_on_a_paused_thread_starts_a_new_run(math_tools):
+    model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which city?"}), "Rome is in Italy."])
+    agent = ReActAgent(model=model, tools=math_tools)
+    paused = agent.run("Where is the city?", thread_id="t")
+    assert paused.termination_reason is R.CLARIFICATION
+    second = agent.run("Where is Rome?", thread_id="t")  # instead of answering the question
+    assert second.question == "Where is Rome?" and second.final_answer == "Rome is in Italy."
+    assert second.trace.total_iterations == 1 and second.trace.steps == []
+
+
+def test_query_then_chat_message_on_one_thread_answers_the_message(math_tools):
+    model = ScriptedChatModel(responses=["first answer", "second answer"])
+    graph = build_graph(model, math_tools, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    assert graph.invoke({"query": "first question"}, config)["final_answer"] == "first answer"
+    out = graph.invoke({"messages": [{"role": "user", "content": "second question"}]}, config)
+    assert out["final_answer"] == "second answer"
+    assert graph.get_state(config).values["question"] == "second question"  # not the old query again
+
+
+def test_one_question_at_a_time(math_tools):
+    two = tool_calls([("ask_user", {"question": "City?"}), ("ask_user", {"question": "Year?"})])
+    model = ScriptedChatModel(responses=[two, "Rome, 2020."])
+    agent = ReActAgent(model=model, tools=math_tools)
+    paused = agent.run("?")
+    assert paused.termination_detail == "City?"
+    done = agent.resume(paused.thread_id, "Rome")  # one pause, one answer: resumable
+    first, second = done.trace.steps[0].observations
+    assert first.content == "The user answered: Rome"
+    assert second.status == "error" and "one question at a time" in second.content
+    assert done.final_answer == "Rome, 2020."
+
+
+def test_cancel_all_stops_older_runs_and_survives_new_ones():
+    deps = Deps(config=AgentConfig(), registry=ToolRegistry())
+    deps.request_cancel()  # every run started before now
+    deps.clear_cancel("new")  # a new run starting elsewhere does not undo it
+    assert deps.is_cancelled("old", started_at=0.0)
+    assert not deps.is_cancelled("new", started_at=float("inf"))
+    deps.request_cancel("new")
+    assert deps.is_cancelled("new", started_at=float("inf"))
+
+
+def test_tool_usage_counts_only_calls_that_ran(math_tools):
+    calls = tool_calls([("lookup", {"key": "paris"}), ("nope", {}), ("add", {"a": "x", "b": 1})])
+    model = ScriptedChatModel(responses=[calls, tool_call("lookup", {"key": "rome"}), "done"])
+    result = ReActAgent(model=model, tools=math_tools).run("?")
+    assert result.tool_usage == {"lookup": 2}  # the unknown tool and the invalid call never ran
+
+
+def test_partial_answer_in_text_format_sees_text_steps_and_reads_the_final_answer(math_tools):
+    def reply(messages):
+        if "You must stop now" in messages[-1].content:
+            return "Thought: I have one sum.\nFinal Answer: 2 so far"
+        return "Thought: add\nAction: add[{\"a\": 1, \"b\": 1}]"
+
+    model = TextOnlyModel(responses=[reply] * 3)
+    result = ReActAgent(model=model, tools=math_tools, tool_calling="text", max_iterations=1).run("sum?")
+    assert result.termination_reason is R.MAX_ITERATIONS and result.final_answer == "2 so far"
+    last_prompt = model.calls[-1]["messages"]
+    assert not any(isinstance(m, ToolMessage) for m in last_prompt)  # rendered as text, as think showed it
+    assert "Action:" in last_prompt[0].content  # the text format's instructions are there
+
+
+def test_failed_summary_keeps_the_prompt_bounded(math_tools):
+    def reply(messages):
+        if "running notes" in messages[-1].content:
+            raise RuntimeError("summary model down")
+        return tool_call("lookup", {"key": str(len(model.calls))})
+
+    model = ScriptedChatModel(responses=[reply] * 40)
+    agent = ReActAgent(model=model, tools=math_tools, summary_every=1, max_iterations=12, model_retries=0,
+                       max_observation_tokens=50, early_stopping="force", stall_threshold=20)
+    result = agent.run("?")
+    assert "summary call failed" in result.summary
+    assert len(result.summary) < 2 * 50 * 4 + 200  # cut head-and-tail, not every step appended
