@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -36,6 +37,7 @@ from reactgraph.tools.registry import ToolRegistry
 
 ClarificationHandler = Callable[[str], str]
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
+RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
 DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
 
 
@@ -61,6 +63,7 @@ class ReActAgent:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         self._deps = build_deps(model, tools, config)
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
+        self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer)
         self._checked_models: set[str] = set()
         self._last_thread: str | None = None
@@ -75,7 +78,7 @@ class ReActAgent:
 
     def close(self) -> None:
         """Close the SQLite connection this agent opened (other savers are left to their owner)."""
-        if self.db_path is not None and hasattr(self.checkpointer, "conn"):
+        if self._owns_connection:
             self.checkpointer.conn.close()
 
     def __enter__(self) -> ReActAgent:
@@ -112,7 +115,7 @@ class ReActAgent:
         ``answer`` answers a pending clarification question. Tool calls that finished before a
         crash are not run again. A finished run is returned as it is."""
         self._require_run(thread_id)
-        context, config, thread_id = self._prepare(thread_id, overrides)
+        context, config, thread_id = self._prepare(thread_id, overrides, inherit=True)
         payload = Command(resume=answer) if answer is not None else None
         return self._drive(payload, config, context, thread_id, on_clarification)
 
@@ -133,7 +136,7 @@ class ReActAgent:
             raise ValueError("fork needs exactly one of iteration= or checkpoint_id=")
         if checkpoint_id is None:
             checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
-        context, config, thread_id = self._prepare(thread_id, overrides)
+        context, config, thread_id = self._prepare(thread_id, overrides, inherit=True)
         start = config | {"configurable": {**config["configurable"], "checkpoint_id": checkpoint_id}}
         return self._drive(None, config, context, thread_id, on_clarification, start=start)
 
@@ -193,9 +196,8 @@ class ReActAgent:
         ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
         if query is None:
             self._require_run(thread_id)
-        context, config, thread_id = self._prepare(thread_id, overrides)
-        if metadata:
-            config["metadata"] = dict(metadata)
+        context, config, thread_id = self._prepare(thread_id, overrides, inherit=query is None)
+        config["metadata"] |= metadata or {}
         payload: Any = {"query": query} if query is not None else (Command(resume=answer) if answer is not None else None)
         with store_errors(self.db_path):
             for chunk in self.graph.stream(payload, config, context=context, stream_mode="updates", durability=DURABILITY):
@@ -274,8 +276,14 @@ class ReActAgent:
         async with async_sqlite_saver(self.db_path) as saver:
             yield self.graph.copy({"checkpointer": saver})
 
-    def _prepare(self, thread_id: str | None, overrides: dict[str, Any]) -> tuple[AgentConfig | None, dict, str]:
-        """Validate overrides, check the model is reachable, and build the run's LangGraph config."""
+    def _prepare(
+        self, thread_id: str | None, overrides: dict[str, Any], *, inherit: bool = False
+    ) -> tuple[AgentConfig | None, dict, str]:
+        """Validate overrides, check the model is reachable, and build the run's LangGraph config.
+        The run's overrides are stored in its checkpoints' metadata; with ``inherit`` (resume, fork)
+        the stored ones apply under the new ones, so a continued run keeps its limits and tools."""
+        if inherit and thread_id is not None:
+            overrides = self._stored_overrides(thread_id) | overrides
         context = make_config(**overrides) if overrides else None
         effective = self.config.merge(context)
         by_name = self._deps.model is None or effective.model != self.config.model
@@ -287,8 +295,15 @@ class ReActAgent:
         config = thread_config(thread_id) | {
             "max_concurrency": effective.max_parallel_tools,
             "recursion_limit": 4 * effective.max_iterations + 10,
+            "metadata": {RUN_OVERRIDES: json.dumps({k: v for k, v in overrides.items() if not callable(v)})},
         }
         return context, config, thread_id
+
+    def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
+        """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
+        with store_errors(self.db_path):
+            metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
+        return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
 
     def _preflight(self, model: str) -> None:
         """Report an unreachable Ollama or a model not pulled once, before the first call."""

@@ -55,7 +55,7 @@ class AgentConfig(BaseModel):
         default=None, gt=0, description="Stop before total tokens (prompt + completion) would pass this."
     )
     timeout_seconds: float | None = Field(
-        default=None, gt=0, description="Wall-clock budget of the run, checked before every model call."
+        default=None, gt=0, description="Wall-clock budget of the run, checked before every think call; also bounds tool waits."
     )
     stall_threshold: int = Field(
         default=3, ge=2, description="Consecutive repeats of the same action, or of the same observation, that stop a run."

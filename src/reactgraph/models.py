@@ -2,7 +2,9 @@
 
 A model call retries transient errors (connection reset, timeouts, 5xx, rate limits) with
 tenacity backoff, separately from tool retries; when the model keeps failing, the
-``fallback_models`` are tried in order. Callers get the reply or the last error, never a hang.
+``fallback_models`` are tried in order. Callers get the reply or the last error. A call is bounded
+only by the client's own timeout (ChatOllama has none by default): ``timeout_seconds`` is checked
+between model calls, not during one.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Default prompts. Every one can be replaced through AgentConfig."""
+"""Default prompts. ``AgentConfig.system_prompt`` replaces the system prompt and ``thought_prompt``
+is appended to it; the others are fixed."""
 
 SYSTEM_PROMPT = """You are a careful assistant that solves tasks step by step with tools.
 Each turn, first think briefly: what do you know, what do you still need? Then either call \

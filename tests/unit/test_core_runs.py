@@ -90,3 +90,28 @@ def test_failed_summary_keeps_the_prompt_bounded(math_tools):
     result = agent.run("?")
     assert "summary call failed" in result.summary
     assert len(result.summary) < 2 * 50 * 4 + 200  # cut head-and-tail, not every step appended
+
+
+def test_resume_keeps_the_options_the_run_started_with(math_tools, log):
+    turns = iter(range(100))
+    model = ScriptedChatModel(
+        responses=[tool_call("ask_user", {"question": "Go on?"})] + [lambda m: tool_call("add", {"a": next(turns), "b": 1})] * 10
+    )
+    agent = ReActAgent(model=model, tools=math_tools, summary_every=0)
+    paused = agent.run("?", max_iterations=3, early_stopping="force")
+    done = agent.resume(paused.thread_id, "yes")
+    assert done.termination_reason is R.MAX_ITERATIONS and done.termination_detail == "reached max_iterations=3"
+    assert len(log.calls) == 2  # iterations 2 and 3, not the agent's default of 10
+    forked = agent.fork(paused.thread_id, iteration=1, max_iterations=4)  # a new option wins over the stored one
+    assert forked.trace.total_iterations == 4
+
+
+def test_close_leaves_a_saver_the_caller_owns(tmp_path):
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(tmp_path / "mine.sqlite", check_same_thread=False)
+    with ReActAgent(model=ScriptedChatModel(responses=["ok"]), checkpointer=SqliteSaver(conn)) as agent:
+        agent.run("?")
+    conn.execute("select 1")  # still open: the agent did not own it

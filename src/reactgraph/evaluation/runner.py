@@ -26,11 +26,12 @@ from reactgraph.tools.registry import ToolRegistry
 ModelFactory = Callable[[Task], BaseChatModel]
 
 
-def task_registry(task: Task, suite_dir: Path) -> tuple[ToolRegistry, dict[str, int] | None]:
+def task_registry(task: Task, suite_dir: Path) -> ToolRegistry:
     """The built-ins the task may use (file tools rooted at the suite's files/, search over docs/), faults injected."""
     registry = ToolRegistry.with_builtins(task.tools, root=suite_dir / "files", documents=suite_dir / "docs")
-    counter = inject_fault(registry, task.fault) if task.fault else None
-    return registry, counter
+    if task.fault:
+        inject_fault(registry, task.fault)
+    return registry
 
 
 def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
@@ -39,7 +40,7 @@ def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
 
 
 def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:
-    registry, _ = task_registry(task, suite_dir)
+    registry = task_registry(task, suite_dir)
     config = task_config(task, overrides)
     agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None)
     start = time.perf_counter()
@@ -63,7 +64,7 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
 def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:
     """The same task through ``langgraph.prebuilt.create_react_agent`` with the same tools and prompt;
     of the config it honours max_iterations (as its recursion limit) and the failure phrases."""
-    registry, _ = task_registry(task, suite_dir)
+    registry = task_registry(task, suite_dir)
     config = task_config(task, overrides)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent; still what users run

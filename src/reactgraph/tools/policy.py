@@ -69,7 +69,6 @@ class ToolPolicy(BaseModel):
             max_delay=float(pick(self.max_delay, cfg.max_delay)),
             retryable_types=tuple(e for e in errors if isinstance(e, type)),
             retryable_patterns=tuple(e.lower() for e in errors if isinstance(e, str)),
-            cacheable=self.cacheable,
             sleep=self.sleep or time.sleep,
         )
 
@@ -85,7 +84,6 @@ class ExecutionPolicy:
     max_delay: float
     retryable_types: tuple[type[BaseException], ...]
     retryable_patterns: tuple[str, ...]
-    cacheable: bool
     sleep: Callable[[float], None]
 
     def is_retryable(self, exc: BaseException) -> bool:
