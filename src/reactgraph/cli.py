@@ -29,12 +29,21 @@ from rich.prompt import Prompt
 from rich.table import Table
 
 from reactgraph.agent import ReActAgent
-from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, RunNotFoundError, format_trace
+from reactgraph.checkpoints import (
+    DEFAULT_CHECKPOINTER,
+    CheckpointStoreError,
+    RunNotFoundError,
+    format_trace,
+)
 from reactgraph.config import ConfigError
 from reactgraph.evaluation.suite import SuiteError
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason
-from reactgraph.tools.registry import RegisteredTool, ToolRegistrationError, ToolRegistry
+from reactgraph.tools.registry import (
+    RegisteredTool,
+    ToolRegistrationError,
+    ToolRegistry,
+)
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CLARIFICATION, EXIT_LIMIT = 0, 1, 2, 3, 4
 PROVIDERS = frozenset(

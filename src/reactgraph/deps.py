@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -13,9 +14,10 @@ from langgraph.runtime import get_runtime
 from pydantic import BaseModel, Field
 
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.models import resolve_model
+from reactgraph.models import call_with_fallbacks, resolve_model
 from reactgraph.tools.registry import ToolRegistry
 
+T = TypeVar("T")
 ASK_USER = "ask_user"
 
 
@@ -51,14 +53,25 @@ class Deps:
         return self.config
 
     def chat_model(self, cfg: AgentConfig) -> BaseChatModel:
-        """The agent's model instance, unless the run asks for another model by name; a model made
-        from a name gets the run's settings (num_ctx, temperature, keep_alive)."""
+        """The agent's model instance, unless the run asks for another model by name."""
         if self.model is not None and cfg.model == self.config.model:
             return self.model
-        key = (cfg.model, cfg.num_ctx, cfg.temperature, cfg.keep_alive)
+        return self._by_name(cfg.model, cfg)
+
+    def candidates(self, cfg: AgentConfig) -> list[BaseChatModel]:
+        """The run's model, then its ``fallback_models``."""
+        return [self.chat_model(cfg), *(self._by_name(name, cfg) for name in cfg.fallback_models)]
+
+    def call_model(self, cfg: AgentConfig, attempt: Callable[[BaseChatModel], T]) -> T:
+        """``attempt(model)`` with retries on the run's model, then on each fallback model in turn."""
+        return call_with_fallbacks(self.candidates(cfg), attempt, cfg)
+
+    def _by_name(self, name: str, cfg: AgentConfig) -> BaseChatModel:
+        """A model made from its name with the run's settings (num_ctx, temperature, keep_alive), once each."""
+        key = (name, cfg.num_ctx, cfg.temperature, cfg.keep_alive)
         with self._lock:
             if key not in self._models:
-                self._models[key] = resolve_model(cfg.model, cfg)
+                self._models[key] = resolve_model(name, cfg)
             return self._models[key]
 
     def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:

@@ -13,7 +13,13 @@ from langgraph.types import Checkpointer, Send
 from reactgraph import edges
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
+from reactgraph.nodes import (
+    make_act,
+    make_observe,
+    make_summarize,
+    make_terminate,
+    make_think,
+)
 from reactgraph.state import InputState, OutputState, ReActState
 from reactgraph.tools.registry import ToolRegistry
 

@@ -148,21 +148,6 @@ def call_with_fallbacks(
     raise ModelCallError(f"all {len(models)} models failed: " + " | ".join(errors))
 
 
-def model_candidates(primary: BaseChatModel, cfg: AgentConfig) -> list[BaseChatModel]:
-    """The run's model, then its fallback models (resolved once per name and settings)."""
-    return [primary, *(_fallback(name, cfg) for name in cfg.fallback_models)]
-
-
 def model_label(model: BaseChatModel) -> str:
     name = getattr(model, "model", None) or getattr(model, "model_name", None)
     return f"{model._llm_type}:{name}" if name else model._llm_type
-
-
-_FALLBACKS: dict[tuple, BaseChatModel] = {}
-
-
-def _fallback(name: str, cfg: AgentConfig) -> BaseChatModel:
-    key = (name, cfg.num_ctx, cfg.temperature, cfg.keep_alive)
-    if key not in _FALLBACKS:
-        _FALLBACKS[key] = resolve_model(name, cfg)
-    return _FALLBACKS[key]

@@ -12,7 +12,9 @@ from typing import Annotated, Any, Literal
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
-from typing_extensions import TypedDict  # pydantic (the server's schemas) needs it on Python < 3.12
+from typing_extensions import (
+    TypedDict,  # pydantic (the server's schemas) needs it on Python < 3.12
+)
 
 TerminationReasonName = Literal[
     "success",

@@ -9,7 +9,6 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from reactgraph.state import TokenCount
 
-
 CHARS_PER_TOKEN = 4
 
 

@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
 import signal
 import socket
-import importlib.util
 import subprocess
 import sys
 import time

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from reactgraph import ReActAgent, TerminationReason
-from reactgraph import checkpoints
+from reactgraph import ReActAgent, TerminationReason, checkpoints
 from reactgraph.checkpoints import CheckpointStoreError
 from reactgraph.testing import ScriptedChatModel, tool_call
 

@@ -80,7 +80,7 @@ def test_no_summary_from_the_threshold_when_the_prompt_is_small():
 
 def long_page(n: int) -> str:
     """A long page whose only fact is the year."""
-    return "padding " * 400 + f"The bridge opened in 1932. " + "padding " * 400
+    return "padding " * 400 + "The bridge opened in 1932. " + "padding " * 400
 
 
 def page_model(summary_reply) -> ScriptedChatModel:

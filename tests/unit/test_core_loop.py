@@ -8,7 +8,15 @@ import threading
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from reactgraph import AgentConfig, ConfigError, ModelUnavailableError, ReActAgent, ReActResult, ReActStep, build_graph
+from reactgraph import (
+    AgentConfig,
+    ConfigError,
+    ModelUnavailableError,
+    ReActAgent,
+    ReActResult,
+    ReActStep,
+    build_graph,
+)
 from reactgraph import TerminationReason as R
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 

@@ -8,7 +8,6 @@ import pytest
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.testing import ScriptedChatModel, tool_call
-from reactgraph.testing import tool_calls as many_calls
 
 
 def looping(reply, partial: str):

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from reactgraph.evaluation import Expectation, Fault, Task, check_answer, load_suite, run_suite
+from reactgraph.evaluation import (
+    Expectation,
+    Fault,
+    Task,
+    check_answer,
+    load_suite,
+    run_suite,
+)
 from reactgraph.evaluation.faults import InjectedFault, inject_fault
 from reactgraph.evaluation.suite import SuiteError
 from reactgraph.testing import ScriptedChatModel, tool_call

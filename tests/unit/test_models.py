@@ -15,17 +15,18 @@ from ollama import ResponseError
 
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
+from reactgraph.deps import Deps
 from reactgraph.models import (
     ModelCallError,
     ModelUnavailableError,
     call_with_fallbacks,
     check_ollama,
     is_transient,
-    model_candidates,
     resolve_model,
     with_retries,
 )
 from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.tools.registry import ToolRegistry
 
 FAST = AgentConfig(model_retries=2, model_retry_delay=1.0, model_retry_max_delay=3.0)
 
@@ -195,7 +196,8 @@ def test_fallback_names_resolve_once_after_the_primary(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
     primary = ScriptedChatModel(responses=["x"])
     cfg = AgentConfig(fallback_models=("ollama:llama3.2:3b", "ollama:qwen2.5:3b"))
-    first, second = model_candidates(primary, cfg), model_candidates(primary, cfg)
+    deps = Deps(config=AgentConfig(), registry=ToolRegistry(), model=primary)
+    first, second = deps.candidates(cfg), deps.candidates(cfg)
     assert first[0] is primary and [m.model for m in first[1:]] == ["llama3.2:3b", "qwen2.5:3b"]
     assert all(a is b for a, b in zip(first, second, strict=True))
 

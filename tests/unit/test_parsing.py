@@ -7,7 +7,14 @@ from langchain_core.messages import AIMessage
 
 from reactgraph.config import AgentConfig
 from reactgraph.nodes.think import decide
-from reactgraph.parsing import PARSE_FAILURE_KINDS, ParseContext, TextFormat, parse_failed, parse_reply, tool_specs
+from reactgraph.parsing import (
+    PARSE_FAILURE_KINDS,
+    ParseContext,
+    TextFormat,
+    parse_failed,
+    parse_reply,
+    tool_specs,
+)
 
 from .parsing_corpus import CASES, TOOLS
 

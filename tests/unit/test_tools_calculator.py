@@ -8,7 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reactgraph.tools.builtin.calculator import FUNCTIONS, CalculatorError, calculator, evaluate
+from reactgraph.tools.builtin.calculator import (
+    FUNCTIONS,
+    CalculatorError,
+    calculator,
+    evaluate,
+)
 
 FUZZ = settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

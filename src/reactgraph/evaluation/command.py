@@ -10,7 +10,13 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from reactgraph.config import DEFAULT_MODEL, ConfigError, make_config

@@ -10,7 +10,13 @@ from langgraph.types import interrupt
 
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.state import Action
-from reactgraph.tools.execution import CallSlots, call_key, error_outcome, execute, ok_outcome
+from reactgraph.tools.execution import (
+    CallSlots,
+    call_key,
+    error_outcome,
+    execute,
+    ok_outcome,
+)
 
 
 class ActInput(TypedDict):

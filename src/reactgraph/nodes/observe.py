@@ -12,8 +12,8 @@ from langgraph.config import get_config
 
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.result import ReActStep
 from reactgraph.nodes.summarize import condense_observation
+from reactgraph.result import ReActStep
 from reactgraph.state import Outcome, ReActState, add_usage
 from reactgraph.tokens import truncate
 from reactgraph.tools.breaker import count_failure
@@ -61,7 +61,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
             if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
                 summary, used = condense_observation(
-                    deps.chat_model(cfg), cfg, question=state.get("question", ""), tool=o["tool"], content=o["content"]
+                    deps, cfg, question=state.get("question", ""), tool=o["tool"], content=o["content"]
                 )
                 content, spent = summary or content, add_usage(spent, used) if used else spent
             if o.get("ran"):  # the tool itself was called (cache hits and refused calls are not runs)

@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.models import call_with_fallbacks, model_candidates
 from reactgraph.scratchpad import steps_text
 from reactgraph.state import ReActState, TokenCount
 from reactgraph.tokens import count_tokens, truncate, usage_of
@@ -48,8 +46,7 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         ]
         update: dict[str, Any] = {"summarized_through": state.get("iteration", 0)}
         try:
-            candidates = model_candidates(deps.chat_model(cfg), cfg)
-            reply = call_with_fallbacks(candidates, lambda model: model.invoke(prompt), cfg)
+            reply = deps.call_model(cfg, lambda model: model.invoke(prompt))
         except Exception as exc:
             note = f"(summary call failed: {type(exc).__name__}: {exc})"
             text, _ = truncate("\n".join(filter(None, [old, note, steps_text(new_steps)])), 2 * cfg.max_observation_tokens)
@@ -60,7 +57,7 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
 
 
 def condense_observation(
-    model: BaseChatModel, cfg: AgentConfig, *, question: str, tool: str, content: str
+    deps: Deps, cfg: AgentConfig, *, question: str, tool: str, content: str
 ) -> tuple[str | None, TokenCount | None]:
     """(summary, usage) of a long observation, written by the model and marked as a summary.
     The summary is None when the call fails or its reply does not fit ``max_observation_tokens``
@@ -68,7 +65,7 @@ def condense_observation(
     words = cfg.max_observation_tokens * 3 // 5
     prompt = [HumanMessage(content=OBSERVATION_PROMPT.format(tool=tool, words=words, question=question, content=content))]
     try:
-        reply = call_with_fallbacks(model_candidates(model, cfg), lambda m: m.invoke(prompt), cfg)
+        reply = deps.call_model(cfg, lambda model: model.invoke(prompt))
     except Exception:
         return None, None
     summary = reply.text.strip()

@@ -11,7 +11,6 @@ from langchain_core.messages import AIMessage, HumanMessage
 from reactgraph import prompts
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
-from reactgraph.models import call_with_fallbacks, model_candidates
 from reactgraph.nodes.think import bind_for
 from reactgraph.parsing import ParseContext, parse_reply, tool_specs
 from reactgraph.result import LIMIT_REASONS, TerminationReason
@@ -51,7 +50,7 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                     text_format=text_format,
                 ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
                 try:
-                    reply = call_with_fallbacks(model_candidates(model, cfg), lambda m: m.invoke(messages), cfg)
+                    reply = deps.call_model(cfg, lambda m: m.invoke(messages))
                     answer = partial_answer(reply, text_format)
                     update["token_usage"] = usage_of(reply, messages)
                 except Exception as exc:

@@ -20,8 +20,15 @@ from langgraph.types import Overwrite
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
-from reactgraph.models import call_with_fallbacks, model_candidates
-from reactgraph.parsing import ParseContext, ParsedReply, TextFormat, ToolSpec, parse_failed, parse_reply, tool_specs
+from reactgraph.parsing import (
+    ParseContext,
+    ParsedReply,
+    TextFormat,
+    ToolSpec,
+    parse_failed,
+    parse_reply,
+    tool_specs,
+)
 from reactgraph.scratchpad import think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
@@ -123,8 +130,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             return bound.invoke(messages), messages, text_format
 
         try:
-            candidates = model_candidates(deps.chat_model(cfg), cfg)
-            reply, messages, text_format = call_with_fallbacks(candidates, attempt, cfg)
+            reply, messages, text_format = deps.call_model(cfg, attempt)
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
         usage = usage_of(reply, messages)

@@ -23,6 +23,7 @@ from reactgraph.state import Action, Outcome
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ToolTimeout
 from reactgraph.tools.registry import RegisteredTool, ToolRegistry
 
+
 def call_key(tool: str, args: dict[str, Any]) -> str:
     """Identity of a call for the per-run cache: the tool and its exact arguments."""
     return json.dumps([tool, args], sort_keys=True, ensure_ascii=False, default=str)

@@ -8,8 +8,8 @@ walks of list_directory and grep_search skip entries that lead outside.
 from __future__ import annotations
 
 import os
-from itertools import islice
 from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
