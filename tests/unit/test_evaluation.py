@@ -142,6 +142,7 @@ def test_eval_command_through_the_cli_writes_reports(tmp_path, monkeypatch, caps
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "reactgraph: correct 1/2" in out  # arith-mul is right, text-upper is not
+    assert "reactgraph arith-mul: ok (success" in out  # not a terminal: a line per run
     data = json.loads((tmp_path / "eval.json").read_text())
     assert [(r["task_id"], r["correct"], r["max_iterations"]) for r in data["runs"]] == [("arith-mul", True, 4), ("text-upper", False, 4)]
     assert "reactgraph eval --model tests.unit.test_evaluation:answers_10063 --repeat 1 --set max_iterations=4" in (tmp_path / "eval.md").read_text()

@@ -83,6 +83,8 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
         def advance(r) -> None:
             mark = "[green]ok" if r.correct else "[red]miss"
             bar.update(job, advance=1, description=f"{r.agent} {r.task_id} {mark}[/]")
+            if not console.is_terminal:  # no live bar in a log: one line per run instead
+                console.print(f"{r.agent} {r.task_id}: {'ok' if r.correct else 'miss'} ({r.reason}, {r.seconds:.1f} s)")
 
         report = run_suite(
             tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides, progress=advance
