@@ -18,6 +18,7 @@ model as an error observation that shows the expected format, and nothing runs.
 from __future__ import annotations
 
 import ast
+import csv
 import json
 import re
 import uuid
@@ -293,11 +294,22 @@ def _checked_call(name: str, raw: Any, ctx: ParseContext) -> Action:
         args = {param: unquote(raw.strip()) if isinstance(raw, str) else raw}
     elif not spec.params:
         args = {}
+    elif isinstance(raw, str) and len(spec.required) <= len(parts := positional_inputs(raw)) <= len(spec.params):
+        args = dict(zip(spec.params, parts))  # tool[a, b] in the order the prompt's signature lists them
     else:
         return _reject("invalid_parameters", f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
     if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
         return _reject("invalid_parameters", f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})", ctx)
     return {"id": _new_id(), "tool": spec.name, "args": args}
+
+
+def positional_inputs(raw: str) -> list[str]:
+    """``a, "b, c", d`` -> ``["a", "b, c", "d"]``: comma-separated inputs, double quotes respected."""
+    try:
+        row = next(csv.reader([raw], skipinitialspace=True), [])
+    except csv.Error:
+        return []
+    return [unquote(value.strip()) for value in row]
 
 
 def unquote(value: str) -> str:

@@ -43,3 +43,8 @@ EMPTY_REPLY = (
 )
 
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
+
+REPEATED_ACTION = (
+    "Note: you made exactly this call in your previous step and got this result already. Do not repeat it: "
+    "answer the question from the observations you have, or try a different action."
+)

@@ -59,6 +59,9 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # block, doubles the braces, and goes on to invent the result; the call is what counts.
     ("qwen 1.5b: <tools> tag, doubled braces, invented result", 'To solve this, I\'ll use the calculator function:\n<tools>\n{{"name": "calculator", "arguments": {"expression": "347 * 29"}}}\n</tools>\nThe result of the calculation is: 10083', False, ("call", [("calculator", {"expression": "347 * 29"})])),
     ("doubled braces, bare", '{{"name": "search", "arguments": {"query": "capital of France"}}}', False, ("call", [("search", Q)])),
+    # Qwen2.5-Coder-1.5B in the text format gives inputs positionally, in the order of the signature
+    # the prompt shows (text[upper, quiet harbour]): read them in that order.
+    ("positional inputs, quoted comma", 'Thought: t\nAction: add["1,5", 3]', True, ("call", [("add", {"a": "1,5", "b": "3"})])),
     ("two tool_call tags", '<tool_call>{"name": "search", "arguments": {"query": "capital of France"}}</tool_call>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>', False, ("call", [("search", Q), ("get_weather", W)])),
     ("json list of calls", '[{"name": "search", "arguments": {"query": "capital of France"}}, {"name": "add", "arguments": {"a": 2, "b": 3}}]', False, ("call", [("search", Q), ("add", {"a": 2, "b": 3})])),
     ("two bare objects", 'First {"name": "search", "arguments": {"query": "capital of France"}} then {"name": "get_weather", "arguments": {"city": "Paris"}}', False, ("call", [("search", Q), ("get_weather", W)])),
@@ -104,7 +107,8 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("react text after the bracket", "Thought: look\nAction: search[capital of France] on a different website", True, ("error", "malformed_output")),
     ("react bare word", "Thought: log in first\nAction: Login", True, ("error", "malformed_output")),
     ("react empty action", "Thought: hmm\nAction:", True, ("error", "malformed_output")),
-    ("react several inputs not json", "Thought: add\nAction: add[1, 2]", True, ("error", "invalid_parameters")),
+    ("react several inputs not json", "Thought: add\nAction: add[1, 2]", True, ("call", [("add", {"a": "1", "b": "2"})])),
+    ("react too many inputs", "Thought: add\nAction: add[1, 2, 3]", True, ("error", "invalid_parameters")),
     ("react thought only", "Thought: I should search for the capital.", True, ("error", "missing_action")),
 ]
 

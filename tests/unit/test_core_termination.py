@@ -271,3 +271,13 @@ def test_system_prompt_gives_no_quoted_phrase_to_parrot():
     from reactgraph.prompts import SYSTEM_PROMPT
 
     assert '"' not in SYSTEM_PROMPT  # small models repeat quoted phrases verbatim instead of working
+
+
+def test_a_repeated_action_is_pointed_out_before_the_stall_stops_it(math_tools):
+    responses = [tool_call("lookup", {"key": "paris"})] * 2 + ["France"]
+    agent, model = agent_with(responses, math_tools, stall_threshold=3)
+    result = agent.run("Where is Paris?")
+    first, second = (s.observations[0].content for s in result.trace.steps)
+    assert "Note: you made exactly this call" not in first
+    assert second.startswith("France\nNote: you made exactly this call in your previous step")
+    assert result.termination_reason is TerminationReason.SUCCESS

@@ -87,13 +87,11 @@ def faulty_task(**kw) -> Task:
 
 def test_suite_run_recovers_from_transient_fault_through_retries(tmp_path):
     task = faulty_task(fault=Fault(tool="calculator", mode="transient", failures=2), config={"initial_delay": 0})
-    report = run_suite(
-        [task],
-        lambda t: ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*7"}), "6*7 = 42"]),
-        SUITE,
-    )
+    model = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*7"}), "6*7 = 42"])
+    report = run_suite([task], lambda t: model, SUITE)
     run, = report.runs
     assert run.correct and run.reason == "success" and run.recovered and run.tool_errors == 1
+    assert model.calls[0]["tools"] == ["calculator"]  # non-interactive: no ask_user
     totals = report.totals("reactgraph")
     assert totals["recovery_rate"] == 1.0 and totals["reason_right_rate"] == 1.0
     assert totals["iteration_share"] == 2 / 10

@@ -34,9 +34,13 @@ def task_registry(task: Task, suite_dir: Path) -> ToolRegistry:
     return registry
 
 
+# Nobody answers questions during an eval (and the prebuilt agent has no such tool): no ask_user.
+NON_INTERACTIVE: dict[str, Any] = {"allow_clarification": False}
+
+
 def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
-    """The run's config: the task's own settings over the suite-wide overrides over the defaults."""
-    return AgentConfig().override(**(overrides | task.config))
+    """The run's config: the task's own settings over the suite-wide overrides over non-interactive defaults."""
+    return AgentConfig().override(**(NON_INTERACTIVE | overrides | task.config))
 
 
 def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:

@@ -10,6 +10,7 @@ from typing import Any
 
 from langgraph.config import get_config
 
+from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.nodes.summarize import condense_observation
@@ -74,6 +75,10 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                 {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
                 | {"content": content, "truncated": cut}
             )
+        stall = stall_signals(state.get("stall") or {}, outcomes)
+        if min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
+            # the same call gave the same result again: say so before the stall rule stops the run
+            observations[-1]["content"] += "\n" + prompts.REPEATED_ACTION
         step = {
             "iteration": state.get("iteration", 0),
             "thought": state.get("thought", ""),
@@ -89,7 +94,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             "tool_usage": usage,
             "tool_failures": failures,
             "errors": errors,
-            "stall": stall_signals(state.get("stall") or {}, outcomes),
+            "stall": stall,
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(thread_id, state.get("started_at", now)),
         } | ({"token_usage": spent} if spent else {})
