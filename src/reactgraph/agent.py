@@ -30,7 +30,7 @@ from reactgraph.checkpoints import (
     thread_config,
 )
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.graph import build_deps, build_graph
+from reactgraph.graph import build_deps, build_graph, recursion_limit
 from reactgraph.models import check_ollama
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason
 from reactgraph.tools.registry import ToolRegistry
@@ -137,7 +137,7 @@ class ReActAgent:
         if checkpoint_id is None:
             checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
         context, config, thread_id = self._prepare(thread_id, overrides, inherit=True)
-        start = config | {"configurable": {**config["configurable"], "checkpoint_id": checkpoint_id}}
+        start = config | thread_config(thread_id, checkpoint_id)
         return self._drive(None, config, context, thread_id, on_clarification, start=start)
 
     async def arun(
@@ -294,7 +294,7 @@ class ReActAgent:
         self._last_thread = thread_id
         config = thread_config(thread_id) | {
             "max_concurrency": effective.max_parallel_tools,
-            "recursion_limit": 4 * effective.max_iterations + 10,
+            "recursion_limit": recursion_limit(effective.max_iterations),
             "metadata": {RUN_OVERRIDES: json.dumps({k: v for k, v in overrides.items() if not callable(v)})},
         }
         return context, config, thread_id

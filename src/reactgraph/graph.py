@@ -24,6 +24,12 @@ from reactgraph.state import InputState, OutputState, ReActState
 from reactgraph.tools.registry import ToolRegistry
 
 
+def recursion_limit(max_iterations: int) -> int:
+    """LangGraph supersteps a run of ``max_iterations`` may need: think, act, observe and summarize
+    per iteration, and terminate, so that the run's own stop rules fire before LangGraph's limit."""
+    return 4 * max_iterations + 10
+
+
 def build_deps(
     model: str | BaseChatModel | None = None,
     tools: Iterable[Any] | ToolRegistry | None = None,

@@ -22,15 +22,13 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.config import AgentConfig
-from reactgraph.graph import build_graph
+from reactgraph.graph import build_graph, recursion_limit
 from reactgraph.tools.registry import ToolRegistry
 
-# Supersteps per iteration: think, act (all of a turn's calls run in one superstep), observe,
-# and summarize when due. The server's own default covers any realistic max_iterations; this
-# explicit limit keeps served runs independent of LangGraph's default, and covers
+# An explicit limit keeps served runs independent of LangGraph's default and covers
 # max_iterations up to MAX_SERVED_ITERATIONS. A run may still set its own ``recursion_limit``.
 MAX_SERVED_ITERATIONS = 250
-SERVER_RECURSION_LIMIT = 4 * MAX_SERVED_ITERATIONS + 10
+SERVER_RECURSION_LIMIT = recursion_limit(MAX_SERVED_ITERATIONS)
 
 FILES_ROOT_ENV = "REACTGRAPH_FILES_ROOT"
 
