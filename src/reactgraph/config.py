@@ -138,6 +138,12 @@ class AgentConfig(BaseModel):
     )
     num_ctx: int | None = Field(default=8192, gt=0, description="Ollama context window in tokens (None = the server's default).")
     temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None = the model's default).")
+    max_output_tokens: int | None = Field(
+        default=1024,
+        gt=0,
+        description="Longest reply of a model made from its name, in tokens (Ollama num_predict, max_tokens elsewhere; "
+        "None = no cap): one runaway generation cannot take minutes.",
+    )
     keep_alive: str | None = Field(default=None, description="How long Ollama keeps the model loaded, e.g. '5m' (None = server default).")
     fallback_models: tuple[str, ...] = Field(
         default=(), description="'provider:model' names tried in order when the model keeps failing."

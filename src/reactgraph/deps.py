@@ -67,8 +67,8 @@ class Deps:
         return call_with_fallbacks(self.candidates(cfg), attempt, cfg)
 
     def _by_name(self, name: str, cfg: AgentConfig) -> BaseChatModel:
-        """A model made from its name with the run's settings (num_ctx, temperature, keep_alive), once each."""
-        key = (name, cfg.num_ctx, cfg.temperature, cfg.keep_alive)
+        """A model made from its name with the run's model settings, once per distinct settings."""
+        key = (name, cfg.num_ctx, cfg.max_output_tokens, cfg.temperature, cfg.keep_alive)
         with self._lock:
             if key not in self._models:
                 self._models[key] = resolve_model(name, cfg)

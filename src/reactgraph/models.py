@@ -62,9 +62,9 @@ def ollama_host() -> str:
 def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> BaseChatModel:
     """A chat model from an instance (used as given) or a 'provider:model' string.
 
-    Ollama models get ``base_url`` from OLLAMA_HOST and ``num_ctx``, ``temperature`` and
-    ``keep_alive`` from ``cfg`` (the defaults when None); other providers go through
-    ``init_chat_model`` with the temperature.
+    Ollama models get ``base_url`` from OLLAMA_HOST and ``num_ctx``, ``max_output_tokens``
+    (as ``num_predict``), ``temperature`` and ``keep_alive`` from ``cfg`` (the defaults when None);
+    other providers go through ``init_chat_model`` with the temperature and ``max_tokens``.
     """
     if isinstance(spec, BaseChatModel):
         return spec
@@ -76,12 +76,17 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
         from langchain_ollama import ChatOllama
 
         return ChatOllama(
-            model=name, base_url=ollama_host(), num_ctx=cfg.num_ctx, temperature=cfg.temperature, keep_alive=cfg.keep_alive
+            model=name,
+            base_url=ollama_host(),
+            num_ctx=cfg.num_ctx,
+            num_predict=cfg.max_output_tokens,
+            temperature=cfg.temperature,
+            keep_alive=cfg.keep_alive,
         )
     from langchain.chat_models import init_chat_model
 
-    options = {} if cfg.temperature is None else {"temperature": cfg.temperature}
-    return init_chat_model(spec, **options)
+    options = {"temperature": cfg.temperature, "max_tokens": cfg.max_output_tokens}
+    return init_chat_model(spec, **{k: v for k, v in options.items() if v is not None})
 
 
 def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:

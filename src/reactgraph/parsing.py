@@ -46,6 +46,15 @@ class ToolSpec:
     description: str = ""
     params: tuple[str, ...] = ()
     required: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # each param's JSON-schema type ("" when not a simple type)
+
+    def takes_positionally(self, values: Sequence[str]) -> bool:
+        """Whether comma-separated text inputs are, in order, this tool's params: as many as it takes,
+        and, when it needs only one, each of a type its param takes (so a text with commas stays whole)."""
+        if len(values) < 2 or not len(self.required) <= len(values) <= len(self.params):
+            return False
+        types = self.types or ("",) * len(self.params)
+        return len(self.required) > 1 or all(_fits(value, kind) for value, kind in zip(values, types, strict=False))
 
     def signature(self) -> str:
         """How the text format writes a call: ``name[param, ...]``."""
@@ -98,11 +107,22 @@ def tool_specs(tools: Iterable[Any]) -> tuple[ToolSpec, ...]:
             ToolSpec(
                 name=fn["name"],
                 description=" ".join((fn.get("description") or "").split()),
-                params=tuple(params.get("properties") or {}),
+                params=tuple(properties := params.get("properties") or {}),
                 required=tuple(params.get("required") or ()),
+                types=tuple(str(p.get("type", "")) for p in properties.values()),
             )
         )
     return tuple(specs)
+
+
+def _fits(value: str, kind: str) -> bool:
+    if kind == "integer":
+        return re.fullmatch(r"[+-]?\d+", value.strip()) is not None
+    if kind == "number":
+        return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", value.strip()) is not None
+    if kind == "boolean":
+        return value.strip().lower() in {"true", "false", "yes", "no", "1", "0"}
+    return True
 
 
 def reply_text(message: AIMessage) -> str:
@@ -287,20 +307,36 @@ def _checked_call(name: str, raw: Any, ctx: ParseContext) -> Action:
     if spec is None:
         names = ", ".join(t.name for t in ctx.tools)
         return _reject("tool_not_found", f"there is no tool {name.strip()!r}; the tools are: {names}", ctx)
+    if isinstance(raw, str) and (named := named_inputs(raw, spec.params)):
+        raw = named
     if isinstance(raw, dict):
         args = raw
+    elif isinstance(raw, str) and len(spec.params) > 1 and spec.takes_positionally(parts := positional_inputs(raw)):
+        args = dict(zip(spec.params, parts))  # tool[a, b] in the order the prompt's signature lists them
     elif len(spec.params) == 1 or len(spec.required) == 1:
         param = spec.required[0] if spec.required else spec.params[0]
         args = {param: unquote(raw.strip()) if isinstance(raw, str) else raw}
     elif not spec.params:
         args = {}
-    elif isinstance(raw, str) and len(spec.required) <= len(parts := positional_inputs(raw)) <= len(spec.params):
-        args = dict(zip(spec.params, parts))  # tool[a, b] in the order the prompt's signature lists them
     else:
         return _reject("invalid_parameters", f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
     if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
         return _reject("invalid_parameters", f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})", ctx)
     return {"id": _new_id(), "tool": spec.name, "args": args}
+
+
+def named_inputs(raw: str, params: Sequence[str]) -> dict[str, str] | None:
+    """``old=80, new=92`` (or ``old: 80``) -> ``{"old": "80", "new": "92"}`` when every input is named
+    with one of ``params``; a tool with one input takes the rest of the text whole (commas and all)."""
+    if len(params) == 1:
+        match = re.fullmatch(rf"\s*{re.escape(params[0])}\s*[=:]\s*(.*?)\s*", raw, re.DOTALL)
+        return {params[0]: unquote(match.group(1))} if match else None
+    names = "|".join(re.escape(p) for p in params)
+    parts = re.split(rf",\s*(?=(?:{names})\s*[=:])", raw.strip())  # a comma inside a value stays
+    pairs = [re.fullmatch(r"(\w+)\s*[=:]\s*(.*)", part.strip(), re.DOTALL) for part in parts]
+    if not pairs or not all(m and m.group(1) in params for m in pairs):
+        return None
+    return {m.group(1): unquote(m.group(2).strip()) for m in pairs}
 
 
 def positional_inputs(raw: str) -> list[str]:

@@ -7,8 +7,10 @@ one or more tools, or reply with the final answer and call no tool.
 - Call a tool only with the arguments its schema describes. Tool results arrive as observations.
 - When you have the answer, reply with the answer itself, without calling a tool.
 - If the tools you have cannot do the task, say that you cannot complete the task, and why. \
-Never invent a result a tool did not give you.
-- If the question is ambiguous and only the user can decide, call ask_user with your question."""
+Never invent a result a tool did not give you."""
+
+# Added to the default system prompt when the ask_user tool is offered (allow_clarification).
+CLARIFY_RULE = "- If the question is ambiguous and only the user can decide, call ask_user with your question."
 
 QUESTION_TEMPLATE = "Question: {question}"
 
@@ -47,4 +49,10 @@ ONE_QUESTION = "Error: ask the user one question at a time. This call was not se
 REPEATED_ACTION = (
     "Note: you made exactly this call in your previous step and got this result already. Do not repeat it: "
     "answer the question from the observations you have, or try a different action."
+)
+
+# Appended to the newest observations in the text format: small models otherwise tend to copy their
+# previous turn (the same call again) although the observation answers the question.
+NEXT_STEP = (
+    "If the observations answer the question, reply with {thought} and {final_answer}; otherwise take the next step."
 )

@@ -30,7 +30,8 @@ from reactgraph.tokens import estimate_messages
 
 
 def system_text(cfg: AgentConfig) -> str:
-    text = cfg.system_prompt or prompts.SYSTEM_PROMPT
+    """The system prompt: the config's own, or the default (with the ask_user rule when that tool is offered)."""
+    text = cfg.system_prompt or prompts.SYSTEM_PROMPT + ("\n" + prompts.CLARIFY_RULE if cfg.allow_clarification else "")
     return f"{text}\n\n{cfg.thought_prompt}" if cfg.thought_prompt else text
 
 
@@ -65,7 +66,8 @@ def step_messages(steps: list[dict[str, Any]]) -> list[BaseMessage]:
 
 
 def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[BaseMessage]:
-    """Steps in the text format: the model's Thought / Action lines, then its Observations."""
+    """Steps in the text format: the model's Thought / Action lines, then its Observations; the newest
+    observations end with a reminder to answer when they suffice."""
     f = ctx.fmt
     messages: list[BaseMessage] = []
     for step in steps:
@@ -74,6 +76,9 @@ def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[B
         messages.append(AIMessage(content="\n".join(lines)))
         observed = "\n".join(f"{f.observation}: {obs['content']}" for obs in step["observations"])
         messages.append(HumanMessage(content=observed or f"{f.observation}: (none)"))
+    if messages:
+        hint = prompts.NEXT_STEP.format(thought=f.thought, final_answer=f.final_answer)
+        messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{hint}")
     return messages
 
 

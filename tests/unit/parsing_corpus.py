@@ -36,7 +36,12 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-TOOLS = [search, calculator, get_weather, add]
+def read_lines(path: str, start: int = 1, count: int = 20) -> str:
+    """Read lines of a file."""
+    return path
+
+
+TOOLS = [search, calculator, get_weather, add, read_lines]
 Q = {"query": "capital of France"}
 W = {"city": "Paris"}
 
@@ -62,6 +67,14 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # Qwen2.5-Coder-1.5B in the text format gives inputs positionally, in the order of the signature
     # the prompt shows (text[upper, quiet harbour]): read them in that order.
     ("positional inputs, quoted comma", 'Thought: t\nAction: add["1,5", 3]', True, ("call", [("add", {"a": "1,5", "b": "3"})])),
+    # With one required input, extra inputs count only when they fit their types (read_file["a.ini", 1, 1]).
+    ("optional inputs positionally", 'Thought: t\nAction: read_lines["config/app.ini", 1, 5]', True, ("call", [("read_lines", {"path": "config/app.ini", "start": "1", "count": "5"})])),
+    ("a comma in a one-input text stays", "Thought: t\nAction: read_lines[notes, draft.txt]", True, ("call", [("read_lines", {"path": "notes, draft.txt"})])),
+    # ... or names them, keyword style (percentage_change[old=80, new=92]).
+    ("named inputs", "Thought: t\nAction: add[b=3, a=4]", True, ("call", [("add", {"b": "3", "a": "4"})])),
+    ("named inputs with colons, comma in a value", 'Thought: t\nAction: get_weather[city: "Paris, TX", unit=fahrenheit]', True, ("call", [("get_weather", {"city": "Paris, TX", "unit": "fahrenheit"})])),
+    ("named single input keeps its commas", "Thought: t\nAction: calculator[expression=max(3, 4) * 2]", True, ("call", [("calculator", {"expression": "max(3, 4) * 2"})])),
+    ("unknown input name stays positional text", "Thought: t\nAction: calculator[x=3]", True, ("call", [("calculator", {"expression": "x=3"})])),
     ("two tool_call tags", '<tool_call>{"name": "search", "arguments": {"query": "capital of France"}}</tool_call>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>', False, ("call", [("search", Q), ("get_weather", W)])),
     ("json list of calls", '[{"name": "search", "arguments": {"query": "capital of France"}}, {"name": "add", "arguments": {"a": 2, "b": 3}}]', False, ("call", [("search", Q), ("add", {"a": 2, "b": 3})])),
     ("two bare objects", 'First {"name": "search", "arguments": {"query": "capital of France"}} then {"name": "get_weather", "arguments": {"city": "Paris"}}', False, ("call", [("search", Q), ("get_weather", W)])),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from reactgraph.config import make_config
 from reactgraph.evaluation import (
     Expectation,
     Fault,
@@ -158,3 +159,15 @@ def test_eval_command_rejects_a_bad_setting(tmp_path):
 def answers_10063() -> ScriptedChatModel:
     """A model factory for the CLI: answers every question with 10063."""
     return ScriptedChatModel(responses=["10063"], repeat_last=True)
+
+
+def test_eval_model_on_a_base_url_caps_its_replies():
+    """An OpenAI-compatible server (llama.cpp, vLLM) reads ``max_tokens``: the request carries the cap."""
+    pytest.importorskip("langchain_openai")
+    from reactgraph.evaluation.command import build_model
+
+    model = build_model("openai:qwen", "http://127.0.0.1:9/v1", make_config(max_output_tokens=200, temperature=0.0))
+    payload = model._get_request_payload([("user", "hi")])
+    assert (payload["model"], payload["temperature"], payload["extra_body"]) == ("qwen", 0.0, {"max_tokens": 200})
+    uncapped = build_model("openai:qwen", "http://127.0.0.1:9/v1", make_config(max_output_tokens=None))
+    assert "extra_body" not in uncapped._get_request_payload([("user", "hi")])

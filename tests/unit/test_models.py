@@ -61,10 +61,11 @@ def fake_ollama(monkeypatch):
 
 def test_ollama_model_gets_host_and_settings(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")
-    model = resolve_model("ollama:qwen2.5:7b", AgentConfig(num_ctx=16384, temperature=0.3, keep_alive="10m"))
+    cfg = AgentConfig(num_ctx=16384, temperature=0.3, keep_alive="10m", max_output_tokens=300)
+    model = resolve_model("ollama:qwen2.5:7b", cfg)
     assert isinstance(model, ChatOllama)
     assert (model.model, model.base_url) == ("qwen2.5:7b", "http://gpu-box:11500")
-    assert (model.num_ctx, model.temperature, model.keep_alive) == (16384, 0.3, "10m")
+    assert (model.num_ctx, model.num_predict, model.temperature, model.keep_alive) == (16384, 300, 0.3, "10m")
 
 
 def test_default_settings_and_host(monkeypatch):
@@ -95,7 +96,11 @@ def test_other_providers_go_through_init_chat_model(monkeypatch):
 
     monkeypatch.setattr("langchain.chat_models.init_chat_model", init_chat_model)
     assert resolve_model("openai:gpt-4o-mini", AgentConfig(temperature=0.2)) is stand_in
-    assert seen == [("openai:gpt-4o-mini", {"temperature": 0.2})]
+    assert resolve_model("openai:gpt-4o-mini", AgentConfig(temperature=None, max_output_tokens=None)) is stand_in
+    assert seen == [
+        ("openai:gpt-4o-mini", {"temperature": 0.2, "max_tokens": AgentConfig().max_output_tokens}),
+        ("openai:gpt-4o-mini", {}),
+    ]
 
 
 def test_unreachable_ollama_is_reported_clearly(monkeypatch):

@@ -31,7 +31,10 @@ def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, 
     tail = second["messages"][-2:]
     assert [type(m) for m in tail] == [AIMessage, HumanMessage]
     assert tail[0].content == "Thought: look it up\nAction: lookup[paris]"
-    assert tail[1].content == "Observation: France"
+    assert tail[1].content == (
+        "Observation: France\n\n"  # the newest observation ends with a reminder to answer when it suffices
+        "If the observations answer the question, reply with Thought and Final Answer; otherwise take the next step."
+    )
     assert not any(isinstance(m, ToolMessage) for m in second["messages"])
 
 
@@ -42,7 +45,8 @@ def test_text_mode_with_several_inputs_and_custom_tags(math_tools, log):
     result = run(model, math_tools, thought_tag="Why", action_tag="Do", observation_tag="Saw", final_answer_tag="So")
     assert log.calls == [("add", {"a": 2, "b": 3})] and result.final_answer == "5"
     assert model.calls[1]["messages"][-2].content == 'Why: sum\nDo: add[{"a": 2, "b": 3}]'
-    assert model.calls[1]["messages"][-1].content == "Saw: 5"
+    assert model.calls[1]["messages"][-1].content.startswith("Saw: 5\n\n")
+    assert "reply with Why and So" in model.calls[1]["messages"][-1].content  # the reminder uses the tags
 
 
 def test_text_mode_can_be_forced_on_a_tool_calling_model(math_tools, log):
@@ -107,3 +111,10 @@ def test_unknown_tool_in_text_lists_the_tools(math_tools):
     step = run(model, math_tools).trace.steps[0]
     assert step.observations[0].error_kind == "tool_not_found"
     assert "there is no tool 'reflect'; the tools are: add, multiply, lookup" in step.observations[0].content
+
+
+def test_the_ask_user_rule_is_in_the_prompt_only_when_the_tool_is(math_tools):
+    for allowed in (True, False):
+        model = TextOnlyModel(responses=["Thought: known\nFinal Answer: 4"])
+        ReActAgent(model, math_tools, checkpointer=None, allow_clarification=allowed).run("2+2?")
+        assert ("call ask_user" in model.calls[0]["messages"][0].content) is allowed

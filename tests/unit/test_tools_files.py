@@ -94,6 +94,17 @@ def test_read_file_refusals(tools, path, message):
         tools[0](path)
 
 
+def test_a_missing_file_error_shows_what_the_closest_folder_holds(tools):
+    with pytest.raises(InvalidArguments) as missing:
+        tools[0]("docs/gide.md")
+    assert str(missing.value) == "'docs/gide.md' is not a file; docs/ holds: guide.md, notes-link.txt"
+    with pytest.raises(InvalidArguments) as deep:
+        tools[0]("nowhere/at/all.txt")
+    listing = str(deep.value).split("; ", 1)[1]
+    assert listing.startswith("./ holds: ") and "docs/" in listing and "notes.txt" in listing
+    assert "leak.txt" not in listing and "escape" not in listing  # links out of the root are not shown
+
+
 @pytest.mark.parametrize("path", ["..", "../private", "/", "escape", "leak.txt"])
 def test_listing_and_grep_outside_are_refused(tools, path):
     with pytest.raises(InvalidArguments):

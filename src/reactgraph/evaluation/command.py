@@ -19,7 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from reactgraph.config import DEFAULT_MODEL, ConfigError, make_config
+from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
 from reactgraph.evaluation.report import SuiteReport
 from reactgraph.evaluation.runner import run_suite
 from reactgraph.evaluation.suite import load_suite
@@ -56,26 +56,29 @@ def parse_overrides(pairs: list[str]) -> dict[str, object]:
     return out
 
 
-def build_model(spec: str, base_url: str | None) -> BaseChatModel:
-    """The model to evaluate; with ``base_url``, an OpenAI-compatible endpoint through init_chat_model."""
+def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatModel:
+    """The model to evaluate, with ``cfg``'s temperature and output cap; with ``base_url``, an
+    OpenAI-compatible endpoint (the cap sent as ``max_tokens``, which llama.cpp and vLLM read)."""
     if base_url is None:
-        return resolve_model(spec)
+        return resolve_model(spec, cfg)
     from langchain.chat_models import init_chat_model
 
-    return init_chat_model(spec, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY", "local"), temperature=0)
+    cap = {} if cfg.max_output_tokens is None else {"extra_body": {"max_tokens": cfg.max_output_tokens}}
+    key = os.environ.get("OPENAI_API_KEY", "local")
+    return init_chat_model(spec, base_url=base_url, api_key=key, temperature=cfg.temperature, **cap)
 
 
 def run(args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None) -> SuiteReport:
     """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given."""
     console = console or Console()
     overrides = parse_overrides(args.overrides)
-    make_config(**overrides)  # a bad --set fails here, before any model call
+    cfg = make_config(**overrides)  # a bad --set fails here, before any model call
     tasks = load_suite(args.suite)
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
         tasks = [t for t in tasks if t.id in wanted or t.category in wanted]
     agents = ["reactgraph"] + ([args.compare] if args.compare else [])
-    model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url)
+    model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url, cfg)
     suite_dir = args.suite if args.suite.is_dir() else args.suite.parent
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
         job = bar.add_task("eval", total=len(tasks) * len(agents) * args.repeat)

@@ -53,6 +53,18 @@ class Sandbox:
         """``path`` as the model should refer to it: relative to the root."""
         return path.relative_to(self.root).as_posix() or "."
 
+    def nearest_listing(self, path: Path, limit: int = 20) -> str:
+        """What the closest existing directory on ``path`` holds, for an error about a missing file."""
+        folder = path if path.is_dir() else path.parent
+        while not folder.is_dir() and folder != self.root:
+            folder = folder.parent
+        try:
+            names = sorted(e.name + ("/" if e.is_dir() else "") for e in folder.iterdir() if self.contains(e.resolve()))
+        except OSError as exc:  # an unreadable folder
+            return f"{self.shown(folder)}/ cannot be listed ({exc.strerror or exc})"
+        more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+        return f"{self.shown(folder)}/ holds: {', '.join(names[:limit]) or 'nothing'}{more}"
+
     def walk(self, top: Path) -> Iterator[Path]:
         """Regular files under ``top`` (as walked, links by their own name), sorted, never leaving the root."""
         for dirpath, dirnames, filenames in os.walk(top):
@@ -87,7 +99,7 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
         saying which lines of how many were shown."""
         target = box.resolve(path)
         if not target.is_file():
-            raise InvalidArguments(f"{path!r} is not a file; use list_directory to see what exists")
+            raise InvalidArguments(f"{path!r} is not a file; {box.nearest_listing(target)}")
         text = read_text(target)
         if text is None:
             raise InvalidArguments(f"{path!r} is binary or larger than {MAX_READ_BYTES} bytes")
