@@ -73,6 +73,7 @@ def test_arithmetic_and_functions(expression, expected):
         ("lambda: 1", "Lambda is not allowed"),
         ("1 if 1 else 2", "IfExp is not allowed"),
         ("1 < 2", "Compare is not allowed"),
+        ("81, 94, 77", "3 comma-separated values are not one expression; combine them with operators"),
         ("1 << 2", "BinOp is not allowed"),
         ("round(1.5, ndigits=1)", "plain positional arguments only"),
         ("max(*[1, 2])", "plain positional arguments only"),

@@ -129,6 +129,11 @@ def _eval(node: ast.AST) -> Number:
         return _checked(_UNARY[type(node.op)](_eval(node.operand)))
     if isinstance(node, ast.Call):
         return _call(node)
+    if isinstance(node, ast.Tuple):
+        raise CalculatorError(
+            f"{len(node.elts)} comma-separated values are not one expression; "
+            "combine them with operators into one, e.g. (a + b) * c"
+        )
     raise CalculatorError(f"{type(node).__name__} is not allowed; use numbers, + - * / // % ** and math functions")
 
 
