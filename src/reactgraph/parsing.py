@@ -154,9 +154,9 @@ def expected_format(ctx: ParseContext) -> str:
     tools = ", ".join(t.signature() for t in ctx.tools) or "(see the tool list)"
     if ctx.text_mode:
         return (
-            f"Reply in exactly this format:\n{f.thought}: your reasoning\n{f.action}: tool_name[input]\n"
-            f"and stop there; the {f.observation} comes back to you. When you know the answer:\n"
-            f"{f.thought}: your reasoning\n{f.final_answer}: the answer\n"
+            f"To use a tool, reply with these two lines and nothing after them (the {f.observation} comes back to you):\n"
+            f"{f.thought}: your reasoning\n{f.action}: tool_name[input]\n\n"
+            f"When you know the answer, reply with:\n{f.thought}: your reasoning\n{f.final_answer}: the answer\n\n"
             f"Tools: {tools}. A tool with several inputs takes a JSON object: tool_name[{{\"a\": 1, \"b\": 2}}]."
         )
     return (

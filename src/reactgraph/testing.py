@@ -17,7 +17,7 @@ Each item of ``responses`` is one model reply, used in order:
 builds a reply that depends only on the prompt, so a scripted run can be resumed in a new
 process (the model needs no memory of earlier calls). When the script
 runs out, the model raises ``ScriptExhausted`` unless ``repeat_last=True``. Every call is
-recorded in ``calls`` (the messages and the names of the tools bound), and token usage is
+recorded in ``calls`` (the messages, the names of the tools bound and the stop sequences), and token usage is
 reported as 1 token per 4 characters unless ``report_usage=False``.
 """
 
@@ -123,7 +123,7 @@ class ScriptedChatModel(BaseChatModel):
         message = AIMessage(content=reply) if isinstance(reply, str) else reply.model_copy(deep=True)
         tool_names = [t["function"]["name"] for t in kwargs.get("tools", [])]
         with self._lock:
-            self.calls.append({"messages": list(messages), "tools": tool_names})
+            self.calls.append({"messages": list(messages), "tools": tool_names, "stop": stop})
         if self.report_usage:
             prompt = estimate_messages(messages)
             completion = count_tokens(message_text(message))

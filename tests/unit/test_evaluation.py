@@ -171,3 +171,25 @@ def test_eval_model_on_a_base_url_caps_its_replies():
     assert (payload["model"], payload["temperature"], payload["extra_body"]) == ("qwen", 0.0, {"max_tokens": 200})
     uncapped = build_model("openai:qwen", "http://127.0.0.1:9/v1", make_config(max_output_tokens=None))
     assert "extra_body" not in uncapped._get_request_payload([("user", "hi")])
+
+
+def test_eval_runs_chosen_agents_and_reports_a_baseline_beside_them(tmp_path, capsys):
+    """--agents prebuilt runs only the prebuilt agent; --baseline puts its saved runs beside a later run."""
+    from reactgraph import cli
+
+    model = ["--model", "tests.unit.test_evaluation:answers_10063", "--only", "arith-mul,text-upper"]
+    assert cli.main(["eval", "--agents", "prebuilt", "--out", str(tmp_path / "base"), *model]) == 0
+    saved = json.loads((tmp_path / "base" / "eval.json").read_text())
+    assert {r["agent"] for r in saved["runs"]} == {"prebuilt"}
+    args = ["eval", "--baseline", str(tmp_path / "base" / "eval.json"), "--out", str(tmp_path / "new"), *model]
+    assert cli.main(args) == 0
+    both = json.loads((tmp_path / "new" / "eval.json").read_text())
+    assert [(r["agent"], r["task_id"]) for r in both["runs"]] == [
+        ("reactgraph", "arith-mul"), ("reactgraph", "text-upper"), ("prebuilt", "arith-mul"), ("prebuilt", "text-upper")
+    ]
+    assert set(both["totals"]) == {"reactgraph", "prebuilt"} and both["totals"]["prebuilt"]["correct"] == 1
+    assert "--baseline" in (tmp_path / "new" / "eval.md").read_text()
+    assert cli.main(["eval", "--agents", "nobody", "--out", str(tmp_path), *model]) == 2
+    (tmp_path / "junk.json").write_text("{not json")
+    assert cli.main(["eval", "--baseline", str(tmp_path / "junk.json"), "--out", str(tmp_path), *model]) == 2
+    assert "not a readable eval.json" in capsys.readouterr().err

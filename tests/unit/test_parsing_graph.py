@@ -23,6 +23,7 @@ def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, 
     assert log.calls == [("lookup", {"key": "paris"})]
     first, second = model.calls
     assert first["tools"] == [] and second["tools"] == []  # nothing bound
+    assert first["stop"] == ["\nObservation:"]  # the model's turn ends before it writes an observation itself
     system = first["messages"][0]
     assert isinstance(system, SystemMessage)
     assert "lookup[key]: Look a key up in a fixed table." in system.content and "add[a, b]" in system.content

@@ -20,8 +20,8 @@ from rich.progress import (
 from rich.table import Table
 
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
-from reactgraph.evaluation.report import SuiteReport
-from reactgraph.evaluation.runner import run_suite
+from reactgraph.evaluation.report import SuiteReport, TaskRun
+from reactgraph.evaluation.runner import RUNNERS, run_suite
 from reactgraph.evaluation.suite import load_suite
 from reactgraph.models import resolve_model
 
@@ -34,6 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="a task file or directory (default: the shipped suite)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
     parser.add_argument("--compare", choices=["prebuilt"], help="also run LangGraph's prebuilt create_react_agent")
+    parser.add_argument(
+        "--agents", help="comma-separated agents to run instead: reactgraph, prebuilt (e.g. --agents prebuilt)"
+    )
+    parser.add_argument(
+        "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"
+    )
     parser.add_argument("--only", help="comma-separated task ids or categories to run")
     parser.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
     parser.add_argument(
@@ -54,6 +60,25 @@ def parse_overrides(pairs: list[str]) -> dict[str, object]:
         except json.JSONDecodeError:
             out[key] = value
     return out
+
+
+def chosen_agents(args: argparse.Namespace) -> list[str]:
+    """The agents to run: --agents, else reactgraph (and the --compare agent)."""
+    if not args.agents:
+        return ["reactgraph"] + ([args.compare] if args.compare else [])
+    agents = list(dict.fromkeys(a.strip() for a in args.agents.split(",") if a.strip()))
+    unknown = [a for a in agents if a not in RUNNERS]
+    if unknown or not agents:
+        raise ConfigError(f"--agents: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(RUNNERS)}")
+    return agents
+
+
+def load_baseline(path: Path) -> list[TaskRun]:
+    """The runs of an earlier eval.json."""
+    try:
+        return SuiteReport.model_validate({"runs": json.loads(path.read_text())["runs"]}).runs
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"--baseline {path}: not a readable eval.json ({type(exc).__name__}: {exc})") from None
 
 
 def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatModel:
@@ -77,7 +102,8 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
         tasks = [t for t in tasks if t.id in wanted or t.category in wanted]
-    agents = ["reactgraph"] + ([args.compare] if args.compare else [])
+    agents = chosen_agents(args)
+    baseline = load_baseline(args.baseline) if args.baseline else []
     model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url, cfg)
     suite_dir = args.suite if args.suite.is_dir() else args.suite.parent
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
@@ -92,6 +118,8 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
         report = run_suite(
             tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides, progress=advance
         )
+    wanted = {t.id for t in tasks}
+    report = SuiteReport(runs=report.runs + [r for r in baseline if r.task_id in wanted and r.agent not in agents])
     table = Table(*report.headers(), title=f"{args.model} on {len(tasks)} tasks")
     for row in report.rows():
         table.add_row(*row)
@@ -108,6 +136,7 @@ def write_reports(report: SuiteReport, args: argparse.Namespace) -> None:
     (args.out / "eval.json").write_text(report.to_json())
     command = f"reactgraph eval --model {args.model}" + (f" --base-url {args.base_url}" if args.base_url else "")
     command += f" --repeat {args.repeat}" + (f" --compare {args.compare}" if args.compare else "")
+    command += (f" --agents {args.agents}" if args.agents else "") + (f" --baseline {args.baseline}" if args.baseline else "")
     command += "".join(f" --set {pair}" for pair in args.overrides) + (f" --only {args.only}" if args.only else "")
     (args.out / "eval.md").write_text(f"# Eval: {args.model}\n\n{stamp}; command: `{command}`\n\n{report.to_markdown()}\n")
 

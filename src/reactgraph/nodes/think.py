@@ -160,7 +160,9 @@ def bind_for(
         except NotImplementedError:
             if cfg.tool_calling == "native":
                 raise
-    return model, ParseContext(tools=specs, fmt=TextFormat.from_config(cfg), text_mode=True)
+    fmt = TextFormat.from_config(cfg)
+    # the model's turn ends where it would start writing the observation itself
+    return model.bind(stop=[f"\n{fmt.observation}:"]), ParseContext(tools=specs, fmt=fmt, text_mode=True)
 
 
 def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
