@@ -33,6 +33,7 @@ from reactgraph.state import Action
 
 # Rejections that mean "the reply could not be read"; max_parse_retries counts these in a row.
 PARSE_FAILURE_KINDS = frozenset({"empty_reply", "invalid_parameters", "malformed_output", "tool_not_found", "missing_action"})
+MAX_WRITTEN = 300  # characters of a rejected action line kept in the trace
 FINISH_VERBS = ("finish", "final_answer", "final answer")
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
 ARGS_KEYS = ("arguments", "args", "parameters", "input", "tool_input", "action_input")
@@ -420,6 +421,8 @@ def _text_react(text: str, ctx: ParseContext) -> ParsedReply | None:
     parsed = _action_line(line, action_input.group(1).strip() if action_input else None, ctx)
     if isinstance(parsed, str):
         return ParsedReply(thought=thought, answer=parsed)
+    if not parsed["tool"] and line:  # rejected: the trace and the next prompt show what the model wrote
+        parsed["args"] = {"written": line[:MAX_WRITTEN]}
     return ParsedReply(thought=thought, actions=[parsed])
 
 

@@ -72,7 +72,7 @@ def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[B
     messages: list[BaseMessage] = []
     for step in steps:
         lines = [f"{f.thought}: {step.get('thought') or '(none)'}"]
-        lines += [f"{f.action}: {render_action(a['tool'], a['args']) if a['tool'] else '(unreadable)'}" for a in step["actions"]]
+        lines += [f"{f.action}: {_action_text(a)}" for a in step["actions"]]
         messages.append(AIMessage(content="\n".join(lines)))
         observed = "\n".join(f"{f.observation}: {obs['content']}" for obs in step["observations"])
         messages.append(HumanMessage(content=observed or f"{f.observation}: (none)"))
@@ -80,6 +80,13 @@ def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[B
         hint = prompts.NEXT_STEP.format(thought=f.thought, final_answer=f.final_answer)
         messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{hint}")
     return messages
+
+
+def _action_text(action: dict[str, Any]) -> str:
+    """An action as the text format writes it; a rejected one as the model wrote it."""
+    if action["tool"]:
+        return render_action(action["tool"], action["args"])
+    return action["args"].get("written") or "(none)"
 
 
 def steps_text(steps: list[dict[str, Any]]) -> str:

@@ -105,7 +105,8 @@ def expected_end(episode: dict[str, Any], threshold: int = 3) -> tuple[str, int,
         if kind == "finish":
             return "success", i, value
         keys = {
-            "action": (tool, " ".join(value.lower().split())) if kind == "tool" else ("",),
+            # an unreadable action is compared by its first line, as the agent keeps it (args["written"])
+            "action": (tool, " ".join(value.lower().split())) if kind == "tool" else ("", written(turn["action"])),
             "observation": turn["observation"] if kind == "tool" else ("error", turn["action"].strip()),
         }
         for name, key in keys.items():
@@ -114,6 +115,10 @@ def expected_end(episode: dict[str, Any], threshold: int = 3) -> tuple[str, int,
         if max(r[1] for r in repeats.values()) >= threshold:
             return "stalled", i + 1, None
     return "max_iterations", len(episode["turns"]), None
+
+
+def written(action: str) -> str:
+    return " ".join(action.strip().split("\n")[0].lower().split())
 
 
 def load() -> list[dict[str, Any]]:

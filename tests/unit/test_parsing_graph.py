@@ -119,3 +119,13 @@ def test_the_ask_user_rule_is_in_the_prompt_only_when_the_tool_is(math_tools):
         model = TextOnlyModel(responses=["Thought: known\nFinal Answer: 4"])
         ReActAgent(model, math_tools, checkpointer=None, allow_clarification=allowed).run("2+2?")
         assert ("call ask_user" in model.calls[0]["messages"][0].content) is allowed
+
+
+def test_an_unreadable_action_is_shown_back_as_the_model_wrote_it(math_tools, log):
+    """Not as a placeholder the model would copy: the next prompt and the trace keep the line it wrote."""
+    model = TextOnlyModel(responses=["Thought: look\nAction: lookup the key paris", "Thought: done\nFinal Answer: France"])
+    result = run(model, math_tools)
+    assert log.calls == [] and result.final_answer == "France"
+    step = result.trace.steps[0]
+    assert step.actions[0].args == {"written": "lookup the key paris"} and step.observations[0].error_kind == "malformed_output"
+    assert model.calls[1]["messages"][-2].content == "Thought: look\nAction: lookup the key paris"
