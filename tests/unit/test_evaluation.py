@@ -133,6 +133,25 @@ def test_suite_compares_with_prebuilt_and_reports_side_by_side():
     assert data["totals"]["reactgraph"]["reason_right"] == 3 and len(data["runs"]) == 6
 
 
+def test_turns_meant_to_act_that_made_a_readable_call_are_counted():
+    """The 'thoughts that lead to actions' measure: a call to an unknown tool or an unreadable reply is
+    a turn that meant to act and did not; a final answer is not such a turn."""
+    model = ScriptedChatModel(
+        responses=[
+            tool_call("calculater", {"expression": "6*7"}),  # no such tool
+            "Thought: compute\nAction: calculator 6*7",  # unreadable in the text format
+            tool_call("calculator", {"expression": "6*7"}),
+            "42",
+        ],
+        repeat_last=True,
+    )
+    report = run_suite([faulty_task(fault=None)], lambda t: model, SUITE)
+    run, = report.runs
+    assert (run.acting_turns, run.acted_turns, run.correct) == (3, 1, True)
+    assert report.totals("reactgraph")["acted_rate"] == 1 / 3
+    assert "turns meant to act that made a readable call 33% of 3" in report.to_markdown()
+
+
 def test_eval_command_through_the_cli_writes_reports(tmp_path, monkeypatch, capsys):
     from reactgraph import cli
 

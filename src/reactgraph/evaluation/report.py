@@ -33,6 +33,8 @@ class TaskRun(BaseModel):
     seconds: float
     answer: str | None
     detail: str = ""
+    acting_turns: int = 0  # turns in which the model set out to call a tool
+    acted_turns: int = 0  # ... and its reply named a tool on offer in a readable call
 
 
 
@@ -60,6 +62,8 @@ class SuiteReport(BaseModel):
             "recovered": sum(r.recovered for r in faulted),
             "recovery_rate": sum(r.recovered for r in faulted) / len(faulted) if faulted else None,
             "iteration_share": statistics.mean(r.iterations / r.max_iterations for r in succeeded) if succeeded else None,
+            "acting_turns": (acting := sum(r.acting_turns for r in runs)),
+            "acted_rate": sum(r.acted_turns for r in runs) / acting if acting else None,
             "tool_errors": sum(r.tool_errors for r in runs),
             "tokens": sum(r.tokens for r in runs),
             "seconds": round(sum(r.seconds for r in runs), 2),
@@ -111,10 +115,12 @@ class SuiteReport(BaseModel):
             t = self.totals(agent)
             recovery = f"{t['recovered']}/{t['faulted']}" if t["faulted"] else "n/a"
             share = f"{t['iteration_share']:.0%}" if t["iteration_share"] is not None else "n/a"
+            acted = f"{t['acted_rate']:.0%} of {t['acting_turns']}" if t["acted_rate"] is not None else "n/a"
             lines.append(
                 f"{agent}: correct {t['correct']}/{t['runs']} ({t['correct_rate']:.0%}), "
                 f"termination reason right {t['reason_right']}/{t['runs']} ({t['reason_right_rate']:.0%}), "
                 f"tool-fault tasks recovered {recovery}, iterations used by correct answers {share} of max, "
+                f"turns meant to act that made a readable call {acted}, "
                 f"tool errors {t['tool_errors']}, tokens {t['tokens']}, {t['seconds']} s"
             )
         return lines

@@ -47,6 +47,7 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
     registry = task_registry(task, suite_dir)
     config = task_config(task, overrides)
     agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None)
+    offered = {entry.name for entry in registry.list()}
     start = time.perf_counter()
     result = agent.run(task.question)
     seconds = time.perf_counter() - start
@@ -62,6 +63,8 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
         tokens=result.token_usage.total_tokens,
         seconds=seconds,
         detail=result.termination_detail,
+        acting_turns=len(result.trace.steps),
+        acted_turns=sum(any(a.tool in offered for a in step.actions) for step in result.trace.steps),
     )
 
 
@@ -89,6 +92,8 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
         answer, reason, detail = None, "error", f"{type(exc).__name__}: {str(exc)[:160]}"
     seconds = time.perf_counter() - start
     ai = [m for m in messages if isinstance(m, AIMessage)]
+    offered = {entry.name for entry in registry.list()}
+    acting = [m for m in ai if m.tool_calls or m.invalid_tool_calls]
     return _task_run(
         task,
         "prebuilt",
@@ -100,6 +105,8 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
         tokens=sum((m.usage_metadata or {}).get("total_tokens", 0) for m in ai),
         seconds=seconds,
         detail=detail,
+        acting_turns=len(acting),
+        acted_turns=sum(any(c["name"] in offered for c in m.tool_calls) for m in acting),
     )
 
 
