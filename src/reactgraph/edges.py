@@ -7,6 +7,7 @@ After observe the rules are checked in this order; the first that fires ends the
 3. time budget (``timeout_seconds``)                        -> timeout
 4. token budget (``token_budget``)                          -> token_budget
 5. stall (``stall_threshold`` repeats)                      -> stalled
+   (a turn whose failures disabled a tool starts the count afresh: the model may react first)
 6. max iterations (``max_iterations``)                      -> max_iterations
 
 If none fires: summarize when a summary is due (every ``summary_every`` iterations, or when

@@ -95,6 +95,24 @@ def test_the_circuit_breaker_takes_a_failing_tool_out_of_the_run():
     assert result.final_answer == "done"
 
 
+def test_the_call_that_disables_a_tool_gets_a_reply_before_a_stall_is_counted():
+    """Three identical failing calls trip the breaker and would be a stall: the model is told the tool
+    is gone and may still give up honestly; repeating the disabled call stalls two turns later."""
+
+    def search(query: str) -> str:
+        """Search."""
+        raise RuntimeError("backend down")
+
+    same = tool_call("search", {"query": "panels"}, thought="Search.")
+    gives_up = ScriptedChatModel(responses=[same, same, same, "I cannot complete the task: the search is down."])
+    result = ReActAgent(model=gives_up, tools=[search], allow_clarification=False, summary_every=0).run("How many panels?")
+    assert result.termination_reason.value == "failure" and len(result.trace.steps) == 3
+    insists = ScriptedChatModel(responses=[same], repeat_last=True)
+    result = ReActAgent(model=insists, tools=[search], allow_clarification=False, summary_every=0).run("How many panels?")
+    assert result.termination_reason.value == "stalled" and len(result.trace.steps) == 5
+    assert result.trace.steps[3].observations[0].error_kind == "disabled"
+
+
 def test_identical_calls_of_cacheable_tools_run_once_per_run():
     runs: list[str] = []
 

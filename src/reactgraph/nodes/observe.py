@@ -56,7 +56,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
         usage = dict(state.get("tool_usage") or {})
         failures = dict(state.get("tool_failures") or {})
-        errors, observations = [], []
+        errors, observations, tripped = [], [], False
         spent: dict[str, Any] = {}  # tokens of summarize_observations calls
         for o in outcomes:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
@@ -68,7 +68,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             if o.get("ran"):  # the tool itself was called (cache hits and refused calls are not runs)
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
-                content += f"\n{note}"
+                content, tripped = content + f"\n{note}", True
             if o.get("failures"):
                 errors.append(_error_entry(o, now))
             observations.append(
@@ -76,7 +76,9 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                 | {"content": content, "truncated": cut}
             )
         stall = stall_signals(state.get("stall") or {}, outcomes)
-        if min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
+        if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
+            stall |= {"action_repeats": 1, "observation_repeats": 1}
+        elif min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             # the same call gave the same result again: say so before the stall rule stops the run
             observations[-1]["content"] += "\n" + prompts.REPEATED_ACTION
         step = {
