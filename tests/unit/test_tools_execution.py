@@ -54,6 +54,7 @@ def test_backoff_follows_the_config_and_is_capped_by_max_delay():
     assert outcome["status"] == "error" and outcome["error_kind"] == "execution_failed"
     assert outcome["retries"] == 5 and flaky.calls == 6
     assert "after 5 retries" in outcome["content"] and "RuntimeError: upstream timed out" in outcome["content"]
+    assert "The error looks temporary: the same call may work if you make it again" in outcome["content"]
 
 
 def test_errors_that_are_not_retryable_are_not_retried():

@@ -142,7 +142,8 @@ def execute(
     }
     if failed:
         kind = _kind_of(result)
-        return base | {"status": "error", "error_kind": kind, "content": _error_text(entry.name, kind, result, retries)}
+        text = _error_text(entry.name, kind, result, retries, transient=policy.is_retryable(result))
+        return base | {"status": "error", "error_kind": kind, "content": text}
     return base | {"status": "ok", "error_kind": None, "content": to_text(result)}
 
 
@@ -172,16 +173,18 @@ def _kind_of(exc: BaseException) -> str:
     return "invalid_parameters" if isinstance(exc, InvalidArguments) else "execution_failed"
 
 
-def _error_text(tool: str, kind: str, exc: BaseException, retries: int) -> str:
+def _error_text(tool: str, kind: str, exc: BaseException, retries: int, *, transient: bool) -> str:
     tried = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retries else ""
     if kind == "timeout":
         return f"Error (timeout): {tool} gave {exc}{tried}. Try simpler arguments or another tool."
     if kind == "invalid_parameters":
         return f"Error (invalid_parameters) calling {tool}: {exc}. Fix the arguments and call again."
-    return (
-        f"Error (execution_failed) in {tool}{tried}: {type(exc).__name__}: {exc}. "
-        "Check the arguments, or try another approach."
+    advice = (
+        "The error looks temporary: the same call may work if you make it again, or try another approach."
+        if transient
+        else "Check the arguments, or try another approach."
     )
+    return f"Error (execution_failed) in {tool}{tried}: {type(exc).__name__}: {exc}. {advice}"
 
 
 def _base(action: Action) -> Outcome:
