@@ -65,9 +65,9 @@ def step_messages(steps: list[dict[str, Any]]) -> list[BaseMessage]:
     return messages
 
 
-def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[BaseMessage]:
+def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext, status: str = "") -> list[BaseMessage]:
     """Steps in the text format: the model's Thought / Action lines, then its Observations; the newest
-    observations end with a reminder to answer when they suffice."""
+    observations end with ``status`` (the budget line) and a reminder to answer when they suffice."""
     f = ctx.fmt
     messages: list[BaseMessage] = []
     for step in steps:
@@ -78,7 +78,8 @@ def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext) -> list[B
         messages.append(HumanMessage(content=observed or f"{f.observation}: (none)"))
     if messages:
         hint = prompts.NEXT_STEP.format(thought=f.thought, final_answer=f.final_answer)
-        messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{hint}")
+        tail = f"{status}\n{hint}" if status else hint
+        messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
     return messages
 
 
@@ -113,13 +114,22 @@ def think_messages(
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
-    head += "\n\n" + prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+    status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
+    # In the text format the budget goes last, after the newest observations: the prompt then starts
+    # as the previous one did, and a local server (llama.cpp, Ollama) reuses that prefix.
+    status_last = text_format is not None and bool(recent)
     system = system_text(cfg)
     if text_format is not None:
         system += "\n\n" + format_instructions(text_format)
-    fixed: list[BaseMessage] = [SystemMessage(content=system), HumanMessage(content=head)]
-    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
-    render = (lambda steps: text_step_messages(steps, text_format)) if text_format is not None else step_messages
+    fixed: list[BaseMessage] = [
+        SystemMessage(content=system),
+        HumanMessage(content=head if status_last else f"{head}\n\n{status}"),
+    ]
+    if text_format is not None:
+        render = lambda steps: text_step_messages(steps, text_format, status if status_last else "")  # noqa: E731
+    else:
+        render = step_messages
     threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
         if estimate_messages(fixed + render(recent)) <= threshold:

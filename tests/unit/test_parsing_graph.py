@@ -33,7 +33,8 @@ def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, 
     assert [type(m) for m in tail] == [AIMessage, HumanMessage]
     assert tail[0].content == "Thought: look it up\nAction: lookup[paris]"
     assert tail[1].content == (
-        "Observation: France\n\n"  # the newest observation ends with a reminder to answer when it suffices
+        "Observation: France\n\n"  # the newest observation ends with the budget and a reminder to answer
+        "Budget left: 9 of 10 tool turns.\n"
         "If the observations answer the question, reply with Thought and Final Answer; otherwise take the next step."
     )
     assert not any(isinstance(m, ToolMessage) for m in second["messages"])
@@ -129,3 +130,16 @@ def test_an_unreadable_action_is_shown_back_as_the_model_wrote_it(math_tools, lo
     step = result.trace.steps[0]
     assert step.actions[0].args == {"written": "lookup the key paris"} and step.observations[0].error_kind == "malformed_output"
     assert model.calls[1]["messages"][-2].content == "Thought: look\nAction: lookup the key paris"
+
+
+def test_in_the_text_format_each_prompt_starts_as_the_previous_one_did(math_tools, log):
+    """The budget line sits after the newest observations, so a local server can reuse the prompt prefix."""
+    model = TextOnlyModel(
+        responses=["Thought: a\nAction: lookup[paris]", "Thought: b\nAction: lookup[rome]", "Thought: c\nFinal Answer: ok"]
+    )
+    run(model, math_tools)
+    first, second, third = (call["messages"] for call in model.calls)
+    assert first[1].content.endswith("Budget left: 10 of 10 tool turns.")  # no steps yet: after the question
+    assert second[1].content == third[1].content == "Question: Where is Paris?"
+    assert [m.content for m in third[:3]] == [m.content for m in second[:3]]  # system, question, first reply
+    assert "Budget left: 8 of 10 tool turns." in third[-1].content and "Budget" not in third[-3].content
