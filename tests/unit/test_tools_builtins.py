@@ -76,6 +76,14 @@ def test_search_ranks_documents_with_snippets(registry):
     assert "sub/bees.txt" in run(registry, "search_documents", query="bees")["content"]
 
 
+def test_search_snippets_hold_the_sentence_around_the_match():
+    """A 16-token snippet cut 'was opened in ...' before the year; the snippet now runs to 64 tokens."""
+    text = "The Kessel footbridge crosses the river Aln. It is 148 metres long and was opened in 1998. It is green."
+    index = ToolRegistry.with_builtins(["search_documents"], documents=[text])
+    hit = run(index, "search_documents", query="Kessel footbridge opening")["content"]
+    assert "was [opened] in 1998" in hit and hit.startswith("1. document 1: The [Kessel] [footbridge]")
+
+
 def test_search_handles_fts_syntax_and_no_match(registry):
     for query in ('"unbalanced', "AND OR NOT", "wind* (turbine", "NEAR(a b)", "col:umn"):
         assert run(registry, "search_documents", query=query)["status"] == "ok"

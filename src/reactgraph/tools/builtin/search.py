@@ -22,6 +22,7 @@ from pydantic import Field
 
 MAX_FILE_BYTES = 2_000_000
 MAX_RESULTS = 20
+SNIPPET_TOKENS = 64  # the longest snippet FTS5 makes: enough to hold the sentence around a match
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class DocumentIndex:
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
         with self._lock:
             rows = self._db.execute(
-                "SELECT title, bm25(docs), snippet(docs, 1, '[', ']', ' ... ', 16) FROM docs "
+                f"SELECT title, bm25(docs), snippet(docs, 1, '[', ']', ' ... ', {SNIPPET_TOKENS}) FROM docs "
                 "WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
                 (match, max(1, min(limit, MAX_RESULTS))),
             ).fetchall()
