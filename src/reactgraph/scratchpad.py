@@ -126,10 +126,7 @@ def think_messages(
         SystemMessage(content=system),
         HumanMessage(content=head if status_last else f"{head}\n\n{status}"),
     ]
-    if text_format is not None:
-        render = lambda steps: text_step_messages(steps, text_format, status if status_last else "")  # noqa: E731
-    else:
-        render = step_messages
+    render = (lambda steps: text_step_messages(steps, text_format, status)) if text_format is not None else step_messages
     threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
         if estimate_messages(fixed + render(recent)) <= threshold:
