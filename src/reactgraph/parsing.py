@@ -158,7 +158,8 @@ def expected_format(ctx: ParseContext) -> str:
             f"To use a tool, reply with these two lines and nothing after them (the {f.observation} comes back to you):\n"
             f"{f.thought}: your reasoning\n{f.action}: tool_name[input]\n\n"
             f"When you know the answer, reply with:\n{f.thought}: your reasoning\n{f.final_answer}: the answer\n\n"
-            f"Tools: {tools}. A tool with several inputs takes a JSON object: tool_name[{{\"a\": 1, \"b\": 2}}]."
+            f"Tools: {tools}. Give the inputs in the order shown, separated by commas; a tool with one input "
+            "takes it whole (an expression, a path, a query); several inputs may also be a JSON object of their names."
         )
     return (
         'Call a tool through the tool-calling interface, or write {"name": "<tool>", "arguments": {...}}, '
