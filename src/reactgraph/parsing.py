@@ -419,12 +419,41 @@ def _text_react(text: str, ctx: ParseContext) -> ParsedReply | None:
     line, _, after = rest.partition("\n")
     line = line.strip()
     action_input = re.search(tag(f"{f.action} Input") + r"[ \t]*(.*)", after, re.DOTALL)
+    if action_input is None and (calls := _several_calls(line, ctx)):
+        return ParsedReply(thought=thought, actions=calls)
     parsed = _action_line(line, action_input.group(1).strip() if action_input else None, ctx)
     if isinstance(parsed, str):
         return ParsedReply(thought=thought, answer=parsed)
     if not parsed["tool"] and line:  # rejected: the trace and the next prompt show what the model wrote
         parsed["args"] = {"written": line[:MAX_WRITTEN]}
     return ParsedReply(thought=thought, actions=[parsed])
+
+
+CALL_START = re.compile(r"\s*(?:[,;&]|\band\b)?\s*([\w.-]+)\s*\[")
+
+
+def _several_calls(line: str, ctx: ParseContext) -> list[Action] | None:
+    """``a[x], b[y]`` (or ``;``/``and`` between them) on one Action line: one action each (an unknown
+    tool's is a rejection), when the line holds nothing but such calls; else None."""
+    calls: list[Action] = []
+    pos = 0
+    while line[pos:].strip():
+        start = CALL_START.match(line, pos)
+        if not start:
+            return None
+        depth, end = 1, start.end()
+        while end < len(line) and depth:
+            depth += {"[": 1, "]": -1}.get(line[end], 0)
+            end += 1
+        if depth:
+            return None
+        written = line[start.start(1) : end]
+        call = _action_line(written, None, ctx)
+        if isinstance(call, str):  # a Finish among calls: not a set of calls
+            return None
+        calls.append(call if call["tool"] else call | {"args": {"written": written[:MAX_WRITTEN]}})
+        pos = end
+    return calls if len(calls) > 1 else None
 
 
 def _action_line(line: str, action_input: str | None, ctx: ParseContext) -> Action | str:

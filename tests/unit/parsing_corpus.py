@@ -70,6 +70,9 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # With one required input, extra inputs count only when they fit their types (read_file["a.ini", 1, 1]).
     ("optional inputs positionally", 'Thought: t\nAction: read_lines["config/app.ini", 1, 5]', True, ("call", [("read_lines", {"path": "config/app.ini", "start": "1", "count": "5"})])),
     ("a comma in a one-input text stays", "Thought: t\nAction: read_lines[notes, draft.txt]", True, ("call", [("read_lines", {"path": "notes, draft.txt"})])),
+    # Several calls on one Action line (Qwen2.5-Coder-1.5B: read_file[reports/q1.txt, 1, 3], read_file[...]).
+    ("two calls on one action line", "Thought: t\nAction: read_lines[a.txt, 1, 3], read_lines[b.txt, 1, 3]", True, ("call", [("read_lines", {"path": "a.txt", "start": "1", "count": "3"}), ("read_lines", {"path": "b.txt", "start": "1", "count": "3"})])),
+    ("calls joined by 'and', brackets inside", 'Thought: t\nAction: search[capital [France]] and calculator[2*3]', True, ("call", [("search", {"query": "capital [France]"}), ("calculator", {"expression": "2*3"})])),
     # ... or names them, keyword style (percentage_change[old=80, new=92]).
     ("named inputs", "Thought: t\nAction: add[b=3, a=4]", True, ("call", [("add", {"b": "3", "a": "4"})])),
     ("named inputs with colons, comma in a value", 'Thought: t\nAction: get_weather[city: "Paris, TX", unit=fahrenheit]', True, ("call", [("get_weather", {"city": "Paris, TX", "unit": "fahrenheit"})])),

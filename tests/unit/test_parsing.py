@@ -81,3 +81,11 @@ def test_parse_failure_kinds_exclude_policy_rejections():
     assert "missing_thought" not in PARSE_FAILURE_KINDS and "disabled" not in PARSE_FAILURE_KINDS
     assert not parse_failed([{"id": "1", "tool": "x", "args": {}, "rejection_kind": "disabled", "rejection": "off"}])
     assert not parse_failed([])
+
+
+def test_an_unknown_tool_among_calls_on_one_line_is_rejected_and_the_others_run():
+    parsed = parse_reply(AIMessage(content="Thought: t\nAction: search[x], nosuch[y]"), ParseContext(tools=SPECS, text_mode=True))
+    first, second = parsed.actions
+    assert (first["tool"], first["args"]) == ("search", {"query": "x"})
+    assert second["tool"] == "" and second["rejection_kind"] == "tool_not_found" and not parse_failed(parsed.actions)
+    assert second["args"] == {"written": "nosuch[y]"}

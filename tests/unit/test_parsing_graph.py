@@ -143,3 +143,11 @@ def test_in_the_text_format_each_prompt_starts_as_the_previous_one_did(math_tool
     assert second[1].content == third[1].content == "Question: Where is Paris?"
     assert [m.content for m in third[:3]] == [m.content for m in second[:3]]  # system, question, first reply
     assert "Budget left: 8 of 10 tool turns." in third[-1].content and "Budget" not in third[-3].content
+
+
+def test_two_calls_on_one_action_line_both_run_and_come_back_as_two_actions(math_tools, log):
+    model = TextOnlyModel(responses=["Thought: both\nAction: lookup[paris], lookup[rome]", "Thought: done\nFinal Answer: ok"])
+    result = run(model, math_tools)
+    assert sorted(log.calls, key=str) == [("lookup", {"key": "paris"}), ("lookup", {"key": "rome"})]
+    assert [a.args for a in result.trace.steps[0].actions] == [{"key": "paris"}, {"key": "rome"}]
+    assert model.calls[1]["messages"][-2].content == "Thought: both\nAction: lookup[paris]\nAction: lookup[rome]"
