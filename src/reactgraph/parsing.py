@@ -50,12 +50,16 @@ class ToolSpec:
     types: tuple[str, ...] = ()  # each param's JSON-schema type ("" when not a simple type)
 
     def takes_positionally(self, values: Sequence[str]) -> bool:
-        """Whether comma-separated text inputs are, in order, this tool's params: as many as it takes,
-        and, when it needs only one, each of a type its param takes (so a text with commas stays whole)."""
+        """Whether comma-separated text inputs are, in order, this tool's params: as many as it takes;
+        when it needs at most one, only if each fits its param's type and one beyond the first is a
+        number or a yes/no (so ``grep[Hello, world]`` stays one text, ``read_file[a.txt, 1, 5]`` splits)."""
         if len(values) < 2 or not len(self.required) <= len(values) <= len(self.params):
             return False
+        if len(self.required) > 1:
+            return True
         types = self.types or ("",) * len(self.params)
-        return len(self.required) > 1 or all(_fits(value, kind) for value, kind in zip(values, types, strict=False))
+        typed = any(kind in ("integer", "number", "boolean") for kind in types[1 : len(values)])
+        return typed and all(_fits(value, kind) for value, kind in zip(values, types, strict=False))
 
     def signature(self) -> str:
         """How the text format writes a call: ``name[param, ...]``."""
@@ -320,6 +324,8 @@ def _checked_call(name: str, raw: Any, ctx: ParseContext) -> Action:
         args = {param: unquote(raw.strip()) if isinstance(raw, str) else raw}
     elif not spec.params:
         args = {}
+    elif isinstance(raw, str) and not spec.required and len(parts := positional_inputs(raw)) <= 1:
+        args = dict(zip(spec.params, parts))  # no input, or the first one, of a tool whose inputs are all optional
     else:
         return _reject("invalid_parameters", f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
     if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
@@ -429,7 +435,8 @@ def _text_react(text: str, ctx: ParseContext) -> ParsedReply | None:
     return ParsedReply(thought=thought, actions=[parsed])
 
 
-CALL_START = re.compile(r"\s*(?:[,;&]|\band\b)?\s*([\w.-]+)\s*\[")
+FIRST_CALL = re.compile(r"\s*([\w.-]+)\s*\[")
+NEXT_CALL = re.compile(r"\s*(?:[,;&]|\band\b)\s*([\w.-]+)\s*\[")  # calls after the first need a separator
 
 
 def _several_calls(line: str, ctx: ParseContext) -> list[Action] | None:
@@ -438,7 +445,7 @@ def _several_calls(line: str, ctx: ParseContext) -> list[Action] | None:
     calls: list[Action] = []
     pos = 0
     while line[pos:].strip():
-        start = CALL_START.match(line, pos)
+        start = (NEXT_CALL if calls else FIRST_CALL).match(line, pos)
         if not start:
             return None
         depth, end = 1, start.end()

@@ -82,7 +82,8 @@ class ReActTrace(BaseModel):
             if step.thought:
                 lines.append(f"Thought: {step.thought}")
             for action, obs in zip(step.actions, step.observations, strict=False):
-                lines.append(f"Action: {action.tool}[{_args_text(action.args)}]")
+                written = action.args.get("written") or "(unreadable)"  # a rejected action: as the model wrote it
+                lines.append(f"Action: {action.tool}[{_args_text(action.args)}]" if action.tool else f"Action: {written}")
                 lines.append(f"Observation: {obs.content}")
         if self.final_result is not None:
             lines.append(f"Final Answer: {self.final_result}")

@@ -11,7 +11,6 @@ as ``Thought: / Action: / Observation:`` text to a model that uses the text form
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from langchain_core.messages import (
@@ -72,7 +71,8 @@ def text_step_messages(steps: list[dict[str, Any]], ctx: ParseContext, status: s
     messages: list[BaseMessage] = []
     for step in steps:
         lines = [f"{f.thought}: {step.get('thought') or '(none)'}"]
-        lines += [f"{f.action}: {_action_text(a)}" for a in step["actions"]]
+        if step["actions"]:  # several calls on one line, as the parser reads them
+            lines.append(f"{f.action}: {', '.join(_action_text(a) for a in step['actions'])}")
         messages.append(AIMessage(content="\n".join(lines)))
         observed = "\n".join(f"{f.observation}: {obs['content']}" for obs in step["observations"])
         messages.append(HumanMessage(content=observed or f"{f.observation}: (none)"))
@@ -96,7 +96,7 @@ def steps_text(steps: list[dict[str, Any]]) -> str:
     for step in steps:
         lines.append(f"[{step['iteration']}] Thought: {step.get('thought') or '(none)'}")
         for action, obs in zip(step["actions"], step["observations"], strict=False):
-            lines.append(f"    Action: {action['tool'] or '(none)'} {json.dumps(action['args'], ensure_ascii=False)}")
+            lines.append(f"    Action: {_action_text(action)}")
             lines.append(f"    Observation: {obs['content']}")
     return "\n".join(lines)
 

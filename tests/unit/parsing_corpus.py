@@ -41,7 +41,12 @@ def read_lines(path: str, start: int = 1, count: int = 20) -> str:
     return path
 
 
-TOOLS = [search, calculator, get_weather, add, read_lines]
+def listing(path: str = ".", pattern: str = "*") -> str:
+    """List files."""
+    return path
+
+
+TOOLS = [search, calculator, get_weather, add, read_lines, listing]
 Q = {"query": "capital of France"}
 W = {"city": "Paris"}
 
@@ -70,6 +75,10 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # With one required input, extra inputs count only when they fit their types (read_file["a.ini", 1, 1]).
     ("optional inputs positionally", 'Thought: t\nAction: read_lines["config/app.ini", 1, 5]', True, ("call", [("read_lines", {"path": "config/app.ini", "start": "1", "count": "5"})])),
     ("a comma in a one-input text stays", "Thought: t\nAction: read_lines[notes, draft.txt]", True, ("call", [("read_lines", {"path": "notes, draft.txt"})])),
+    ("optional text inputs do not split a text", "Thought: t\nAction: get_weather[Paris, TX]", True, ("call", [("get_weather", {"city": "Paris, TX"})])),
+    ("all inputs optional: none given", "Thought: t\nAction: listing[]", True, ("call", [("listing", {})])),
+    ("all inputs optional: the first given", "Thought: t\nAction: listing[src]", True, ("call", [("listing", {"path": "src"})])),
+    ("calls need a separator between them", "Thought: t\nAction: search[a]calculator[b]", True, ("call", [("search", {"query": "a]calculator[b"})])),
     # Several calls on one Action line (Qwen2.5-Coder-1.5B: read_file[reports/q1.txt, 1, 3], read_file[...]).
     ("two calls on one action line", "Thought: t\nAction: read_lines[a.txt, 1, 3], read_lines[b.txt, 1, 3]", True, ("call", [("read_lines", {"path": "a.txt", "start": "1", "count": "3"}), ("read_lines", {"path": "b.txt", "start": "1", "count": "3"})])),
     ("calls joined by 'and', brackets inside", 'Thought: t\nAction: search[capital [France]] and calculator[2*3]', True, ("call", [("search", {"query": "capital [France]"}), ("calculator", {"expression": "2*3"})])),

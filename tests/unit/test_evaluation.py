@@ -209,6 +209,7 @@ def test_eval_runs_chosen_agents_and_reports_a_baseline_beside_them(tmp_path, ca
     assert set(both["totals"]) == {"reactgraph", "prebuilt"} and both["totals"]["prebuilt"]["correct"] == 1
     assert "--baseline" in (tmp_path / "new" / "eval.md").read_text()
     assert cli.main(["eval", "--agents", "nobody", "--out", str(tmp_path), *model]) == 2
+    assert cli.main(["eval", "--agents", "prebuilt", "--compare", "prebuilt", "--out", str(tmp_path), *model]) == 2
     (tmp_path / "junk.json").write_text("{not json")
     assert cli.main(["eval", "--baseline", str(tmp_path / "junk.json"), "--out", str(tmp_path), *model]) == 2
     assert "not a readable eval.json" in capsys.readouterr().err

@@ -130,6 +130,7 @@ def test_an_unreadable_action_is_shown_back_as_the_model_wrote_it(math_tools, lo
     step = result.trace.steps[0]
     assert step.actions[0].args == {"written": "lookup the key paris"} and step.observations[0].error_kind == "malformed_output"
     assert model.calls[1]["messages"][-2].content == "Thought: look\nAction: lookup the key paris"
+    assert "Thought: look\nAction: lookup the key paris\nObservation: Error (malformed_output)" in result.trace.scratchpad()
 
 
 def test_in_the_text_format_each_prompt_starts_as_the_previous_one_did(math_tools, log):
@@ -145,9 +146,20 @@ def test_in_the_text_format_each_prompt_starts_as_the_previous_one_did(math_tool
     assert "Budget left: 8 of 10 tool turns." in third[-1].content and "Budget" not in third[-3].content
 
 
-def test_two_calls_on_one_action_line_both_run_and_come_back_as_two_actions(math_tools, log):
+def test_two_calls_on_one_action_line_both_run_and_come_back_on_one_line(math_tools, log):
     model = TextOnlyModel(responses=["Thought: both\nAction: lookup[paris], lookup[rome]", "Thought: done\nFinal Answer: ok"])
     result = run(model, math_tools)
     assert sorted(log.calls, key=str) == [("lookup", {"key": "paris"}), ("lookup", {"key": "rome"})]
     assert [a.args for a in result.trace.steps[0].actions] == [{"key": "paris"}, {"key": "rome"}]
-    assert model.calls[1]["messages"][-2].content == "Thought: both\nAction: lookup[paris]\nAction: lookup[rome]"
+    assert model.calls[1]["messages"][-2].content == "Thought: both\nAction: lookup[paris], lookup[rome]"
+
+
+def test_a_model_with_its_own_stop_sequences_keeps_them(math_tools, log):
+    """ChatOllama refuses stop sequences given twice: the text format adds none to a model that has some."""
+
+    class WithStop(TextOnlyModel):
+        stop: list[str] | None = None
+
+    model = WithStop(responses=["Thought: t\nFinal Answer: 4"], stop=["\nEND"])
+    run(model, math_tools)
+    assert model.calls[0]["stop"] is None  # not ["\nObservation:"]

@@ -53,8 +53,8 @@ def test_list_directory_shows_dirs_sizes_and_links_out(tools):
         "./",
         "data.bin (14 bytes)",
         "docs/",
-        "escape (link outside the root, not accessible)",
-        "leak.txt (link outside the root, not accessible)",
+        "escape (link outside the root or in a loop, not accessible)",
+        "leak.txt (link outside the root or in a loop, not accessible)",
         "notes.txt (32 bytes)",
     ]
     assert tools[1]("docs").splitlines() == ["docs/", "guide.md (39 bytes)", "notes-link.txt (32 bytes)"]
@@ -103,6 +103,16 @@ def test_a_missing_file_error_shows_what_the_closest_folder_holds(tools):
     listing = str(deep.value).split("; ", 1)[1]
     assert listing.startswith("./ holds: ") and "docs/" in listing and "notes.txt" in listing
     assert "leak.txt" not in listing and "escape" not in listing  # links out of the root are not shown
+
+
+def test_a_symlink_loop_is_listed_as_inaccessible_and_breaks_no_tool(tmp_path):
+    (tmp_path / "a.txt").write_text("needle\n")
+    os.symlink(tmp_path / "loop", tmp_path / "loop")  # a link to itself
+    read_file, list_directory, grep_search = make_file_tools(tmp_path)
+    with pytest.raises(InvalidArguments, match=r"'missing.txt' is not a file; ./ holds: a.txt$"):
+        read_file("missing.txt")
+    assert "loop (link outside the root or in a loop, not accessible)" in list_directory(".")
+    assert grep_search("needle") == "a.txt:1: needle"
 
 
 @pytest.mark.parametrize("path", ["..", "../private", "/", "escape", "leak.txt"])

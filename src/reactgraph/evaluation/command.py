@@ -66,6 +66,8 @@ def chosen_agents(args: argparse.Namespace) -> list[str]:
     """The agents to run: --agents, else reactgraph (and the --compare agent)."""
     if not args.agents:
         return ["reactgraph"] + ([args.compare] if args.compare else [])
+    if args.compare:
+        raise ConfigError("give --agents or --compare, not both")
     agents = list(dict.fromkeys(a.strip() for a in args.agents.split(",") if a.strip()))
     unknown = [a for a in agents if a not in RUNNERS]
     if unknown or not agents:

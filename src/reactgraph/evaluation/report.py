@@ -33,8 +33,8 @@ class TaskRun(BaseModel):
     seconds: float
     answer: str | None
     detail: str = ""
-    acting_turns: int = 0  # turns in which the model set out to call a tool
-    acted_turns: int = 0  # ... and its reply named a tool on offer in a readable call
+    acting_turns: int = 0  # turns that did not end the run with an answer (reactgraph) / had tool calls (prebuilt)
+    acted_turns: int = 0  # ... with at least one readable call to a tool on offer
 
 
 

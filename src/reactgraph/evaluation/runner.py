@@ -21,6 +21,7 @@ from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
 from reactgraph.nodes.think import find_phrase
 from reactgraph.prompts import SYSTEM_PROMPT
+from reactgraph.result import ReActStep
 from reactgraph.tools.registry import ToolRegistry
 
 ModelFactory = Callable[[Task], BaseChatModel]
@@ -64,7 +65,7 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
         seconds=seconds,
         detail=result.termination_detail,
         acting_turns=len(result.trace.steps),
-        acted_turns=sum(any(a.tool in offered for a in step.actions) for step in result.trace.steps),
+        acted_turns=sum(_acted(step, offered) for step in result.trace.steps),
     )
 
 
@@ -108,6 +109,16 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
         acting_turns=len(acting),
         acted_turns=sum(any(c["name"] in offered for c in m.tool_calls) for m in acting),
     )
+
+
+# Observations that mean the call itself could not be read (invalid_parameters may be the tool's own check).
+UNREADABLE = frozenset({"malformed_output", "tool_not_found", "empty_reply", "missing_action"})
+
+
+def _acted(step: ReActStep, offered: set[str]) -> bool:
+    """The turn made at least one readable call to a tool on offer (the prebuilt agent's valid tool calls)."""
+    kinds = {o.call_id: o.error_kind for o in step.observations}
+    return any(a.tool in offered and kinds.get(a.id) not in UNREADABLE for a in step.actions)
 
 
 def _task_run(task: Task, agent: str, *, answer: str | None, reason: str, **measured: Any) -> TaskRun:

@@ -150,8 +150,9 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
 def bind_for(
     model: BaseChatModel, tools: list[Any], specs: tuple[ToolSpec, ...], cfg: AgentConfig
 ) -> tuple[Runnable, ParseContext | None]:
-    """The model with the tools bound natively (context None), or as is with the text format's context:
-    'text' always, 'auto' when the model has no tool calling, 'native' never (its error is raised)."""
+    """The model with the tools bound natively (context None), or with a stop sequence before the
+    Observation tag and the text format's context: 'text' always, 'auto' when the model has no tool
+    calling, 'native' never (its error is raised)."""
     if not tools:
         return model, None
     if cfg.tool_calling != "text":
@@ -161,8 +162,11 @@ def bind_for(
             if cfg.tool_calling == "native":
                 raise
     fmt = TextFormat.from_config(cfg)
+    context = ParseContext(tools=specs, fmt=fmt, text_mode=True)
+    if getattr(model, "stop", None):  # the model's own stop sequences (ChatOllama refuses a second set)
+        return model, context
     # the model's turn ends where it would start writing the observation itself
-    return model.bind(stop=[f"\n{fmt.observation}:"]), ParseContext(tools=specs, fmt=fmt, text_mode=True)
+    return model.bind(stop=[f"\n{fmt.observation}:"]), context
 
 
 def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:

@@ -25,8 +25,8 @@ def count_failure(failures: dict[str, int], outcome: Outcome, cfg: AgentConfig) 
     if failures[tool] != cfg.max_tool_failures:
         return None
     return (
-        f"{tool} has now failed {cfg.max_tool_failures} times and is disabled for the rest of this run. "
-        "Use another tool or answer from what you have."
+        f"{tool} has now failed {cfg.max_tool_failures} times and is disabled for the rest of this run: "
+        "do not call it again. Use another tool or answer from what you have."
     )
 
 

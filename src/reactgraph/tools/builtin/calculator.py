@@ -131,8 +131,8 @@ def _eval(node: ast.AST) -> Number:
         return _call(node)
     if isinstance(node, ast.Tuple):
         raise CalculatorError(
-            f"{len(node.elts)} comma-separated values are not one expression; "
-            "combine them with operators into one, e.g. (a + b) * c"
+            "comma-separated values are not one expression: combine them with operators into one, "
+            "e.g. (a + b) * c, and write numbers without thousands separators (1000, not 1,000)"
         )
     raise CalculatorError(f"{type(node).__name__} is not allowed; use numbers, + - * / // % ** and math functions")
 

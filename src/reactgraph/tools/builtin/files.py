@@ -49,6 +49,13 @@ class Sandbox:
     def contains(self, path: Path) -> bool:
         return path == self.root or path.is_relative_to(self.root)
 
+    def inside(self, entry: Path) -> bool:
+        """Whether ``entry`` (a link: where it leads) is inside the root; False for a link loop."""
+        try:
+            return self.contains(entry.resolve())
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+            return False
+
     def shown(self, path: Path) -> str:
         """``path`` as the model should refer to it: relative to the root."""
         return path.relative_to(self.root).as_posix() or "."
@@ -59,7 +66,7 @@ class Sandbox:
         while not folder.is_dir() and folder != self.root:
             folder = folder.parent
         try:
-            names = sorted(e.name + ("/" if e.is_dir() else "") for e in folder.iterdir() if self.contains(e.resolve()))
+            names = sorted(e.name + ("/" if e.is_dir() else "") for e in folder.iterdir() if self.inside(e))
         except OSError as exc:  # an unreadable folder
             return f"{self.shown(folder)}/ cannot be listed ({exc.strerror or exc})"
         more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
@@ -68,11 +75,10 @@ class Sandbox:
     def walk(self, top: Path) -> Iterator[Path]:
         """Regular files under ``top`` (as walked, links by their own name), sorted, never leaving the root."""
         for dirpath, dirnames, filenames in os.walk(top):
-            dirnames[:] = sorted(d for d in dirnames if self.contains(Path(dirpath, d).resolve()))
+            dirnames[:] = sorted(d for d in dirnames if self.inside(Path(dirpath, d)))
             for name in sorted(filenames):
                 path = Path(dirpath, name)
-                real = path.resolve()
-                if self.contains(real) and real.is_file():
+                if self.inside(path) and path.resolve().is_file():
                     yield path
 
 
@@ -118,10 +124,11 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
             raise InvalidArguments(f"{path!r} is not a directory")
         lines = []
         for entry in sorted(target.iterdir(), key=lambda p: p.name)[:MAX_LISTED]:
+            if not box.inside(entry):
+                lines.append(f"{entry.name} (link outside the root or in a loop, not accessible)")
+                continue
             real = entry.resolve()
-            if not box.contains(real):
-                lines.append(f"{entry.name} (link outside the root, not accessible)")
-            elif real.is_dir():
+            if real.is_dir():
                 lines.append(f"{entry.name}/")
             elif real.is_file():
                 lines.append(f"{entry.name} ({real.stat().st_size} bytes)")
