@@ -441,11 +441,11 @@ NEXT_CALL = re.compile(r"\s*(?:[,;&]|\band\b)\s*([\w.-]+)\s*\[")  # calls after 
 
 def _several_calls(line: str, ctx: ParseContext) -> list[Action] | None:
     """``a[x], b[y]`` (or ``;``/``and`` between them) on one Action line: one action each (an unknown
-    tool's is a rejection), when the line holds nothing but such calls; else None."""
-    calls: list[Action] = []
+    tool's is a rejection), when the line holds nothing but two or more such calls; else None."""
+    segments: list[str] = []
     pos = 0
     while line[pos:].strip():
-        start = (NEXT_CALL if calls else FIRST_CALL).match(line, pos)
+        start = (NEXT_CALL if segments else FIRST_CALL).match(line, pos)
         if not start:
             return None
         depth, end = 1, start.end()
@@ -454,13 +454,17 @@ def _several_calls(line: str, ctx: ParseContext) -> list[Action] | None:
             end += 1
         if depth:
             return None
-        written = line[start.start(1) : end]
-        call = _action_line(written, None, ctx)
-        if isinstance(call, str):  # a Finish among calls: not a set of calls
-            return None
-        calls.append(call if call["tool"] else call | {"args": {"written": written[:MAX_WRITTEN]}})
+        segments.append(line[start.start(1) : end])
         pos = end
-    return calls if len(calls) > 1 else None
+    if len(segments) < 2:
+        return None
+    calls = [_action_line(written, None, ctx) for written in segments]
+    if any(isinstance(call, str) for call in calls):  # a Finish among calls: not a set of calls
+        return None
+    return [
+        call if call["tool"] else call | {"args": {"written": written[:MAX_WRITTEN]}}
+        for call, written in zip(calls, segments, strict=True)
+    ]
 
 
 def _action_line(line: str, action_input: str | None, ctx: ParseContext) -> Action | str:
