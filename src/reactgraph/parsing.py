@@ -430,9 +430,12 @@ def _text_react(text: str, ctx: ParseContext) -> ParsedReply | None:
     parsed = _action_line(line, action_input.group(1).strip() if action_input else None, ctx)
     if isinstance(parsed, str):
         return ParsedReply(thought=thought, answer=parsed)
-    if not parsed["tool"] and line:  # rejected: the trace and the next prompt show what the model wrote
-        parsed["args"] = {"written": line[:MAX_WRITTEN]}
-    return ParsedReply(thought=thought, actions=[parsed])
+    return ParsedReply(thought=thought, actions=[_keep_written(parsed, line) if line else parsed])
+
+
+def _keep_written(action: Action, written: str) -> Action:
+    """A rejected action keeps what the model wrote (``args.written``): the trace and the next prompt show it."""
+    return action if action["tool"] else action | {"args": {"written": written[:MAX_WRITTEN]}}
 
 
 FIRST_CALL = re.compile(r"\s*([\w.-]+)\s*\[")
@@ -461,10 +464,7 @@ def _several_calls(line: str, ctx: ParseContext) -> list[Action] | None:
     calls = [_action_line(written, None, ctx) for written in segments]
     if any(isinstance(call, str) for call in calls):  # a Finish among calls: not a set of calls
         return None
-    return [
-        call if call["tool"] else call | {"args": {"written": written[:MAX_WRITTEN]}}
-        for call, written in zip(calls, segments, strict=True)
-    ]
+    return [_keep_written(call, written) for call, written in zip(calls, segments, strict=True)]
 
 
 def _action_line(line: str, action_input: str | None, ctx: ParseContext) -> Action | str:
