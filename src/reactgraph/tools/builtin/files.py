@@ -49,12 +49,13 @@ class Sandbox:
     def contains(self, path: Path) -> bool:
         return path == self.root or path.is_relative_to(self.root)
 
-    def inside(self, entry: Path) -> bool:
-        """Whether ``entry`` (a link: where it leads) is inside the root; False for a link loop."""
+    def real_inside(self, entry: Path) -> Path | None:
+        """Where ``entry`` leads (its real path) when that is inside the root; None outside or for a link loop."""
         try:
-            return self.contains(entry.resolve())
+            real = entry.resolve()
         except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
-            return False
+            return None
+        return real if self.contains(real) else None
 
     def shown(self, path: Path) -> str:
         """``path`` as the model should refer to it: relative to the root."""
@@ -66,7 +67,7 @@ class Sandbox:
         while not folder.is_dir() and folder != self.root:
             folder = folder.parent
         try:
-            names = sorted(e.name + ("/" if e.is_dir() else "") for e in folder.iterdir() if self.inside(e))
+            names = sorted(e.name + ("/" if e.is_dir() else "") for e in folder.iterdir() if self.real_inside(e))
         except OSError as exc:  # an unreadable folder
             return f"{self.shown(folder)}/ cannot be listed ({exc.strerror or exc})"
         more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
@@ -75,10 +76,10 @@ class Sandbox:
     def walk(self, top: Path) -> Iterator[Path]:
         """Regular files under ``top`` (as walked, links by their own name), sorted, never leaving the root."""
         for dirpath, dirnames, filenames in os.walk(top):
-            dirnames[:] = sorted(d for d in dirnames if self.inside(Path(dirpath, d)))
+            dirnames[:] = sorted(d for d in dirnames if self.real_inside(Path(dirpath, d)))
             for name in sorted(filenames):
                 path = Path(dirpath, name)
-                if self.inside(path) and path.resolve().is_file():
+                if (real := self.real_inside(path)) and real.is_file():
                     yield path
 
 
@@ -124,11 +125,10 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
             raise InvalidArguments(f"{path!r} is not a directory")
         lines = []
         for entry in sorted(target.iterdir(), key=lambda p: p.name)[:MAX_LISTED]:
-            if not box.inside(entry):
+            real = box.real_inside(entry)
+            if real is None:
                 lines.append(f"{entry.name} (link outside the root or in a loop, not accessible)")
-                continue
-            real = entry.resolve()
-            if real.is_dir():
+            elif real.is_dir():
                 lines.append(f"{entry.name}/")
             elif real.is_file():
                 lines.append(f"{entry.name} ({real.stat().st_size} bytes)")
