@@ -55,7 +55,14 @@ class AgentConfig(BaseModel):
         default=None, gt=0, description="Stop before total tokens (prompt + completion) would pass this."
     )
     timeout_seconds: float | None = Field(
-        default=None, gt=0, description="Wall-clock budget of the run, checked before every think call; also bounds tool waits."
+        default=None,
+        gt=0,
+        description="Wall-clock budget of the run: bounds every model call and tool wait, and is checked after every step.",
+    )
+    partial_answer_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds the partial-answer call at a limit may take once the time budget is used up.",
     )
     stall_threshold: int = Field(
         default=3, ge=2, description="Consecutive repeats of the same action, or of the same observation, that stop a run."
@@ -118,10 +125,11 @@ class AgentConfig(BaseModel):
         description="Exception types a tool may raise that are retried.",
     )
     # Models and parsing
-    tool_calling: Literal["auto", "native", "text"] = Field(
+    tool_calling: Literal["auto", "native", "text", "json"] = Field(
         default="auto",
-        description="'native': the model's tool-calling API; 'text': tools described in the prompt, replies in "
-        "Thought/Action text; 'auto': native when the model supports it, text otherwise.",
+        description="'auto': native tool calling, switching the run (and the agent's later runs) to 'text' once the "
+        "model writes its calls as text; 'native': the model's tool-calling API; 'text': tools described in the "
+        "prompt, replies as Thought/Action text; 'json': calls as JSON objects in the reply.",
     )
     thought_tag: str = Field(default="Thought", min_length=1, description="Tag of the reasoning line in the text format.")
     action_tag: str = Field(default="Action", min_length=1, description="Tag of the action line ('Action: tool[input]').")
@@ -163,6 +171,12 @@ class AgentConfig(BaseModel):
             if any(not p.strip() for p in getattr(self, name)):
                 raise ValueError(f"{name} must not contain blank phrases")
         return self
+
+    def deadline(self, started_at: float | None) -> float | None:
+        """When a run that started at ``started_at`` (epoch seconds) runs out of time; None without a time budget."""
+        if self.timeout_seconds is None or started_at is None:
+            return None
+        return started_at + self.timeout_seconds
 
     def override(self, **values: Any) -> AgentConfig:
         """A copy with ``values`` applied on top (validated)."""

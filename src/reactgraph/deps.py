@@ -1,4 +1,5 @@
-"""What the nodes share at run time: the agent's config, model, tool registry and cancel requests."""
+"""What the nodes share at run time: the agent's config, model, tool registry, cancel requests, and
+the tool-calling format learnt for each model (``tool_calling="auto"``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from langgraph.runtime import get_runtime
 from pydantic import BaseModel, Field
 
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.models import call_with_fallbacks, resolve_model
+from reactgraph.model_calls import call_with_fallbacks, model_label
+from reactgraph.models import resolve_model
 from reactgraph.tools.registry import ToolRegistry
 
 T = TypeVar("T")
@@ -41,6 +43,7 @@ class Deps:
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
     _cancel_all_before: float = float("-inf")
+    _formats: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def run_config(self) -> AgentConfig:
@@ -62,9 +65,20 @@ class Deps:
         """The run's model, then its ``fallback_models``."""
         return [self.chat_model(cfg), *(self._by_name(name, cfg) for name in cfg.fallback_models)]
 
-    def call_model(self, cfg: AgentConfig, attempt: Callable[[BaseChatModel], T]) -> T:
-        """``attempt(model)`` with retries on the run's model, then on each fallback model in turn."""
-        return call_with_fallbacks(self.candidates(cfg), attempt, cfg)
+    def call_model(self, cfg: AgentConfig, attempt: Callable[[BaseChatModel], T], *, deadline: float | None = None) -> T:
+        """``attempt(model)`` with retries on the run's model, then on each fallback model in turn
+        (no retry after ``deadline``)."""
+        return call_with_fallbacks(self.candidates(cfg), attempt, cfg, deadline=deadline)
+
+    def learned_format(self, model: BaseChatModel) -> str | None:
+        """The tool-calling format an earlier run found for ``model`` (auto), if any."""
+        with self._lock:
+            return self._formats.get(model_label(model))
+
+    def learn_format(self, model: BaseChatModel, name: str) -> None:
+        """Remember that ``model`` works in format ``name``: the agent's later runs start there."""
+        with self._lock:
+            self._formats[model_label(model)] = name
 
     def _by_name(self, name: str, cfg: AgentConfig) -> BaseChatModel:
         """A model made from its name with the run's model settings, once per distinct settings."""
@@ -93,6 +107,10 @@ class Deps:
         """A new run on ``thread_id`` starts uncancelled (a cancel-all still stops older runs)."""
         with self._lock:
             self._cancelled.discard(thread_id)
+
+    def cancel_check(self, thread_id: str | None, started_at: float) -> Callable[[], bool]:
+        """A check that says when the run on ``thread_id`` has been asked to stop (for calls in flight)."""
+        return lambda: self.is_cancelled(thread_id, started_at)
 
     def is_cancelled(self, thread_id: str | None, started_at: float) -> bool:
         with self._lock:

@@ -120,7 +120,7 @@ def route_after_think(state: ReActState, cfg: AgentConfig) -> Literal["terminate
     """The model's own stop goes to terminate; each tool call becomes one act task."""
     if state.get("termination") or not state.get("pending_actions"):
         return "terminate"
-    deadline = state["started_at"] + cfg.timeout_seconds if cfg.timeout_seconds else None
+    deadline = cfg.deadline(state["started_at"])
     cache = state.get("tool_cache") or {}
     return [
         Send("act", {"action": a, "deadline": deadline, "cached": cache.get(call_key(a["tool"], a["args"]))})

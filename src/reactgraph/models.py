@@ -1,51 +1,20 @@
-"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and how they are called.
+"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and the Ollama preflight.
 
-A model call retries transient errors (connection reset, timeouts, 5xx, rate limits) with
-tenacity backoff, separately from tool retries; when the model keeps failing, the
-``fallback_models`` are tried in order. Callers get the reply or the last error. A call is bounded
-only by the client's own timeout (ChatOllama has none by default): ``timeout_seconds`` is checked
-between model calls, not during one.
+How a model is called (bounded in time, retried, with fallbacks) is in ``model_calls``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
-from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from reactgraph.config import AgentConfig
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
-TRANSIENT_PATTERNS = (
-    "timed out",
-    "timeout",
-    "connection reset",
-    "connection refused",
-    "connection aborted",
-    "remote end closed",
-    "server disconnected",
-    "temporarily unavailable",
-    "service unavailable",
-    "bad gateway",
-    "rate limit",
-    "too many requests",
-)
-# Exception classes of httpx and the provider SDKs (matched by name: none of them is a dependency).
-TRANSIENT_TYPES = frozenset(
-    {"TransportError", "TimeoutException", "APIConnectionError", "APITimeoutError", "InternalServerError", "RateLimitError"}
-)
-T = TypeVar("T")
-
-
-class ModelCallError(RuntimeError):
-    """Every model (the primary and each fallback) failed; the message lists each failure in order."""
 
 
 class ModelUnavailableError(RuntimeError):
@@ -106,53 +75,3 @@ def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
         raise ModelUnavailableError(
             f"Ollama at {host} does not have model {model_name!r}. Pull it with `ollama pull {model_name}`."
         )
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Worth retrying: connection problems, timeouts, 5xx and 429 answers (any provider's client)."""
-    if isinstance(exc, ConnectionError | TimeoutError) or TRANSIENT_TYPES & {c.__name__ for c in type(exc).__mro__}:
-        return True
-    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
-    if isinstance(status, int) and (status >= 500 or status == 429):
-        return True
-    text = f"{type(exc).__name__}: {exc}".lower()
-    return any(pattern in text for pattern in TRANSIENT_PATTERNS)
-
-
-def with_retries(call: Callable[[], T], cfg: AgentConfig, *, sleep: Callable[[float], None] = time.sleep) -> T:
-    """Run ``call``, retrying transient errors ``cfg.model_retries`` times with exponential backoff."""
-    retrying = Retrying(
-        stop=stop_after_attempt(cfg.model_retries + 1),
-        wait=wait_exponential(multiplier=cfg.model_retry_delay, max=cfg.model_retry_max_delay),
-        retry=retry_if_exception(is_transient),
-        sleep=sleep,
-        reraise=True,
-    )
-    return retrying(call)
-
-
-def call_with_fallbacks(
-    models: Sequence[BaseChatModel],
-    attempt: Callable[[BaseChatModel], T],
-    cfg: AgentConfig,
-    *,
-    sleep: Callable[[float], None] = time.sleep,
-) -> T:
-    """``attempt(model)`` for each model in order (each with retries) until one succeeds.
-
-    With one model its error is raised as is; with fallbacks, a ModelCallError names every failure.
-    """
-    errors: list[str] = []
-    for model in models:
-        try:
-            return with_retries(lambda: attempt(model), cfg, sleep=sleep)
-        except Exception as exc:
-            if len(models) == 1:
-                raise
-            errors.append(f"{model_label(model)}: {type(exc).__name__}: {exc}")
-    raise ModelCallError(f"all {len(models)} models failed: " + " | ".join(errors))
-
-
-def model_label(model: BaseChatModel) -> str:
-    name = getattr(model, "model", None) or getattr(model, "model_name", None)
-    return f"{model._llm_type}:{name}" if name else model._llm_type

@@ -40,9 +40,8 @@ THOUGHT_REQUIRED = (
     "Say in a sentence or two why this call helps answer the question, then call the tool again."
 )
 
-EMPTY_REPLY = (
-    "Your reply was empty. Either call one of the tools, or reply with the final answer."
-)
+# A final reply that is no answer (answers.non_answer says why: "Your reply was empty", ...).
+NOT_AN_ANSWER = "{problem}. Either call one of the tools, or reply with the answer to the question itself."
 
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 

@@ -66,6 +66,8 @@ class ReActStep(BaseModel):
     timestamp: float
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
     duration: float = 0.0
+    format: str | None = Field(default=None, description="The tool-calling format of the turn: native, text or json.")
+    written: str | None = Field(default=None, description="The model's own text, when its calls were read from it.")
 
 
 class ReActTrace(BaseModel):

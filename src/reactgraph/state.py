@@ -141,6 +141,14 @@ class ReActState(InputState, OutputState, total=False):
     pending_actions: list[Action]
     # think: consecutive replies that could not be read (max_parse_retries ends the run).
     parse_failures: int
+    # think: the run's tool-calling format for the next turn (native, text, json); tool_calling="auto"
+    # moves it from native to text once the model writes its calls as text.
+    tool_format: str | None
+    # think: the format the current turn used (observe puts it on the step).
+    turn_format: str
+    # think: the model's own reply text when the turn's calls were read from it (observe puts it on
+    # the step; the native format shows it back beside the calls), else None.
+    turn_written: str | None
     # think: usage of the current turn's model call (observe puts it on the step).
     turn_usage: TokenCount
     # think: when the current turn started (observe computes the step's duration).

@@ -37,7 +37,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reactgraph import build_graph
 from reactgraph.config import AgentConfig
-from reactgraph.parsing import PARSE_FAILURE_KINDS, unquote
+from reactgraph.formats import PARSE_FAILURE_KINDS
+from reactgraph.formats.binding import unquote
 from reactgraph.prompts import REPEATED_ACTION
 
 CORPUS = Path(os.environ.get("REACTGRAPH_CORPUS", Path(__file__).resolve().parents[3] / "shared/corpus/react-trajectories"))

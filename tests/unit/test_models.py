@@ -16,15 +16,8 @@ from ollama import ResponseError
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.models import (
-    ModelCallError,
-    ModelUnavailableError,
-    call_with_fallbacks,
-    check_ollama,
-    is_transient,
-    resolve_model,
-    with_retries,
-)
+from reactgraph.model_calls import ModelCallError, call_with_fallbacks, is_transient, with_retries
+from reactgraph.models import ModelUnavailableError, check_ollama, resolve_model
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools.registry import ToolRegistry
 

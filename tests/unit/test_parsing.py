@@ -1,4 +1,5 @@
-"""The parsing chain on a corpus of malformed and unusual outputs, plus what think makes of them."""
+"""Reading replies in the native and text formats on a corpus of malformed and unusual outputs,
+plus what think makes of them."""
 
 from __future__ import annotations
 
@@ -6,19 +7,18 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from reactgraph.config import AgentConfig
+from reactgraph.formats import FORMATS, PARSE_FAILURE_KINDS, Tags, parse_failed, tool_specs
 from reactgraph.nodes.think import decide
-from reactgraph.parsing import (
-    PARSE_FAILURE_KINDS,
-    ParseContext,
-    TextFormat,
-    parse_failed,
-    parse_reply,
-    tool_specs,
-)
 
 from .parsing_corpus import CASES, TOOLS
 
 SPECS = tool_specs(TOOLS)
+
+
+def parse_reply(message, text_mode=False, tags=Tags(), specs=SPECS):
+    """The reply read in the text format (``text_mode``) or the native one."""
+    fmt = FORMATS["text" if text_mode else "native"]
+    return fmt.read(message, fmt.context(specs, tags))
 
 
 def test_corpus_is_large_enough():
@@ -30,7 +30,7 @@ def test_corpus_is_large_enough():
 @pytest.mark.parametrize(("name", "reply", "text_mode", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_corpus_output(name, reply, text_mode, expected):
     message = reply if isinstance(reply, AIMessage) else AIMessage(content=reply)
-    parsed = parse_reply(message, ParseContext(tools=SPECS, text_mode=text_mode))
+    parsed = parse_reply(message, text_mode)
     kind, value = expected
     if kind == "call":
         assert parsed.answer is None
@@ -54,7 +54,7 @@ def test_every_output_becomes_a_state_update_never_an_exception():
     cfg = AgentConfig()
     for name, reply, text_mode, expected in CASES:
         message = reply if isinstance(reply, AIMessage) else AIMessage(content=reply)
-        update = decide(parse_reply(message, ParseContext(tools=SPECS, text_mode=text_mode)), cfg, set())
+        update = decide(parse_reply(message, text_mode), cfg, set())
         if expected[0] == "answer" and expected[1]:
             assert update["termination"]["reason"] == "success" and update["final_answer"] == expected[1], name
         elif expected[0] in ("error",) or expected == ("answer", ""):
@@ -62,18 +62,17 @@ def test_every_output_becomes_a_state_update_never_an_exception():
 
 
 def test_tags_are_configurable():
-    fmt = TextFormat(thought="Reasoning", action="Tool", observation="Result", final_answer="Answer")
-    ctx = ParseContext(tools=SPECS, fmt=fmt, text_mode=True)
-    parsed = parse_reply(AIMessage(content="Reasoning: look it up\nTool: search[Paris]\nResult: invented"), ctx)
+    tags = Tags(thought="Reasoning", action="Tool", observation="Result", final_answer="Answer")
+    parsed = parse_reply(AIMessage(content="Reasoning: look it up\nTool: search[Paris]\nResult: invented"), True, tags)
     assert [(a["tool"], a["args"]) for a in parsed.actions] == [("search", {"query": "Paris"})]
     assert parsed.thought == "look it up"
-    assert parse_reply(AIMessage(content="Reasoning: known\nAnswer: 42"), ctx).answer == "42"
+    assert parse_reply(AIMessage(content="Reasoning: known\nAnswer: 42"), True, tags).answer == "42"
     # the default tags are plain text under other tags
-    assert parse_reply(AIMessage(content="Action: search[Paris]"), ctx).answer == "Action: search[Paris]"
+    assert parse_reply(AIMessage(content="Action: search[Paris]"), True, tags).answer == "Action: search[Paris]"
 
 
 def test_without_known_tools_any_name_is_accepted():
-    parsed = parse_reply(AIMessage(content='{"name": "anything", "arguments": {"x": 1}}'))
+    parsed = parse_reply(AIMessage(content='{"name": "anything", "arguments": {"x": 1}}'), specs=())
     assert [(a["tool"], a["args"]) for a in parsed.actions] == [("anything", {"x": 1})]
 
 
@@ -84,7 +83,7 @@ def test_parse_failure_kinds_exclude_policy_rejections():
 
 
 def test_an_unknown_tool_among_calls_on_one_line_is_rejected_and_the_others_run():
-    parsed = parse_reply(AIMessage(content="Thought: t\nAction: search[x], nosuch[y]"), ParseContext(tools=SPECS, text_mode=True))
+    parsed = parse_reply(AIMessage(content="Thought: t\nAction: search[x], nosuch[y]"), True)
     first, second = parsed.actions
     assert (first["tool"], first["args"]) == ("search", {"query": "x"})
     assert second["tool"] == "" and second["rejection_kind"] == "tool_not_found" and not parse_failed(parsed.actions)

@@ -87,13 +87,16 @@ def test_malformed_output_becomes_an_error_observation_and_the_model_recovers(ma
 
 
 def test_max_parse_retries_ends_the_run_with_failure(math_tools, log):
-    replies = ["Thought: a\nAction: lookup[paris", '{"name": "lookup", "arguments": {"key": ', "", "never used"]
+    replies = ["Thought: a\nAction: lookup[paris", '{"name": "lookup", "arguments": {"key": ', "", "Final Answer: not found yet"]
     model = TextOnlyModel(responses=replies)
     result = run(model, math_tools, max_parse_retries=3)
-    assert result.termination_reason.value == "failure" and model.position == 3 and log.calls == []
+    assert result.termination_reason.value == "failure" and log.calls == []
     assert "3 unreadable model replies in a row (max_parse_retries=3)" in result.termination_detail
     assert "empty" in result.termination_detail  # the last problem is named
     assert len(result.trace.steps) == 2  # the first two became error observations
+    # then one tool-less call for an honest partial answer, read in the run's format
+    assert model.position == 4 and model.calls[3]["messages"][-1].content.startswith("You must stop now")
+    assert (result.final_answer, result.partial) == ("not found yet", True)
 
 
 def test_a_readable_reply_resets_the_parse_failure_count(math_tools, log):

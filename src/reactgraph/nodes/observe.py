@@ -61,9 +61,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         for o in outcomes:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
             if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
-                summary, used = condense_observation(
-                    deps, cfg, question=state.get("question", ""), tool=o["tool"], content=o["content"]
-                )
+                summary, used = condense_observation(deps, state, cfg, tool=o["tool"], content=o["content"])
                 content, spent = summary or content, add_usage(spent, used) if used else spent
             if o.get("ran"):  # the tool itself was called (cache hits and refused calls are not runs)
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
@@ -89,7 +87,10 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             "timestamp": now,
             "token_usage": state.get("turn_usage") or {},
             "duration": now - state.get("turn_started", now),
+            "format": state.get("turn_format"),
         }
+        if written := state.get("turn_written"):
+            step["written"] = written
         thread_id = get_config().get("configurable", {}).get("thread_id")
         return {
             "steps": [step],

@@ -10,10 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import HumanMessage
+from langgraph.config import get_config
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
+from reactgraph.model_calls import invoke_within
 from reactgraph.scratchpad import steps_text
 from reactgraph.state import ReActState, TokenCount
 from reactgraph.tokens import count_tokens, truncate, usage_of
@@ -45,8 +47,11 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             )
         ]
         update: dict[str, Any] = {"summarized_through": state.get("iteration", 0)}
+        deadline, cancelled = run_bounds(deps, state, cfg)
         try:
-            reply = deps.call_model(cfg, lambda model: model.invoke(prompt))
+            reply = deps.call_model(
+                cfg, lambda model: invoke_within(model, prompt, deadline=deadline, cancelled=cancelled), deadline=deadline
+            )
         except Exception as exc:
             note = f"(summary call failed: {type(exc).__name__}: {exc})"
             text, _ = truncate("\n".join(filter(None, [old, note, steps_text(new_steps)])), 2 * cfg.max_observation_tokens)
@@ -56,16 +61,26 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     return summarize
 
 
+def run_bounds(deps: Deps, state: ReActState, cfg: AgentConfig) -> tuple[float | None, Any]:
+    """(deadline, cancel check) of the run in ``state``, for a model call made on its behalf."""
+    started = state.get("started_at", 0.0)
+    return cfg.deadline(started), deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), started)
+
+
 def condense_observation(
-    deps: Deps, cfg: AgentConfig, *, question: str, tool: str, content: str
+    deps: Deps, state: ReActState, cfg: AgentConfig, *, tool: str, content: str
 ) -> tuple[str | None, TokenCount | None]:
     """(summary, usage) of a long observation, written by the model and marked as a summary.
-    The summary is None when the call fails or its reply does not fit ``max_observation_tokens``
-    either; the caller then truncates."""
+    The summary is None when the call fails (or is cut by the run's time budget or a cancel) or its
+    reply does not fit ``max_observation_tokens`` either; the caller then truncates."""
     words = cfg.max_observation_tokens * 3 // 5
+    question = state.get("question", "")
     prompt = [HumanMessage(content=OBSERVATION_PROMPT.format(tool=tool, words=words, question=question, content=content))]
+    deadline, cancelled = run_bounds(deps, state, cfg)
     try:
-        reply = deps.call_model(cfg, lambda model: model.invoke(prompt))
+        reply = deps.call_model(
+            cfg, lambda model: invoke_within(model, prompt, deadline=deadline, cancelled=cancelled), deadline=deadline
+        )
     except Exception:
         return None, None
     summary = reply.text.strip()

@@ -1,4 +1,5 @@
-"""terminate: settle why the run ended and its answer; at a limit, ask once for a partial answer."""
+"""terminate: settle why the run ended and its answer; when a limit or a run of unreadable replies
+cut it short, ask once for a partial answer."""
 
 from __future__ import annotations
 
@@ -7,31 +8,46 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.config import get_config
 
 from reactgraph import prompts
+from reactgraph.answers import non_answer
+from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
-from reactgraph.nodes.think import bind_for
-from reactgraph.parsing import ParseContext, parse_reply, tool_specs
+from reactgraph.formats import Format, ReadContext, Tags, prepare, starting_format, tool_specs
+from reactgraph.model_calls import invoke_within
+from reactgraph.nodes.think import not_answers
 from reactgraph.result import LIMIT_REASONS, TerminationReason
-from reactgraph.scratchpad import think_messages
+from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_tools
 
 
-def partial_answer(reply: AIMessage, text_format: ParseContext | None) -> str | None:
-    """The reply's text; in the text format, what follows its final-answer tag when it has one."""
-    if text_format is not None and (parsed := parse_reply(reply, text_format)).answer:
+def partial_answer(reply: AIMessage, fmt: Format, ctx: ReadContext) -> str | None:
+    """The reply read as an answer in the run's format; None when it asked for a tool instead."""
+    parsed = fmt.read(reply, ctx)
+    if parsed.answer is not None:
         return parsed.answer
-    return reply.text.strip() or None
+    if any(action["tool"] for action in parsed.actions):
+        return None
+    return parsed.thought or None
+
+
+def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> bool:
+    """A limit stopped the run, or its replies could not be read (max_parse_retries): its answer is partial."""
+    if TerminationReason(termination["reason"]) in LIMIT_REASONS:
+        return True
+    unreadable = state.get("parse_failures", 0) >= cfg.max_parse_retries
+    return termination["reason"] == "failure" and unreadable and not state.get("final_answer")
 
 
 def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def terminate(state: ReActState) -> dict[str, Any]:
         """Reads the termination (set by think) or finds the limit that fired; writes the final
-        answer (a partial one from one last tool-less model call at a limit), the end time and
-        the answer as a chat message."""
+        answer (a partial one from one last tool-less model call when the run was cut short), the
+        end time and the answer as a chat message."""
         cfg = deps.run_config()
         now = time.time()
         termination: Termination | None = state.get("termination") or stop_reason(state, cfg, now)
@@ -39,28 +55,47 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
         update: dict[str, Any] = {"termination": termination, "finished_at": now}
         answer = state.get("final_answer") if state.get("termination") else None
-        if TerminationReason(termination["reason"]) in LIMIT_REASONS:
+        if cut_short(state, termination, cfg):
             update["partial"] = True
             if cfg.early_stopping == "generate":
-                model = deps.chat_model(cfg)
-                tools = deps.offered_tools(cfg, disabled_tools(state.get("tool_failures"), cfg))
-                _, text_format = bind_for(model, tools, tool_specs(tools), cfg)  # show the run as think did
-                messages = think_messages(
-                    state, cfg, question=state.get("question", ""), iteration=state.get("iteration", 0), now=now,
-                    text_format=text_format,
-                ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
-                try:
-                    reply = deps.call_model(cfg, lambda m: m.invoke(messages))
-                    answer = partial_answer(reply, text_format)
-                    update["token_usage"] = usage_of(reply, messages)
-                except Exception as exc:
-                    update["termination"] = {
-                        **termination,
-                        "detail": f"{termination['detail']}; the partial-answer call failed: {type(exc).__name__}: {exc}",
-                    }
+                answer, extra = ask_for_partial_answer(deps, state, cfg, termination, now)
+                update |= extra
         update["final_answer"] = answer
         if answer:
             update["messages"] = [AIMessage(content=answer)]
         return update
 
     return terminate
+
+
+def ask_for_partial_answer(
+    deps: Deps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
+) -> tuple[str | None, dict[str, Any]]:
+    """(the partial answer or None, state updates) from one tool-less call on the run as think showed
+    it. The call may run past the time budget by ``partial_answer_timeout``; a reply that is no
+    answer gives None, with the reason in the termination's detail."""
+    model = deps.chat_model(cfg)
+    tools = deps.offered_tools(cfg, disabled_tools(state.get("tool_failures"), cfg))
+    name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
+    _, fmt, ctx = prepare(model, tools, tool_specs(tools), Tags.from_config(cfg), name, cfg.tool_calling)
+    iteration = state.get("iteration", 0)
+    messages = think_messages(
+        state, cfg, question=state.get("question", ""), iteration=iteration, now=now, fmt=fmt, ctx=ctx
+    ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
+    run_deadline = cfg.deadline(state.get("started_at"))
+    deadline = None if run_deadline is None else max(run_deadline, now + cfg.partial_answer_timeout)
+    cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state.get("started_at", now))
+    try:
+        reply = deps.call_model(
+            cfg, lambda m: invoke_within(m, messages, deadline=deadline, cancelled=cancelled), deadline=deadline
+        )
+    except Exception as exc:
+        detail = f"{termination['detail']}; the partial-answer call failed: {type(exc).__name__}: {exc}"
+        return None, {"termination": {**termination, "detail": detail}}
+    update: dict[str, Any] = {"token_usage": usage_of(reply, messages)}
+    answer = partial_answer(reply, fmt, ctx)
+    status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+    if answer is not None and (problem := non_answer(answer, not_answers(state, cfg, fmt, ctx, status))):
+        update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}
+        return None, update
+    return answer, update

@@ -1,35 +1,42 @@
 """think: one model call that yields a thought and tool calls, or the final answer.
 
-The model gets the tools natively (``bind_tools``) or, in the text format, described in the
-prompt (``tool_calling``); the call is retried on transient errors and falls back to
-``fallback_models``. The reply goes through the parsing chain; an unreadable reply becomes an
-error observation, and ``max_parse_retries`` of them in a row end the run with failure."""
+The run's current format (``formats``) binds the tools and builds the prompt; the call is bounded by
+the time budget and by ``cancel()``, retried on transient errors and falls back to
+``fallback_models``. The format reads the reply; under ``tool_calling="auto"`` a model that writes
+its calls as text moves the run to the text format. An unreadable reply, or a final reply that is
+no answer (empty, a copied error or status line), becomes an error observation, and
+``max_parse_retries`` of them in a row end the run with failure."""
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.runnables import Runnable
+from langchain_core.messages import HumanMessage
+from langgraph.config import get_config
 from langgraph.types import Overwrite
 
-from reactgraph import prompts
+from reactgraph import edges, prompts
+from reactgraph.answers import non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
-from reactgraph.parsing import (
-    ParseContext,
+from reactgraph.formats import (
+    Format,
     ParsedReply,
-    TextFormat,
-    ToolSpec,
+    ReadContext,
+    Tags,
+    next_format,
     parse_failed,
-    parse_reply,
+    prepare,
+    reply_text,
+    starting_format,
     tool_specs,
 )
-from reactgraph.scratchpad import think_messages
+from reactgraph.model_calls import CallCancelled, CallCut, invoke_within
+from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_message, disabled_tools
@@ -80,13 +87,23 @@ def thought_problem(thought: str, cfg: AgentConfig) -> bool:
     return len(text) < cfg.min_thought_chars or bool(DEGENERATE_THOUGHT.match(text))
 
 
-def decide(parsed: ParsedReply, cfg: AgentConfig, disabled: set[str]) -> dict[str, Any]:
-    """The state update for a parsed reply: a stop (success/failure) or the actions to run."""
+def decide(
+    parsed: ParsedReply,
+    cfg: AgentConfig,
+    disabled: set[str],
+    shown: Sequence[tuple[str, str]] = (),
+    hint: str = "",
+) -> dict[str, Any]:
+    """The state update for a parsed reply: a stop (success/failure) or the actions to run. A final
+    reply that is no answer (empty, or a copy of one of the ``shown`` texts) is sent back with the
+    expected format (``hint``)."""
     if (hit := find_phrase(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
     if parsed.answer is not None:
-        if not parsed.answer:
-            return {"pending_actions": [_rejected(0, "empty_reply", prompts.EMPTY_REPLY)]}
+        if problem := non_answer(parsed.answer, shown):
+            kind = "non_answer" if parsed.answer.strip() else "empty_reply"
+            text = prompts.NOT_AN_ANSWER.format(problem=problem) + (f"\n{hint}" if hint else "")
+            return {"pending_actions": [_rejected(0, kind, text)]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
         return _stop("success", "the model gave a final answer", parsed.answer)
@@ -105,10 +122,19 @@ def decide(parsed: ParsedReply, cfg: AgentConfig, disabled: set[str]) -> dict[st
     return {"pending_actions": actions}
 
 
+def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
+    """What the prompt showed the model that is no answer: error observations of the recent steps,
+    the budget line, the format's instructions and reminder."""
+    shown = [("an error message", obs["content"]) for step in (state.get("steps") or [])[-cfg.keep_recent_steps :]
+             for obs in step["observations"] if obs.get("status") == "error"]
+    return shown + [("the budget line", status), ("the format instructions", ctx.hint), ("the instructions", fmt.reminder(ctx))]
+
+
 def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
-        """Reads question, summary, recent steps, tools, budgets and parse failures so far; writes
-        thought, pending actions or the final answer, the call's token usage and parse failures."""
+        """Reads question, summary, recent steps, tools, budgets, the run's format and parse failures
+        so far; writes thought, pending actions or the final answer, the call's token usage, the
+        turn's format (and the run's next one) and parse failures."""
         cfg = deps.run_config()
         now = time.time()
         update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": []}
@@ -122,51 +148,50 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         update["iteration"] = iteration
         disabled = disabled_tools(state.get("tool_failures"), cfg)
         tools = deps.offered_tools(cfg, disabled)
-        specs = tool_specs(tools)
+        specs, tags = tool_specs(tools), Tags.from_config(cfg)
+        deadline = cfg.deadline(state["started_at"])
+        cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state["started_at"])
 
-        def attempt(model: BaseChatModel) -> tuple[AIMessage, list[BaseMessage], ParseContext | None]:
-            bound, text_format = bind_for(model, tools, specs, cfg)
-            messages = think_messages(state, cfg, question=question, iteration=iteration, now=now, text_format=text_format)
-            return bound.invoke(messages), messages, text_format
+        def attempt(model: BaseChatModel) -> tuple[Any, ...]:
+            name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
+            bound, fmt, ctx = prepare(model, tools, specs, tags, name, cfg.tool_calling)
+            messages = think_messages(state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx)
+            return invoke_within(bound, messages, deadline=deadline, cancelled=cancelled), messages, model, fmt, ctx
 
         try:
-            reply, messages, text_format = deps.call_model(cfg, attempt)
+            reply, messages, model, fmt, ctx = deps.call_model(cfg, attempt, deadline=deadline)
+        except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
+            return update | {"termination": cut_short(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
         usage = usage_of(reply, messages)
-        parsed = parse_reply(reply, text_format or ParseContext(tools=specs, fmt=TextFormat.from_config(cfg)))
+        parsed = fmt.read(reply, ctx)
+        following = next_format(cfg.tool_calling, fmt.name, parsed)
+        if following != fmt.name:
+            deps.learn_format(model, following)
         total = Overwrite(usage) if "token_usage" in update else usage  # a fresh run restarts the count
-        decision = decide(parsed, cfg, disabled)
+        status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+        decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), ctx.hint)
         failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
         if failures >= cfg.max_parse_retries:
             problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
             detail = f"{failures} unreadable model replies in a row (max_parse_retries={cfg.max_parse_retries}); last: {problem}"
             decision = _stop("failure", detail, None)
-        return update | {"thought": parsed.thought, "turn_usage": usage, "token_usage": total, "parse_failures": failures} | decision
+        written = reply_text(reply) if parsed.source in ("json", "text") else None
+        turn = {"tool_format": following, "turn_format": fmt.name, "turn_written": written}
+        return update | turn | {"thought": parsed.thought, "turn_usage": usage, "token_usage": total, "parse_failures": failures} | decision
 
     return think
 
 
-def bind_for(
-    model: BaseChatModel, tools: list[Any], specs: tuple[ToolSpec, ...], cfg: AgentConfig
-) -> tuple[Runnable, ParseContext | None]:
-    """The model with the tools bound natively (context None), or with a stop sequence before the
-    Observation tag and the text format's context: 'text' always, 'auto' when the model has no tool
-    calling, 'native' never (its error is raised)."""
-    if not tools:
-        return model, None
-    if cfg.tool_calling != "text":
-        try:
-            return model.bind_tools(tools), None
-        except NotImplementedError:
-            if cfg.tool_calling == "native":
-                raise
-    fmt = TextFormat.from_config(cfg)
-    context = ParseContext(tools=specs, fmt=fmt, text_mode=True)
-    if getattr(model, "stop", None):  # the model's own stop sequences (ChatOllama refuses a second set)
-        return model, context
-    # the model's turn ends where it would start writing the observation itself
-    return model.bind(stop=[f"\n{fmt.observation}:"]), context
+def cut_short(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Termination:
+    """The stop for a model call the run cut: the time budget's, or the cancellation's."""
+    now = time.time()
+    if isinstance(cut, CallCancelled):
+        return edges.cancellation({**state, "cancel_requested": True}, cfg, now)  # type: ignore[return-value]
+    found = edges.time_budget(state, cfg, now)
+    assert found is not None  # the call was cut at the deadline
+    return {**found, "detail": f"{found['detail']}, during a model call"}
 
 
 def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
@@ -190,6 +215,7 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "termination": None,
         "final_answer": None,
         "partial": False,
+        "tool_format": None,
     }
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}

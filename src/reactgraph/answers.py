@@ -1,0 +1,43 @@
+"""Which final replies are answers.
+
+A reply that says nothing, or only repeats what the agent itself showed the model — an error
+observation, the budget line, a format instruction — is not an answer: think sends it back as an
+unreadable reply, and the eval counts such copies for every agent. A copy is found by words, not
+by exact text: the reply starts like an error observation (``Error (kind): ...``), or at least half
+of its word pairs come from one text the model was shown (a reply of five words or more)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+ERROR_START = re.compile(r"^\W*(error|tool error)\s*\(\s*[a-z_]+\s*\)", re.IGNORECASE)
+MIN_WORDS = 5
+COPIED_SHARE = 0.5
+
+
+def non_answer(answer: str | None, shown: Iterable[tuple[str, str]]) -> str | None:
+    """Why ``answer`` is not an answer, or None when it is one. ``shown`` holds (what, text) pairs:
+    texts the model was shown that are not answers (error observations, the status line, format
+    instructions), ``what`` naming each for the model ("an error observation")."""
+    text = (answer or "").strip()
+    if not text:
+        return "Your reply was empty"
+    if ERROR_START.match(text):
+        return "Your reply repeats an error message instead of answering the question"
+    words = _words(text)
+    if len(words) < MIN_WORDS:
+        return None
+    pairs = _pairs(words)
+    for what, source in shown:
+        if source and len(pairs & _pairs(_words(source))) >= COPIED_SHARE * len(pairs):
+            return f"Your reply repeats {what} instead of answering the question"
+    return None
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower())
+
+
+def _pairs(words: list[str]) -> set[tuple[str, str]]:
+    return set(zip(words, words[1:], strict=False))

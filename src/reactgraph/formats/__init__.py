@@ -1,0 +1,34 @@
+"""Tool-calling formats, one module each, every one answering the same three questions: how the
+tools are described to the model, how a reply is read into thought / actions / answer, and how a
+past turn is shown back.
+
+- ``native``: the model's tool-calling API (``bind_tools``); calls a model writes as text are still read.
+- ``text``: ``Thought: / Action: tool[input] / Observation:`` text, tools described in the prompt.
+- ``json``: ``{"name": ..., "arguments": {...}}`` in the reply, tools described as JSON schemas.
+
+``auto`` (the default) starts native and moves a run to text when the model writes its calls as
+text (``formats.auto``). The reading is shared by job: tags (``tags``), JSON calls in text
+(``json_blocks``), text actions (``actions``), argument binding (``binding``).
+"""
+
+from reactgraph.formats.auto import FORMATS, next_format, prepare, starting_format
+from reactgraph.formats.base import Format
+from reactgraph.formats.reading import PARSE_FAILURE_KINDS, ParsedReply, ReadContext, parse_failed, reply_text
+from reactgraph.formats.specs import ToolSpec, tool_specs
+from reactgraph.formats.tags import Tags
+
+__all__ = [
+    "FORMATS",
+    "PARSE_FAILURE_KINDS",
+    "Format",
+    "ParsedReply",
+    "ReadContext",
+    "Tags",
+    "ToolSpec",
+    "next_format",
+    "parse_failed",
+    "prepare",
+    "reply_text",
+    "starting_format",
+    "tool_specs",
+]

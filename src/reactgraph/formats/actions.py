@@ -1,0 +1,106 @@
+"""Text actions: ``Thought: ...`` then ``Action: tool[input]`` (or ``Action: tool`` + ``Action Input:``),
+several calls on one line (``a[x], b[y]``), or ``Final Answer: ...``; the tags are configurable."""
+
+from __future__ import annotations
+
+import re
+
+from reactgraph.formats.binding import bind_call
+from reactgraph.formats.json_blocks import FINISH_VERBS, bracketed_spans, calls_in_block, loads_lenient, python_call
+from reactgraph.formats.reading import ParsedReply, ReadContext, keep_written, reject
+from reactgraph.formats.tags import cut_invented, find_tag, tag_pattern, without_thought_tag
+from reactgraph.state import Action
+
+FIRST_CALL = re.compile(r"\s*([\w.-]+)\s*\[")
+NEXT_CALL = re.compile(r"\s*(?:[,;&]|\band\b)\s*([\w.-]+)\s*\[")  # calls after the first need a separator
+
+
+def read_text_actions(text: str, ctx: ReadContext) -> ParsedReply | None:
+    """The action or the final answer the reply's tags introduce; None without either tag."""
+    tags = ctx.tags
+    action = find_tag(text, tags.action)
+    final = find_tag(text, tags.final_answer)
+    if action is None and final is None:
+        return None
+    if final is not None and (action is None or final.start() < action.start()):
+        thought = without_thought_tag(text[: final.start()], tags)
+        return ParsedReply(thought=thought, answer=cut_invented(text[final.end() :], tags).strip())
+    assert action is not None
+    thought = without_thought_tag(text[: action.start()], tags)
+    rest = cut_invented(text[action.end() :], tags).lstrip()
+    line, _, after = rest.partition("\n")
+    line = line.strip()
+    action_input = re.search(tag_pattern(f"{tags.action} Input").pattern + r"[ \t]*(.*)", after, re.DOTALL)
+    if action_input is None and (calls := several_calls(line, ctx)):
+        return ParsedReply(thought=thought, actions=calls, source="text")
+    parsed = action_line(line, action_input.group(1).strip() if action_input else None, ctx)
+    if isinstance(parsed, str):
+        return ParsedReply(thought=thought, answer=parsed)
+    return ParsedReply(thought=thought, actions=[keep_written(parsed, line) if line else parsed], source="text")
+
+
+def several_calls(line: str, ctx: ReadContext) -> list[Action] | None:
+    """``a[x], b[y]`` (or ``;``/``and`` between them) on one Action line: one action each (an unknown
+    tool's is a rejection), when the line holds nothing but two or more such calls; else None."""
+    segments: list[str] = []
+    pos = 0
+    while line[pos:].strip():
+        start = (NEXT_CALL if segments else FIRST_CALL).match(line, pos)
+        if not start:
+            return None
+        depth, end = 1, start.end()
+        while end < len(line) and depth:
+            depth += {"[": 1, "]": -1}.get(line[end], 0)
+            end += 1
+        if depth:
+            return None
+        segments.append(line[start.start(1) : end])
+        pos = end
+    if len(segments) < 2:
+        return None
+    calls = [action_line(written, None, ctx) for written in segments]
+    if any(isinstance(call, str) for call in calls):  # a Finish among calls: not a set of calls
+        return None
+    return [keep_written(call, written) for call, written in zip(calls, segments, strict=True)]
+
+
+def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action | str:
+    """One action line: a call, a final answer (``Finish[answer]``), or a rejection."""
+    bracket = re.fullmatch(r"([\w.-]+)\s*\[(.*)\]", line, re.DOTALL)
+    if bracket:
+        name, raw = bracket.group(1), bracket.group(2)
+    elif re.fullmatch(r"[\w.-]+", line) and (action_input is not None or ctx.find(line) is not None):
+        name, raw = line, action_input or ""
+    elif (call := python_call(line, ctx)) is not None:
+        return call
+    elif line.startswith(("{", "[")) and (found := _json_on_line(line, ctx)):
+        return found if isinstance(found, str) else found[0]
+    else:
+        return reject("malformed_output", _line_problem(line, ctx), ctx)
+    if name.lower() in FINISH_VERBS and ctx.find(name) is None:
+        return raw.strip()
+    raw = raw.strip()
+    if raw.startswith("{"):
+        value = loads_lenient(raw)
+        if isinstance(value, dict):
+            return bind_call(name, value, ctx)
+    return bind_call(name, raw, ctx)
+
+
+def _json_on_line(line: str, ctx: ReadContext) -> list[Action] | str | None:
+    """A JSON call on an Action line, also when the model wrote more after it (an invented result)."""
+    if (found := calls_in_block(line, ctx)) is not None:
+        return found
+    spans = bracketed_spans(line)
+    return calls_in_block(spans[0], ctx) if spans and line.startswith(spans[0]) else None
+
+
+def _line_problem(line: str, ctx: ReadContext) -> str:
+    shown, action = line[:200] or "(nothing)", ctx.tags.action
+    if not line:
+        return f"the {action} line is empty"
+    if "[" in line and "]" not in line:
+        return f"the {action} {shown!r} has no closing ']' (cut off?)"
+    if re.match(r"[\w.-]+\s*\[.*\]", line):
+        return f"the {action} {shown!r} has text after the closing ']'"
+    return f"the {action} {shown!r} is not tool_name[input]"

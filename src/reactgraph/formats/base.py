@@ -1,0 +1,55 @@
+"""A tool-calling format: how the tools reach the model, how a reply is read, how a past turn is shown."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import Runnable
+
+from reactgraph.formats.reading import ParsedReply, ReadContext, numbered, reply_text
+from reactgraph.formats.specs import ToolSpec
+from reactgraph.formats.tags import Tags
+
+
+class Format(ABC):
+    """One way of calling tools. Formats are stateless; a run's current format is named in its state."""
+
+    name: ClassVar[str]
+    # Whether the budget line and the next-step reminder follow the newest observations (a text
+    # prompt then starts as the previous one did, so a local server reuses its prefix).
+    status_after_steps: ClassVar[bool] = True
+
+    def context(self, specs: tuple[ToolSpec, ...], tags: Tags) -> ReadContext:
+        """What reading a reply needs: the tools, the tags, and the expected shape of a reply."""
+        return ReadContext(tools=specs, tags=tags, hint=self.expected(specs, tags))
+
+    @abstractmethod
+    def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
+        """The model, ready to be called in this format (tools bound, stop sequences set)."""
+
+    @abstractmethod
+    def describe(self, ctx: ReadContext) -> str:
+        """The system-prompt text that describes the tools and the reply format ('' when the API does)."""
+
+    @abstractmethod
+    def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
+        """How a reply should look: shown in the prompt and with every unreadable reply."""
+
+    @abstractmethod
+    def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
+        """The reply (its text given) as a thought plus actions, or an answer."""
+
+    @abstractmethod
+    def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
+        """Past turns as chat messages; ``tail`` (budget line, reminder) goes after the newest observations."""
+
+    def reminder(self, ctx: ReadContext) -> str:
+        """A line after the newest observations that says what to do next ('' for none)."""
+        return ""
+
+    def read(self, reply: AIMessage, ctx: ReadContext) -> ParsedReply:
+        """The reply read in this format, its actions numbered."""
+        return numbered(self.parse(reply, reply_text(reply), ctx))

@@ -1,0 +1,74 @@
+"""Argument binding: the inputs a model wrote for a tool -> that tool's named arguments.
+
+Inputs arrive as a JSON object, or as text: ``a=1, b=2`` (named), ``1, 2`` (in the order of the
+tool's signature), or one whole value for a tool with one input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from reactgraph.formats.reading import ReadContext, new_id, reject
+from reactgraph.state import Action
+
+
+def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
+    """A call to a known tool (any name, when no tools are known) with its arguments, or a rejection."""
+    if not ctx.tools:
+        args = raw if isinstance(raw, dict) else {"input": raw}
+        return {"id": new_id(), "tool": name.strip(), "args": args}
+    spec = ctx.find(name)
+    if spec is None:
+        names = ", ".join(t.name for t in ctx.tools)
+        return reject("tool_not_found", f"there is no tool {name.strip()!r}; the tools are: {names}", ctx)
+    if isinstance(raw, str) and (named := named_inputs(raw, spec.params)):
+        raw = named
+    if isinstance(raw, dict):
+        args = raw
+    elif isinstance(raw, str) and len(spec.params) > 1 and spec.takes_positionally(parts := positional_inputs(raw)):
+        args = dict(zip(spec.params, parts))  # tool[a, b] in the order the prompt's signature lists them
+    elif len(spec.params) == 1 or len(spec.required) == 1:
+        param = spec.required[0] if spec.required else spec.params[0]
+        args = {param: unquote(raw.strip()) if isinstance(raw, str) else raw}
+    elif not spec.params:
+        args = {}
+    elif isinstance(raw, str) and not spec.required and len(parts := positional_inputs(raw)) <= 1:
+        args = dict(zip(spec.params, parts))  # no input, or the first one, of a tool whose inputs are all optional
+    else:
+        return reject("invalid_parameters", f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
+    if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
+        return reject("invalid_parameters", f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})", ctx)
+    return {"id": new_id(), "tool": spec.name, "args": args}
+
+
+def named_inputs(raw: str, params: Sequence[str]) -> dict[str, str] | None:
+    """``old=80, new=92`` (or ``old: 80``) -> ``{"old": "80", "new": "92"}`` when every input is named
+    with one of ``params``; a tool with one input takes the rest of the text whole (commas and all)."""
+    if len(params) == 1:
+        match = re.fullmatch(rf"\s*{re.escape(params[0])}\s*[=:]\s*(.*?)\s*", raw, re.DOTALL)
+        return {params[0]: unquote(match.group(1))} if match else None
+    names = "|".join(re.escape(p) for p in params)
+    parts = re.split(rf",\s*(?=(?:{names})\s*[=:])", raw.strip())  # a comma inside a value stays
+    pairs = [re.fullmatch(r"(\w+)\s*[=:]\s*(.*)", part.strip(), re.DOTALL) for part in parts]
+    if not pairs or not all(m and m.group(1) in params for m in pairs):
+        return None
+    return {m.group(1): unquote(m.group(2).strip()) for m in pairs}
+
+
+def positional_inputs(raw: str) -> list[str]:
+    """``a, "b, c", d`` -> ``["a", "b, c", "d"]``: comma-separated inputs, double quotes respected."""
+    try:
+        row = next(csv.reader([raw], skipinitialspace=True), [])
+    except csv.Error:
+        return []
+    return [unquote(value.strip()) for value in row]
+
+
+def unquote(value: str) -> str:
+    """``"x"`` -> ``x`` when the whole value is one quoted string (``"a" or "b"`` stays as it is)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" and value[0] not in value[1:-1]:
+        return value[1:-1]
+    return value

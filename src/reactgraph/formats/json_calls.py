@@ -1,0 +1,71 @@
+"""The JSON format: tools described in the system prompt with their JSON schemas, calls written as
+``{"name": ..., "arguments": {...}}`` in the reply (several as a list), anything else the answer.
+
+For models trained to call tools in JSON (Qwen, Hermes, Llama 3) served without a tool-calling
+API. Shown back: the model's own reply, then each result as an ``Observation:`` message."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+
+from reactgraph.formats.actions import read_text_actions
+from reactgraph.formats.base import Format
+from reactgraph.formats.json_blocks import read_json_calls
+from reactgraph.formats.native import native_calls
+from reactgraph.formats.reading import ParsedReply, ReadContext
+from reactgraph.formats.specs import ToolSpec
+from reactgraph.formats.tags import Tags
+from reactgraph.formats.text import with_observation_stop
+
+
+class JsonFormat(Format):
+    name = "json"
+
+    def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
+        return with_observation_stop(model, ctx.tags)
+
+    def describe(self, ctx: ReadContext) -> str:
+        lines = ["You have these tools (JSON schemas):"]
+        lines += [json.dumps(_schema(spec), ensure_ascii=False) for spec in ctx.tools]
+        return "\n".join(lines) + "\n\n" + ctx.hint
+
+    def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
+        return (
+            'To use a tool, reply with one line of JSON: {"name": "<tool name>", "arguments": {<argument name>: <value>}} '
+            "(several calls: a JSON list of them) and nothing after it; the result comes back to you. "
+            "When you know the answer, reply with the answer in plain words and no JSON."
+        )
+
+    def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
+        return (
+            native_calls(reply, text, ctx)
+            or read_json_calls(text, ctx)
+            or read_text_actions(text, ctx)
+            or ParsedReply(thought=text, answer=text)
+        )
+
+    def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
+        messages: list[BaseMessage] = []
+        for step in steps:
+            calls = [{"name": a["tool"], "arguments": a["args"]} for a in step["actions"] if a["tool"]]
+            written = step.get("written") or "\n".join(
+                filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
+            )
+            messages.append(AIMessage(content=written or "(none)"))
+            observed = "\n".join(f"{ctx.tags.observation}: {obs['content']}" for obs in step["observations"])
+            messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
+        if tail and messages:
+            messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
+        return messages
+
+
+def _schema(spec: ToolSpec) -> dict[str, Any]:
+    """A compact schema line: the name, the description and each input with its type."""
+    types = spec.types or ("",) * len(spec.params)
+    inputs = {p: (t or "any") + ("" if p in spec.required else ", optional") for p, t in zip(spec.params, types, strict=False)}
+    return {"name": spec.name, "description": spec.description, "arguments": inputs}

@@ -1,0 +1,89 @@
+"""The native format: tools through the model's tool-calling API (``bind_tools``).
+
+Read: the reply's ``tool_calls`` (and ``invalid_tool_calls``, reported back); a model that writes
+its calls into the text instead is still understood (JSON, ``<tool_call>`` tags, text actions), and
+``tool_calling="auto"`` then moves the run to the text format. Shown back: the model's message with
+its tool calls (its own text as the content, also when the calls were read from that text), then
+one tool message per result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import Runnable
+
+from reactgraph.formats.actions import read_text_actions
+from reactgraph.formats.base import Format
+from reactgraph.formats.json_blocks import read_json_calls
+from reactgraph.formats.reading import ParsedReply, ReadContext, new_id
+from reactgraph.formats.specs import ToolSpec
+from reactgraph.formats.tags import Tags
+from reactgraph.state import Action
+
+
+class NativeFormat(Format):
+    name = "native"
+    status_after_steps = False
+
+    def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
+        return model.bind_tools(tools)  # NotImplementedError when the model has no tool calling
+
+    def describe(self, ctx: ReadContext) -> str:
+        return ""
+
+    def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
+        tools = ", ".join(t.signature() for t in specs) or "(see the tool list)"
+        return (
+            'Call a tool through the tool-calling interface, or write {"name": "<tool>", "arguments": {...}}, '
+            f"or reply with the final answer and no tool call. Tools: {tools}."
+        )
+
+    def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
+        return (
+            native_calls(reply, text, ctx)
+            or read_json_calls(text, ctx)
+            or read_text_actions(text, ctx)
+            or ParsedReply(thought=text, answer=text)
+        )
+
+    def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
+        messages: list[BaseMessage] = []
+        for step in steps:
+            calls = [a for a in step["actions"] if a["tool"]]
+            messages.append(
+                AIMessage(
+                    content=step.get("written") or step.get("thought", ""),
+                    tool_calls=[{"name": a["tool"], "args": a["args"], "id": a["id"], "type": "tool_call"} for a in calls],
+                )
+            )
+            for obs in step["observations"]:
+                if obs["tool"]:
+                    messages.append(ToolMessage(content=obs["content"], tool_call_id=obs["call_id"], name=obs["tool"]))
+                else:
+                    messages.append(HumanMessage(content=f"{ctx.tags.observation}: {obs['content']}"))
+        if tail and messages:
+            messages.append(HumanMessage(content=tail))
+        return messages
+
+
+def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply | None:
+    """The reply's tool calls from the tool-calling API; calls it could not read become rejections."""
+    actions: list[Action] = []
+    for call in message.tool_calls or []:
+        actions.append({"id": call.get("id") or new_id(), "tool": call["name"], "args": dict(call.get("args") or {})})
+    for bad in getattr(message, "invalid_tool_calls", None) or []:
+        name = bad.get("name") or "(unnamed)"
+        actions.append(
+            {
+                "id": bad.get("id") or new_id(),
+                "tool": name,
+                "args": {},
+                "rejection_kind": "invalid_parameters",
+                "rejection": f"Error (invalid_parameters): your call to {name} could not be read "
+                f"({bad.get('error') or 'arguments are not valid JSON'}): {bad.get('args')!r}. "
+                f"Send the arguments as a JSON object matching the tool's schema.\n{ctx.hint}",
+            }
+        )
+    return ParsedReply(thought=text, actions=actions, source="native") if actions else None

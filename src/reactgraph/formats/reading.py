@@ -1,0 +1,92 @@
+"""What every format's reader shares: the context of a reply, the reading of it, and rejections.
+
+A reply is read into a ``ParsedReply``: a thought plus actions to run, or a final answer. What
+cannot be read becomes a *rejected action*: act reports its text to the model as an error
+observation that shows the expected format, and nothing runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from langchain_core.messages import AIMessage
+
+from reactgraph.formats.specs import ToolSpec
+from reactgraph.formats.tags import Tags
+from reactgraph.state import Action
+
+# Rejections that mean "the reply could not be read"; max_parse_retries counts these in a row.
+PARSE_FAILURE_KINDS = frozenset(
+    {"empty_reply", "invalid_parameters", "malformed_output", "tool_not_found", "missing_action", "non_answer"}
+)
+MAX_WRITTEN = 300  # characters of a rejected action line kept in the trace
+
+# Where a reply's calls came from: the model's tool-calling API, or its text (JSON, tags, text actions).
+Source = Literal["native", "json", "text", "none"]
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """The tools on offer (empty: any name is accepted), the text tags, and how a reply should
+    look in the current format (``hint``, appended to every rejection)."""
+
+    tools: tuple[ToolSpec, ...] = ()
+    tags: Tags = Tags()
+    hint: str = ""
+
+    def find(self, name: str) -> ToolSpec | None:
+        wanted = name.strip().lower()
+        return next((t for t in self.tools if t.name.lower() == wanted), None)
+
+    def tool_list(self) -> str:
+        return ", ".join(t.signature() for t in self.tools) or "(see the tool list)"
+
+
+@dataclass
+class ParsedReply:
+    """What a model reply asks for: actions to run, or an answer (``answer`` None when it acts).
+    ``source`` says where its calls were found (``none`` for an answer or an unreadable reply
+    without any call in it)."""
+
+    thought: str
+    actions: list[Action] = field(default_factory=list)
+    answer: str | None = None
+    source: Source = "none"
+
+
+def reply_text(message: AIMessage) -> str:
+    """The reply's text content (text parts joined), stripped."""
+    content = message.content
+    if isinstance(content, str):
+        return content.strip()
+    return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content if p).strip()
+
+
+def reject(kind: str, problem: str, ctx: ReadContext) -> Action:
+    """A rejected action: act shows ``rejection`` to the model as the observation; nothing runs."""
+    hint = f"\n{ctx.hint}" if ctx.hint else ""
+    return {"id": new_id(), "tool": "", "args": {}, "rejection_kind": kind, "rejection": f"Error ({kind}): {problem}.{hint}"}
+
+
+def keep_written(action: Action, written: str) -> Action:
+    """A rejected action keeps what the model wrote (``args.written``): the trace and the next prompt show it."""
+    return action if action["tool"] else action | {"args": {"written": written[:MAX_WRITTEN]}}
+
+
+def parse_failed(actions: Sequence[Action]) -> bool:
+    """True when every action of a turn is a rejection for an unreadable reply."""
+    return bool(actions) and all(a.get("rejection_kind") in PARSE_FAILURE_KINDS for a in actions)
+
+
+def numbered(parsed: ParsedReply) -> ParsedReply:
+    """The reply with its actions numbered in order (act and observe keep that order)."""
+    for index, action in enumerate(parsed.actions):
+        action["index"] = index
+    return parsed
+
+
+def new_id() -> str:
+    return f"call_{uuid.uuid4().hex[:12]}"

@@ -1,0 +1,66 @@
+"""What a format knows of a tool: its name, description, inputs and their types."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as the reader and the prompt see it."""
+
+    name: str
+    description: str = ""
+    params: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # each param's JSON-schema type ("" when not a simple type)
+
+    def takes_positionally(self, values: Sequence[str]) -> bool:
+        """Whether comma-separated text inputs are, in order, this tool's params: as many as it takes;
+        when it needs at most one, only if each fits its param's type and one beyond the first is a
+        number or a yes/no (so ``grep[Hello, world]`` stays one text, ``read_file[a.txt, 1, 5]`` splits)."""
+        if len(values) < 2 or not len(self.required) <= len(values) <= len(self.params):
+            return False
+        if len(self.required) > 1:
+            return True
+        types = self.types or ("",) * len(self.params)
+        typed = any(kind in ("integer", "number", "boolean") for kind in types[1 : len(values)])
+        return typed and all(fits(value, kind) for value, kind in zip(values, types, strict=False))
+
+    def signature(self) -> str:
+        """How the text format writes a call: ``name[param, ...]``."""
+        return f"{self.name}[{', '.join(self.params)}]" if self.params else f"{self.name}[]"
+
+
+def tool_specs(tools: Iterable[Any]) -> tuple[ToolSpec, ...]:
+    """ToolSpecs of LangChain tools, functions or pydantic models (as bound to a model)."""
+    specs = []
+    for tool in tools:
+        fn = convert_to_openai_tool(tool)["function"]
+        params = fn.get("parameters") or {}
+        specs.append(
+            ToolSpec(
+                name=fn["name"],
+                description=" ".join((fn.get("description") or "").split()),
+                params=tuple(properties := params.get("properties") or {}),
+                required=tuple(params.get("required") or ()),
+                types=tuple(str(p.get("type", "")) for p in properties.values()),
+            )
+        )
+    return tuple(specs)
+
+
+def fits(value: str, kind: str) -> bool:
+    """Whether a text input can be a value of a JSON-schema type."""
+    if kind == "integer":
+        return re.fullmatch(r"[+-]?\d+", value.strip()) is not None
+    if kind == "number":
+        return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", value.strip()) is not None
+    if kind == "boolean":
+        return value.strip().lower() in {"true", "false", "yes", "no", "1", "0"}
+    return True

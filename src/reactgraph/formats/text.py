@@ -1,0 +1,99 @@
+"""The text format: tools described in the system prompt, replies as ``Thought: / Action: tool[input]``
+or ``Thought: / Final Answer:`` (the tags set by AgentConfig), tool results as ``Observation:`` lines.
+
+For models without tool calling, and for small models that write their calls as text. A reply is
+read as text actions first (an explicit ``Action:`` line wins), then as JSON calls; a ``Thought``
+with neither an action nor an answer is sent back with the expected format. The model's turn
+stops where it would start writing an observation itself."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+
+from reactgraph import prompts
+from reactgraph.formats.actions import read_text_actions
+from reactgraph.formats.base import Format
+from reactgraph.formats.json_blocks import read_json_calls
+from reactgraph.formats.native import native_calls
+from reactgraph.formats.reading import ParsedReply, ReadContext, reject
+from reactgraph.formats.specs import ToolSpec
+from reactgraph.formats.tags import Tags, tag_pattern
+
+
+class TextFormat(Format):
+    name = "text"
+
+    def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
+        return with_observation_stop(model, ctx.tags)
+
+    def describe(self, ctx: ReadContext) -> str:
+        lines = ["You have these tools:"]
+        lines += [f"- {tool.signature()}: {tool.description or '(no description)'}" for tool in ctx.tools]
+        return "\n".join(lines) + "\n\n" + ctx.hint
+
+    def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
+        tools = ", ".join(t.signature() for t in specs) or "(see the tool list)"
+        return (
+            f"To use a tool, reply with these two lines and nothing after them (the {tags.observation} comes back to you):\n"
+            f"{tags.thought}: your reasoning\n{tags.action}: tool_name[input]\n\n"
+            f"When you know the answer, reply with:\n{tags.thought}: your reasoning\n{tags.final_answer}: the answer\n\n"
+            f"Tools: {tools}. Give the inputs in the order shown, separated by commas; a tool with one input "
+            "takes it whole (an expression, a path, a query); several inputs may also be a JSON object of their names."
+        )
+
+    def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
+        parsed = native_calls(reply, text, ctx) or read_text_actions(text, ctx) or read_json_calls(text, ctx)
+        if parsed is not None:
+            return parsed
+        if tag_pattern(ctx.tags.thought).search(text):
+            tags = ctx.tags
+            problem = f"your reply has a {tags.thought} but neither an {tags.action} nor a {tags.final_answer}"
+            return ParsedReply(thought=text, actions=[reject("missing_action", problem, ctx)])
+        return ParsedReply(thought=text, answer=text)
+
+    def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
+        tags = ctx.tags
+        messages: list[BaseMessage] = []
+        for step in steps:
+            lines = [f"{tags.thought}: {step.get('thought') or '(none)'}"]
+            if step["actions"]:  # several calls on one line, as the reader reads them
+                lines.append(f"{tags.action}: {', '.join(action_text(a) for a in step['actions'])}")
+            messages.append(AIMessage(content="\n".join(lines)))
+            observed = "\n".join(f"{tags.observation}: {obs['content']}" for obs in step["observations"])
+            messages.append(HumanMessage(content=observed or f"{tags.observation}: (none)"))
+        if tail and messages:
+            messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
+        return messages
+
+    def reminder(self, ctx: ReadContext) -> str:
+        return prompts.NEXT_STEP.format(thought=ctx.tags.thought, final_answer=ctx.tags.final_answer)
+
+
+def with_observation_stop(model: BaseChatModel, tags: Tags) -> Runnable:
+    """The model, its turn ending where it would start writing the observation itself (a model
+    with stop sequences of its own keeps them: ChatOllama refuses a second set)."""
+    if getattr(model, "stop", None):
+        return model
+    return model.bind(stop=[f"\n{tags.observation}:"])
+
+
+def render_action(tool: str, args: dict[str, Any]) -> str:
+    """An action in the text format: ``tool[value]`` for one string input, else ``tool[{json}]``."""
+    if len(args) == 1 and isinstance(value := next(iter(args.values())), str):
+        return f"{tool}[{value}]"
+    return f"{tool}[{json.dumps(args, ensure_ascii=False)}]" if args else f"{tool}[]"
+
+
+def action_text(action: dict[str, Any]) -> str:
+    """An action as the text format writes it; a rejected one as the model wrote it."""
+    if action["tool"]:
+        return render_action(action["tool"], action["args"])
+    return action["args"].get("written") or "(none)"
+
+
+
