@@ -58,8 +58,9 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
     return init_chat_model(spec, **{k: v for k, v in options.items() if v is not None})
 
 
-def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
-    """Raise ModelUnavailableError unless Ollama answers at OLLAMA_HOST and has ``model_name`` pulled."""
+def ollama_models(*, timeout: float = 3.0) -> list[str]:
+    """The models pulled in the Ollama at OLLAMA_HOST (any Ollama-compatible endpoint); raises
+    ModelUnavailableError, saying where it looked, when nothing answers there."""
     host = ollama_host()
     try:
         with urllib.request.urlopen(f"{host}/api/tags", timeout=timeout) as response:
@@ -69,9 +70,13 @@ def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
             f"Ollama is not reachable at {host} ({exc}). Start it with `ollama serve`, set OLLAMA_HOST "
             f"to where it runs, or choose another model with --model / model='provider:model'."
         ) from None
-    names = {m.get("name", "") for m in tags.get("models", [])} | {m.get("model", "") for m in tags.get("models", [])}
-    wanted = {model_name, f"{model_name}:latest"}
-    if not names & wanted:
+    models = tags.get("models", []) if isinstance(tags, dict) else []
+    return list(dict.fromkeys(n for m in models for n in (m.get("name"), m.get("model")) if n))
+
+
+def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
+    """Raise ModelUnavailableError unless Ollama answers at OLLAMA_HOST and has ``model_name`` pulled."""
+    if not set(ollama_models(timeout=timeout)) & {model_name, f"{model_name}:latest"}:
         raise ModelUnavailableError(
-            f"Ollama at {host} does not have model {model_name!r}. Pull it with `ollama pull {model_name}`."
+            f"Ollama at {ollama_host()} does not have model {model_name!r}. Pull it with `ollama pull {model_name}`."
         )

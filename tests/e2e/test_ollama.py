@@ -1,7 +1,8 @@
-"""A real Ollama model, end to end: native tool calls and the text format.
+"""A real model, end to end, through any Ollama-compatible endpoint at OLLAMA_HOST (Ollama itself,
+or ``../shared/tools/ollama-shim.py`` in front of a local llama.cpp server).
 
-Runs when Ollama answers at OLLAMA_HOST (default http://localhost:11434) and has the model
-(REACTGRAPH_E2E_MODEL, default qwen2.5:7b) pulled; skips with the reason otherwise.
+The model is REACTGRAPH_E2E_MODEL, else the agent's default model when the endpoint has it, else the
+first model the endpoint lists. Skips with the reason when nothing answers at OLLAMA_HOST.
 """
 
 from __future__ import annotations
@@ -11,19 +12,24 @@ import os
 import pytest
 
 from reactgraph import ReActAgent
-from reactgraph.models import ModelUnavailableError, check_ollama
+from reactgraph.config import DEFAULT_MODEL
+from reactgraph.models import ModelUnavailableError, ollama_host, ollama_models
 
-MODEL = os.environ.get("REACTGRAPH_E2E_MODEL", "qwen2.5:7b")
-
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ollama_model():
+@pytest.fixture(scope="module")
+def model_name() -> str:
     try:
-        check_ollama(MODEL)
+        available = ollama_models()
     except ModelUnavailableError as exc:
         pytest.skip(f"no real model: {exc}")
+    wanted = os.environ.get("REACTGRAPH_E2E_MODEL") or DEFAULT_MODEL.removeprefix("ollama:")
+    if wanted in available or f"{wanted}:latest" in available:
+        return wanted
+    if os.environ.get("REACTGRAPH_E2E_MODEL") or not available:
+        pytest.skip(f"no real model: {ollama_host()} does not have {wanted!r} (it has {available or 'none'})")
+    return available[0]
 
 
 calls: list[tuple[int, int]] = []
@@ -35,11 +41,18 @@ def multiply(a: int, b: int) -> int:
     return a * b
 
 
-@pytest.mark.parametrize("tool_calling", ["native", "text"])
-def test_real_model_uses_a_tool_and_answers(tool_calling):
+@pytest.mark.parametrize("tool_calling", ["auto", "native", "text"])
+def test_real_model_uses_a_tool_and_answers(model_name, tool_calling):
     calls.clear()
-    agent = ReActAgent(f"ollama:{MODEL}", [multiply], checkpointer=None, allow_clarification=False, max_iterations=5)
+    agent = ReActAgent(f"ollama:{model_name}", [multiply], checkpointer=None, allow_clarification=False, max_iterations=5)
     result = agent.run("What is 1234 times 5678? Use the multiply tool, then give the number.", tool_calling=tool_calling)
     assert result.termination_reason.value == "success", result.termination_detail
     assert (1234, 5678) in calls
     assert "7006652" in result.final_answer.replace(",", "").replace(" ", "")
+    formats = [step.format for step in result.trace.steps]
+    if tool_calling != "auto":
+        assert set(formats) == {tool_calling}
+    elif result.trace.steps[0].written:  # the first call was written as text: text from then on
+        assert formats == ["native"] + ["text"] * (len(formats) - 1)
+    else:
+        assert set(formats) == {"native"}

@@ -7,6 +7,7 @@ observation that shows the expected format, and nothing runs.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -82,7 +83,17 @@ def parse_failed(actions: Sequence[Action]) -> bool:
 
 
 def numbered(parsed: ParsedReply) -> ParsedReply:
-    """The reply with its actions numbered in order (act and observe keep that order)."""
+    """The reply with its actions numbered in order (act and observe keep that order); a call that
+    repeats an earlier one of the same reply exactly is dropped (small models write one call many times)."""
+    seen: set[str] = set()
+    distinct: list[Action] = []
+    for action in parsed.actions:
+        key = json.dumps([action["tool"], action["args"]], sort_keys=True, default=str)
+        if action["tool"] and key in seen:
+            continue
+        seen.add(key)
+        distinct.append(action)
+    parsed.actions = distinct
     for index, action in enumerate(parsed.actions):
         action["index"] = index
     return parsed
