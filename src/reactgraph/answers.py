@@ -1,10 +1,11 @@
 """Which final replies are answers.
 
-A reply that says nothing, or only repeats what the agent itself showed the model — an error
-observation, the budget line, a format instruction — is not an answer: think sends it back as an
-unreadable reply, and the eval counts such copies for every agent. A copy is found by words, not
-by exact text: the reply starts like an error observation (``Error (kind): ...``), or at least half
-of its word pairs come from one text the model was shown (a reply of five words or more)."""
+A reply that says nothing, only repeats what the agent itself showed the model — an error
+observation, the budget line, a format instruction — or says it will call a tool without calling
+it, is not an answer: think sends it back as an unreadable reply, and the eval counts such copies
+for every agent. A copy is found by words, not by exact text: the reply starts like an error
+observation (``Error (kind): ...``), or at least half of its word pairs come from one text the model
+was shown (a reply of five words or more)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,25 @@ import re
 from collections.abc import Iterable
 
 ERROR_START = re.compile(r"^\W*(error|tool error)\s*\(\s*[a-z_]+\s*\)", re.IGNORECASE)
+# "I will use the calculator function", "Let's call the tools": a call announced, not made.
+ANNOUNCED = r"\b(?:(?:i|we)(?:'ll| will| am going to| are going to| need to| can| should| must)|let(?:'s| us| me))\s+(?:now\s+)?(?:use|call|invoke|run)\b"
 MIN_WORDS = 5
 COPIED_SHARE = 0.5
 
 
-def non_answer(answer: str | None, shown: Iterable[tuple[str, str]]) -> str | None:
+def non_answer(answer: str | None, shown: Iterable[tuple[str, str]], tools: Iterable[str] = ()) -> str | None:
     """Why ``answer`` is not an answer, or None when it is one. ``shown`` holds (what, text) pairs:
     texts the model was shown that are not answers (error observations, the status line, format
-    instructions), ``what`` naming each for the model ("an error observation")."""
+    instructions), ``what`` naming each for the model ("an error observation"); ``tools`` are the
+    names of the tools on offer."""
     text = (answer or "").strip()
     if not text:
         return "Your reply was empty"
     if ERROR_START.match(text):
         return "Your reply repeats an error message instead of answering the question"
+    names = "|".join(["tools?", "functions?", *(re.escape(name) for name in tools)])
+    if re.search(rf"{ANNOUNCED}[^.\n]{{0,80}}?\b(?:{names})\b", text, re.IGNORECASE):
+        return "Your reply says it will call a tool, but it calls none and gives no answer"
     words = _words(text)
     if len(words) < MIN_WORDS:
         return None

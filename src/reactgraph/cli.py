@@ -122,6 +122,7 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         "max_iterations": args.max_iterations,
         "timeout_seconds": args.timeout,
         "token_budget": args.token_budget,
+        "tool_calling": args.tool_calling,
         "tools": selection,
     }
     return ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer), {
@@ -162,6 +163,8 @@ class LiveView:
                 if action.get("tool"):
                     args = json.dumps(action.get("args") or {}, ensure_ascii=False)
                     out(f"  [bold yellow]-> {escape(action['tool'])}[/] {escape(args)}")
+            if update.get("tool_format") not in (None, update.get("turn_format")):
+                out(f"[dim]the model writes its tool calls as text: the {update['tool_format']} format from the next turn on[/]")
         elif node == "act":
             for outcome in update.get("outcomes") or []:
                 text = outcome.get("content", "")
@@ -337,6 +340,10 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--max-iterations", type=int, metavar="N")
         p.add_argument("--timeout", type=float, metavar="S", help="wall-clock budget in seconds")
         p.add_argument("--token-budget", type=int, metavar="N")
+        p.add_argument(
+            "--tool-calling", choices=("auto", "native", "text", "json"),
+            help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
+        )
         p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
         p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 

@@ -23,12 +23,12 @@ results), which tools failed and why, and what is still missing. Be brief: at mo
 Reply with the notes only.
 
 Question: {question}
-
-Notes so far:
-{summary}
-
+{notes}
 New steps:
 {steps}"""
+
+# The notes section of SUMMARIZE_PROMPT, when there are notes (a "(none yet)" placeholder gets copied).
+SUMMARY_NOTES = "\nNotes so far:\n{summary}\n"
 
 PARTIAL_ANSWER_PROMPT = """You must stop now: {detail}
 Using only what the observations above showed, give the best answer you can to the question. \
@@ -46,7 +46,8 @@ ONE_QUESTION = "Error: ask the user one question at a time. This call was not se
 
 REPEATED_ACTION = (
     "Note: you made exactly this call in your previous step and got this result already. Do not repeat it: "
-    "answer the question from the observations you have, or try a different action."
+    "answer the question from the observations you have, try a different action, or say that you cannot "
+    "complete the task."
 )
 
 # Appended to the newest observations in the text format: small models otherwise tend to copy their

@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.formats import FORMATS, Format, ReadContext, Tags
+from reactgraph.formats import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.formats.text import action_text
 from reactgraph.state import ReActState
 from reactgraph.tokens import estimate_messages
@@ -59,7 +59,9 @@ def think_messages(
     fmt: Format,
     ctx: ReadContext,
 ) -> list[BaseMessage]:
-    """The prompt for one think turn in format ``fmt``."""
+    """The prompt for one think turn in format ``fmt``. After the newest observations come the
+    expected format (when the newest reply could not be read), the budget line (in formats that put
+    it last) and the format's reminder."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
@@ -75,7 +77,8 @@ def think_messages(
         SystemMessage(content=system),
         HumanMessage(content=head if status_last else f"{head}\n\n{status}"),
     ]
-    tail = "\n".join(filter(None, [status if status_last else "", fmt.reminder(ctx)]))
+    unreadable = bool(recent) and any(o.get("error_kind") in PARSE_FAILURE_KINDS for o in recent[-1]["observations"])
+    tail = "\n".join(filter(None, [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx)]))
     threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
         if estimate_messages(fixed + fmt.show(recent, ctx, tail)) <= threshold:

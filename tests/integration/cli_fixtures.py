@@ -38,6 +38,12 @@ def answering() -> ScriptedChatModel:
     return _scripted(by_prompt(("France", "Paris is in France."), default=tool_call("lookup", {"key": "paris"}, thought="I look Paris up.")))
 
 
+def writing() -> ScriptedChatModel:
+    """Writes its call to lookup as JSON in the text (as small local models do), then answers."""
+    call = '{"name": "lookup", "arguments": {"key": "paris"}}'
+    return _scripted(by_prompt(("France", "Thought: found it\nFinal Answer: Paris is in France."), default=call))
+
+
 def asking() -> ScriptedChatModel:
     """Asks the user which city, then answers with the city the user named."""
     def after_answer(messages):

@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 REACTGRAPH = Path(sys.executable).with_name("reactgraph")
 FIXTURES = "tests.integration.cli_fixtures"
-MODEL = {name: f"{FIXTURES}:{name}" for name in ("answering", "asking", "looping", "giving_up", "not_a_model")}
+MODEL = {name: f"{FIXTURES}:{name}" for name in ("answering", "writing", "asking", "looping", "giving_up", "not_a_model")}
 TOOLS = f"{FIXTURES}:TOOLS"
 
 
@@ -45,6 +45,16 @@ def test_run_shows_steps_live_then_answer_and_footer(db):
     assert "Answer: Paris is in France." in lines
     assert lines[-1].startswith("success | 2 iterations | ") and lines[-1].endswith("| thread t1")
     assert lines.index("  -> lookup {\"key\": \"paris\"}") < lines.index("  <- lookup: France") < lines.index("Answer: Paris is in France.")
+
+
+def test_run_says_when_the_model_moves_to_the_text_format(db):
+    switch = "the model writes its tool calls as text: the text format from the next turn on"
+    done = cli("run", "Where is Paris?", "--model", MODEL["writing"], "--tools", TOOLS, "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert switch in done.stdout.splitlines() and "Answer: Paris is in France." in done.stdout
+    fixed = cli("run", "Where is Paris?", "--model", MODEL["writing"], "--tools", TOOLS, "--db", str(db), "--tool-calling", "native", "--json")
+    result = json.loads(fixed.stdout)
+    assert [s["format"] for s in result["trace"]["steps"]] == ["native"]
 
 
 def test_run_json_prints_the_structured_result(db):

@@ -213,3 +213,19 @@ def test_eval_runs_chosen_agents_and_reports_a_baseline_beside_them(tmp_path, ca
     (tmp_path / "junk.json").write_text("{not json")
     assert cli.main(["eval", "--baseline", str(tmp_path / "junk.json"), "--out", str(tmp_path), *model]) == 2
     assert "not a readable eval.json" in capsys.readouterr().err
+
+
+def test_answers_that_copy_an_error_are_refused_and_counted_for_both_agents():
+    """reactgraph sends a copied error back (and counts the refusal); a final answer that is a copy
+    is counted for either agent."""
+    error_copy = "Error (tool_not_found): there is no tool 'calculater'."
+
+    def model_for(task):
+        return ScriptedChatModel(responses=[tool_call("calculater", {"expression": "6*7"}), error_copy, "6*7 is 42"])
+
+    report = run_suite([faulty_task()], model_for, SUITE, agents=["reactgraph", "prebuilt"])
+    ours, prebuilt = report.runs
+    assert (ours.correct, ours.non_answer_replies, ours.copied_answer) == (True, 1, False)
+    assert prebuilt.answer == error_copy and prebuilt.copied_answer and not prebuilt.correct
+    assert report.totals("prebuilt")["copied_answers"] == 1 and report.totals("reactgraph")["non_answer_replies"] == 1
+    assert "final answers that are no answer (empty, a copied error or budget line) 1" in report.to_markdown()

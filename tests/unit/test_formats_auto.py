@@ -92,3 +92,28 @@ def test_the_json_format_describes_tools_as_schemas_and_shows_the_reply_back(mat
     assert model.calls[0]["tools"] == [] and model.calls[0]["stop"] == ["\nObservation:"]
     assert [m.content for m in model.calls[1]["messages"][-2:]][0] == '{"name": "add", "arguments": {"a": 2, "b": 3}}'
     assert model.calls[1]["messages"][-1].content.startswith("Observation: 5")
+
+
+def test_after_a_switch_the_newest_unreadable_reply_is_followed_by_the_text_formats_hint(math_tools, log):
+    """A rejection is shown with the expected format of the turn that comes next, not of the turn
+    that wrote it; and a turn without a readable action is shown without a placeholder."""
+    model = ScriptedChatModel(responses=['{"name": "count", "arguments": {"text": "x"}}', "Thought: done\nFinal Answer: 1"])
+    agent_for(model, math_tools).run("How many?")
+    shown = model.calls[1]["messages"]
+    assert shown[-1].content.startswith("Observation: Error (tool_not_found): there is no tool 'count'")
+    assert "Action: tool_name[input]" in shown[-1].content and "tool-calling interface" not in shown[-1].content
+    assert "(none)" not in shown[-2].content and "Action:" not in shown[-2].content
+
+
+def test_a_reply_that_announces_a_call_without_making_it_is_not_the_answer(math_tools, log):
+    model = ScriptedChatModel(
+        responses=[
+            "To answer this, I will use the lookup function with the key paris.",
+            tool_call("lookup", {"key": "paris"}),
+            "Paris is in France.",
+        ]
+    )
+    result = agent_for(model, math_tools).run("Where is Paris?")
+    assert result.final_answer == "Paris is in France." and log.calls == [("lookup", {"key": "paris"})]
+    refused = result.trace.steps[0].observations[0]
+    assert refused.error_kind == "non_answer" and "says it will call a tool" in refused.content

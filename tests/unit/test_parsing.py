@@ -45,8 +45,8 @@ def test_corpus_output(name, reply, text_mode, expected):
         assert rejected["rejection_kind"] == value
         assert rejected["tool"] == ("search" if isinstance(reply, AIMessage) else "")
         assert parse_failed(parsed.actions)
-        # the error observation shows the model the expected format
-        assert ("Action: tool_name[input]" if text_mode else '"arguments"') in rejected["rejection"]
+        # the error observation names its kind (the prompt adds the expected format after it)
+        assert rejected["rejection"].startswith(f"Error ({value}): ")
 
 
 def test_every_output_becomes_a_state_update_never_an_exception():

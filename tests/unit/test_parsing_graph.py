@@ -81,8 +81,10 @@ def test_malformed_output_becomes_an_error_observation_and_the_model_recovers(ma
     assert result.final_answer == "France" and log.calls == [("lookup", {"key": "paris"})]
     bad = result.trace.steps[0].observations[0]
     assert (bad.status, bad.error_kind) == ("error", "malformed_output")
-    assert "no closing ']'" in bad.content and "Action: tool_name[input]" in bad.content
-    assert model.calls[1]["messages"][-1].content.startswith("Observation: Error (malformed_output)")
+    assert "no closing ']'" in bad.content
+    shown = model.calls[1]["messages"][-1].content  # the newest observation, then the expected format
+    assert shown.startswith("Observation: Error (malformed_output)") and "Action: tool_name[input]" in shown
+    assert "Action: tool_name[input]" not in model.calls[2]["messages"][-1].content  # not once the reply was read
     assert [e["error_kind"] for e in result.error_history] == ["malformed_output"]
 
 

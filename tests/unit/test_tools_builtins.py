@@ -107,10 +107,10 @@ def test_document_index_from_mapping_and_errors(tmp_path):
         ("rectangle_area", {"width": 3, "height": 2.5}, "7.5"),
         ("circle_area", {"radius": 2}, "12.5663706144"),
         ("percent_of", {"percent": 15, "value": 80}, "12"),
-        ("percentage_change", {"old": 80, "new": 100}, "25"),
-        ("percentage_change", {"old": 100, "new": 80}, "-20"),
-        ("percentage_change", {"old": -50, "new": -25}, "50"),
-        ("what_percent", {"part": 12, "whole": 80}, "15"),
+        ("percentage_change", {"old": 80, "new": 100}, "25%"),
+        ("percentage_change", {"old": 100, "new": 80}, "-20%"),
+        ("percentage_change", {"old": -50, "new": -25}, "50%"),
+        ("what_percent", {"part": 12, "whole": 80}, "15%"),
     ],
 )
 def test_geometry_and_percentages(registry, tool, args, expected):

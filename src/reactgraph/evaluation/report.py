@@ -35,6 +35,8 @@ class TaskRun(BaseModel):
     detail: str = ""
     acting_turns: int = 0  # turns that did not end the run with an answer (reactgraph) / had tool calls (prebuilt)
     acted_turns: int = 0  # ... with at least one readable call to a tool on offer
+    copied_answer: bool = False  # the final answer is empty or repeats an error message or the budget line
+    non_answer_replies: int = 0  # replies refused as no answer during the run (reactgraph only)
 
 
 
@@ -64,6 +66,8 @@ class SuiteReport(BaseModel):
             "iteration_share": statistics.mean(r.iterations / r.max_iterations for r in succeeded) if succeeded else None,
             "acting_turns": (acting := sum(r.acting_turns for r in runs)),
             "acted_rate": sum(r.acted_turns for r in runs) / acting if acting else None,
+            "copied_answers": sum(r.copied_answer for r in runs),
+            "non_answer_replies": sum(r.non_answer_replies for r in runs),
             "tool_errors": sum(r.tool_errors for r in runs),
             "tokens": sum(r.tokens for r in runs),
             "seconds": round(sum(r.seconds for r in runs), 2),
@@ -121,6 +125,8 @@ class SuiteReport(BaseModel):
                 f"termination reason right {t['reason_right']}/{t['runs']} ({t['reason_right_rate']:.0%}), "
                 f"tool-fault tasks recovered {recovery}, iterations used by correct answers {share} of max, "
                 f"turns meant to act that made a readable call {acted}, "
+                f"final answers that are no answer (empty, a copied error or budget line) {t['copied_answers']}, "
+                f"replies refused as no answer {t['non_answer_replies']}, "
                 f"tool errors {t['tool_errors']}, tokens {t['tokens']}, {t['seconds']} s"
             )
         return lines

@@ -14,13 +14,14 @@ from langgraph.errors import GraphRecursionError
 from langgraph.prebuilt import create_react_agent
 
 from reactgraph.agent import ReActAgent
+from reactgraph.answers import non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.evaluation.checkers import check_answer
 from reactgraph.evaluation.faults import inject_fault
 from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
 from reactgraph.nodes.think import find_phrase
-from reactgraph.prompts import SYSTEM_PROMPT
+from reactgraph.prompts import STATUS_TEMPLATE, SYSTEM_PROMPT
 from reactgraph.result import ReActStep
 from reactgraph.tools.registry import ToolRegistry
 
@@ -53,6 +54,7 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
     result = agent.run(task.question)
     seconds = time.perf_counter() - start
     errors = len(result.error_history)
+    observations = [o for step in result.trace.steps for o in step.observations]
     return _task_run(
         task,
         "reactgraph",
@@ -66,6 +68,8 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
         detail=result.termination_detail,
         acting_turns=len(result.trace.steps),
         acted_turns=sum(_acted(step, offered) for step in result.trace.steps),
+        copied_answer=is_copied(result.final_answer, [o.content for o in observations if o.status == "error"], config),
+        non_answer_replies=sum(o.error_kind in ("non_answer", "empty_reply") for o in observations),
     )
 
 
@@ -108,11 +112,20 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
         detail=detail,
         acting_turns=len(acting),
         acted_turns=sum(any(c["name"] in offered for c in m.tool_calls) for m in acting),
+        copied_answer=is_copied(answer, [m.text for m in messages if isinstance(m, ToolMessage) and m.status == "error"], config),
     )
 
 
 # Observations that mean the call itself could not be read (invalid_parameters may be the tool's own check).
-UNREADABLE = frozenset({"malformed_output", "tool_not_found", "empty_reply", "missing_action"})
+UNREADABLE = frozenset({"malformed_output", "tool_not_found", "empty_reply", "missing_action", "non_answer"})
+
+
+def is_copied(answer: str | None, errors: list[str], cfg: AgentConfig) -> bool:
+    """A final answer that is empty or repeats a tool error or the budget line (None: no answer, not a copy)."""
+    if answer is None:
+        return False
+    budget = STATUS_TEMPLATE.format(status=f"{cfg.max_iterations} of {cfg.max_iterations} tool turns")
+    return non_answer(answer, [("an error", e) for e in errors] + [("the budget line", budget)]) is not None
 
 
 def _acted(step: ReActStep, offered: set[str]) -> bool:

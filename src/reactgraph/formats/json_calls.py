@@ -56,7 +56,7 @@ class JsonFormat(Format):
             written = step.get("written") or "\n".join(
                 filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
             )
-            messages.append(AIMessage(content=written or "(none)"))
+            messages.append(AIMessage(content=written))
             observed = "\n".join(f"{ctx.tags.observation}: {obs['content']}" for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
         if tail and messages:

@@ -83,7 +83,7 @@ def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply
                 "rejection_kind": "invalid_parameters",
                 "rejection": f"Error (invalid_parameters): your call to {name} could not be read "
                 f"({bad.get('error') or 'arguments are not valid JSON'}): {bad.get('args')!r}. "
-                f"Send the arguments as a JSON object matching the tool's schema.\n{ctx.hint}",
+                "Send the arguments as a JSON object matching the tool's schema.",
             }
         )
     return ParsedReply(thought=text, actions=actions, source="native") if actions else None

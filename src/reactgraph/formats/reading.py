@@ -32,7 +32,7 @@ Source = Literal["native", "json", "text", "none"]
 @dataclass(frozen=True)
 class ReadContext:
     """The tools on offer (empty: any name is accepted), the text tags, and how a reply should
-    look in the current format (``hint``, appended to every rejection)."""
+    look in the current format (``hint``, shown with the newest unreadable reply)."""
 
     tools: tuple[ToolSpec, ...] = ()
     tags: Tags = Tags()
@@ -67,9 +67,10 @@ def reply_text(message: AIMessage) -> str:
 
 
 def reject(kind: str, problem: str, ctx: ReadContext) -> Action:
-    """A rejected action: act shows ``rejection`` to the model as the observation; nothing runs."""
-    hint = f"\n{ctx.hint}" if ctx.hint else ""
-    return {"id": new_id(), "tool": "", "args": {}, "rejection_kind": kind, "rejection": f"Error ({kind}): {problem}.{hint}"}
+    """A rejected action: act shows ``rejection`` to the model as the observation; nothing runs. The
+    prompt adds the expected format after the newest one (``ReadContext.hint``), in the format the
+    next turn uses."""
+    return {"id": new_id(), "tool": "", "args": {}, "rejection_kind": kind, "rejection": f"Error ({kind}): {problem}."}
 
 
 def keep_written(action: Action, written: str) -> Action:

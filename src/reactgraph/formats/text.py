@@ -59,11 +59,11 @@ class TextFormat(Format):
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
         tags = ctx.tags
         messages: list[BaseMessage] = []
-        for step in steps:
-            lines = [f"{tags.thought}: {step.get('thought') or '(none)'}"]
-            if step["actions"]:  # several calls on one line, as the reader reads them
-                lines.append(f"{tags.action}: {', '.join(action_text(a) for a in step['actions'])}")
-            messages.append(AIMessage(content="\n".join(lines)))
+        for step in steps:  # no placeholder for what the model did not write: small models copy them
+            lines = [f"{tags.thought}: {step['thought']}"] if step.get("thought") else []
+            if written := [text for text in map(action_text, step["actions"]) if text]:
+                lines.append(f"{tags.action}: {', '.join(written)}")  # several calls on one line, as read
+            messages.append(AIMessage(content="\n".join(lines) or f"{tags.thought}:"))
             observed = "\n".join(f"{tags.observation}: {obs['content']}" for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{tags.observation}: (none)"))
         if tail and messages:
@@ -90,10 +90,10 @@ def render_action(tool: str, args: dict[str, Any]) -> str:
 
 
 def action_text(action: dict[str, Any]) -> str:
-    """An action as the text format writes it; a rejected one as the model wrote it."""
+    """An action as the text format writes it; a rejected one as the model wrote it ('' when unknown)."""
     if action["tool"]:
         return render_action(action["tool"], action["args"])
-    return action["args"].get("written") or "(none)"
+    return action["args"].get("written") or ""
 
 
 

@@ -33,19 +33,16 @@ Result:
 def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def summarize(state: ReActState) -> dict[str, Any]:
         """Reads the old summary and the steps since it; writes the new summary and the call's usage.
-        If the model call fails, the new steps are appended as text, cut head-and-tail to
-        ``max_observation_tokens`` twice over, so the prompt stays bounded; the trace keeps them whole."""
+        If the model call fails or its reply is empty, the new steps are appended as text, cut
+        head-and-tail to ``max_observation_tokens`` twice over, so the prompt stays bounded; the
+        trace keeps them whole."""
         cfg = deps.run_config()
         through = state.get("summarized_through", 0)
         new_steps = [s for s in state.get("steps") or [] if s["iteration"] > through]
         old = state.get("summary") or ""
-        prompt = [
-            HumanMessage(
-                content=prompts.SUMMARIZE_PROMPT.format(
-                    question=state.get("question", ""), summary=old or "(none yet)", steps=steps_text(new_steps)
-                )
-            )
-        ]
+        notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
+        question = state.get("question", "")
+        prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=steps_text(new_steps)))]
         update: dict[str, Any] = {"summarized_through": state.get("iteration", 0)}
         deadline, cancelled = run_bounds(deps, state, cfg)
         try:
@@ -53,12 +50,17 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                 cfg, lambda model: invoke_within(model, prompt, deadline=deadline, cancelled=cancelled), deadline=deadline
             )
         except Exception as exc:
-            note = f"(summary call failed: {type(exc).__name__}: {exc})"
-            text, _ = truncate("\n".join(filter(None, [old, note, steps_text(new_steps)])), 2 * cfg.max_observation_tokens)
-            return update | {"summary": text}
-        return update | {"summary": reply.text.strip(), "token_usage": usage_of(reply, prompt)}
+            return update | {"summary": _as_text(old, f"(summary call failed: {type(exc).__name__}: {exc})", new_steps, cfg)}
+        summary = reply.text.strip() or _as_text(old, "", new_steps, cfg)
+        return update | {"summary": summary, "token_usage": usage_of(reply, prompt)}
 
     return summarize
+
+
+def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig) -> str:
+    """The summary without the model: the old one, a note, and the steps as text, bounded."""
+    text, _ = truncate("\n".join(filter(None, [old, note, steps_text(steps)])), 2 * cfg.max_observation_tokens)
+    return text
 
 
 def run_bounds(deps: Deps, state: ReActState, cfg: AgentConfig) -> tuple[float | None, Any]:

@@ -92,18 +92,17 @@ def decide(
     cfg: AgentConfig,
     disabled: set[str],
     shown: Sequence[tuple[str, str]] = (),
-    hint: str = "",
+    tools: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The state update for a parsed reply: a stop (success/failure) or the actions to run. A final
-    reply that is no answer (empty, or a copy of one of the ``shown`` texts) is sent back with the
-    expected format (``hint``)."""
+    reply that is no answer (empty, a copy of one of the ``shown`` texts, a call to one of ``tools``
+    announced but not made) is sent back."""
     if (hit := find_phrase(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
     if parsed.answer is not None:
-        if problem := non_answer(parsed.answer, shown):
+        if problem := non_answer(parsed.answer, shown, tools):
             kind = "non_answer" if parsed.answer.strip() else "empty_reply"
-            text = prompts.NOT_AN_ANSWER.format(problem=problem) + (f"\n{hint}" if hint else "")
-            return {"pending_actions": [_rejected(0, kind, text)]}
+            return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
         return _stop("success", "the model gave a final answer", parsed.answer)
@@ -171,7 +170,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             deps.learn_format(model, following)
         total = Overwrite(usage) if "token_usage" in update else usage  # a fresh run restarts the count
         status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
-        decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), ctx.hint)
+        decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), [s.name for s in specs])
         failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
         if failures >= cfg.max_parse_retries:
             problem = decision["pending_actions"][0]["rejection"].splitlines()[0]

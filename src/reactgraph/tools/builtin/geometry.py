@@ -1,4 +1,5 @@
-"""geometry and percentages: areas of basic shapes and the three everyday percentage questions."""
+"""geometry and percentages: areas of basic shapes and the three everyday percentage questions.
+A result that is a percentage says so (``15%``): a bare 15 is easily taken for the fraction."""
 
 from __future__ import annotations
 
@@ -53,17 +54,17 @@ def percentage_change(
     old: Annotated[Finite, Field(description="The value before.")],
     new: Annotated[Finite, Field(description="The value after.")],
 ) -> str:
-    """Percentage change from `old` to `new`, e.g. 80 -> 100 is 25 (a 25% increase); negative is a decrease."""
+    """Percentage change from `old` to `new`, e.g. 80 -> 100 is 25% (an increase); negative is a decrease."""
     if old == 0:
         raise InvalidArguments("percentage change from 0 is undefined")
-    return _finite((new - old) / abs(old) * 100)
+    return _finite((new - old) / abs(old) * 100) + "%"
 
 
 def what_percent(
     part: Annotated[Finite, Field(description="The part.")],
     whole: Annotated[Finite, Field(description="The whole.")],
 ) -> str:
-    """What percent of `whole` is `part`? e.g. what_percent(12, 80) = 15."""
+    """What percent of `whole` is `part`? e.g. what_percent(12, 80) = 15%."""
     if whole == 0:
         raise InvalidArguments("the whole must not be 0")
-    return _finite(part / whole * 100)
+    return _finite(part / whole * 100) + "%"
