@@ -15,7 +15,9 @@ from pydantic.json_schema import SkipJsonSchema
 
 DEFAULT_MODEL = "ollama:qwen2.5:7b"
 
-# How models say they cannot do a task (matched case-insensitively anywhere in a final reply).
+# How models say they cannot do a task (matched case-insensitively anywhere in a final reply). Only
+# wordings that say the question is not answered: "the tool is not available, so I computed 42" is
+# an answer.
 DEFAULT_FAILURE_PHRASES = (
     "cannot complete the task",
     "cannot complete this task",
@@ -24,6 +26,18 @@ DEFAULT_FAILURE_PHRASES = (
     "unable to complete the task",
     "unable to complete this task",
     "I give up",
+    "cannot be answered",
+    "can't be answered",
+    "cannot be determined",
+    "can't be determined",
+    "cannot answer",
+    "can't answer",
+    "unable to answer",
+    "unable to determine",
+    "not enough information",
+    "does not provide any information",
+    "do not provide any information",
+    "does not contain any information",
 )
 DEFAULT_SUCCESS_PHRASES = ("Final Answer:",)
 DEFAULT_RETRYABLE_PATTERNS = (

@@ -1,5 +1,6 @@
 """Default prompts. ``AgentConfig.system_prompt`` replaces the system prompt and ``thought_prompt``
-is appended to it; the others are fixed."""
+is appended to it; the others are fixed. The tool-calling formats (``reactgraph.formats``) fill the
+format texts below with their tags and tools."""
 
 SYSTEM_PROMPT = """You are a careful assistant that answers questions with tools.
 Work step by step: call the tool that gets you what you still need; when the tool results answer \
@@ -54,4 +55,32 @@ REPEATED_ACTION = (
 # previous turn (the same call again) although the observation answers the question.
 NEXT_STEP = (
     "If the observations answer the question, reply with {thought} and {final_answer}; otherwise take the next step."
+)
+
+# -- the tool-calling formats' texts: how a reply should look (after an unreadable one too) ---------
+
+NATIVE_EXPECTED = (
+    'Call a tool through the tool-calling interface, or write {{"name": "<tool>", "arguments": {{...}}}}, '
+    "or reply with the final answer and no tool call. Tools: {tools}."
+)
+
+TEXT_TOOLS_HEADER = "You have these tools:"
+
+TEXT_EXPECTED = """To use a tool, reply with these two lines and nothing after them (the {observation} comes back to you):
+{thought}: your reasoning
+{action}: tool_name[input]
+
+When you know the answer, reply with:
+{thought}: your reasoning
+{final_answer}: the answer
+
+Tools: {tools}. Give the inputs in the order shown, separated by commas; a tool with one input takes it \
+whole (an expression, a path, a query); several inputs may also be a JSON object of their names."""
+
+JSON_TOOLS_HEADER = "You have these tools (JSON schemas):"
+
+JSON_EXPECTED = (
+    'To use a tool, reply with one line of JSON: {{"name": "<tool name>", "arguments": {{<argument name>: <value>}}}} '
+    "(several calls: a JSON list of them) and nothing after it; the result comes back to you. "
+    "When you know the answer, reply with the answer in plain words and no JSON."
 )

@@ -168,3 +168,20 @@ def test_a_model_with_its_own_stop_sequences_keeps_them(math_tools, log):
     model = WithStop(responses=["Thought: t\nFinal Answer: 4"], stop=["\nEND"])
     run(model, math_tools)
     assert model.calls[0]["stop"] is None  # not ["\nObservation:"]
+
+
+def test_a_thought_that_gives_up_without_a_final_answer_ends_the_run_as_a_give_up(math_tools, log):
+    """Not an unreadable reply sent back three times: the model said it cannot do it."""
+    model = TextOnlyModel(responses=["Thought: No tool here tells the weather, so I cannot complete the task."])
+    result = run(model, math_tools)
+    assert result.termination_reason.value == "failure" and model.position == 1
+    assert result.final_answer == "No tool here tells the weather, so I cannot complete the task."
+
+
+def test_action_none_is_told_how_to_answer(math_tools, log):
+    model = TextOnlyModel(responses=["Thought: I know it\nAction: None", "Thought: known\nFinal Answer: France"])
+    result = run(model, math_tools)
+    refused = result.trace.steps[0].observations[0]
+    assert refused.error_kind == "malformed_output"
+    assert "Action: None is not a tool call; to answer, write Final Answer: and the answer" in refused.content
+    assert result.final_answer == "France"

@@ -11,6 +11,7 @@ from reactgraph.formats.reading import ParsedReply, ReadContext, keep_written, r
 from reactgraph.formats.tags import cut_invented, find_tag, tag_pattern, without_thought_tag
 from reactgraph.state import Action
 
+NO_ACTION = frozenset({"none", "null", "n/a", "no action", "nothing"})  # "Action: None" from a model about to answer
 FIRST_CALL = re.compile(r"\s*([\w.-]+)\s*\[")
 NEXT_CALL = re.compile(r"\s*(?:[,;&]|\band\b)\s*([\w.-]+)\s*\[")  # calls after the first need a separator
 
@@ -99,6 +100,8 @@ def _line_problem(line: str, ctx: ReadContext) -> str:
     shown, action = line[:200] or "(nothing)", ctx.tags.action
     if not line:
         return f"the {action} line is empty"
+    if line.strip(" .'\"").lower() in NO_ACTION:
+        return f"{action}: {line} is not a tool call; to answer, write {ctx.tags.final_answer}: and the answer"
     if "[" in line and "]" not in line:
         return f"the {action} {shown!r} has no closing ']' (cut off?)"
     if re.match(r"[\w.-]+\s*\[.*\]", line):

@@ -46,10 +46,11 @@ def prepare(
     calling gets the text format under auto (native raises NotImplementedError); a turn without
     tools calls the model as it is."""
     fmt = FORMATS[name]
+    ctx = fmt.context(specs, tags)
     if not tools:
-        return model, fmt, fmt.context(specs, tags)
+        return model, fmt, ctx
     try:
-        return fmt.bind(model, tools, fmt.context(specs, tags)), fmt, fmt.context(specs, tags)
+        return fmt.bind(model, tools, ctx), fmt, ctx
     except NotImplementedError:
         if tool_calling != "auto":
             raise

@@ -36,7 +36,7 @@ class Format(ABC):
 
     @abstractmethod
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
-        """How a reply should look: shown in the prompt and with every unreadable reply."""
+        """How a reply should look: shown in the prompt and after the newest unreadable reply."""
 
     @abstractmethod
     def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
@@ -44,7 +44,8 @@ class Format(ABC):
 
     @abstractmethod
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
-        """Past turns as chat messages; ``tail`` (budget line, reminder) goes after the newest observations."""
+        """Past turns as chat messages; ``tail`` (the expected format after an unreadable reply, the
+        budget line, the reminder) goes after the newest observations."""
 
     def reminder(self, ctx: ReadContext) -> str:
         """A line after the newest observations that says what to do next ('' for none)."""

@@ -13,6 +13,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 
+from reactgraph import prompts
 from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
 from reactgraph.formats.json_blocks import read_json_calls
@@ -30,16 +31,12 @@ class JsonFormat(Format):
         return with_observation_stop(model, ctx.tags)
 
     def describe(self, ctx: ReadContext) -> str:
-        lines = ["You have these tools (JSON schemas):"]
+        lines = [prompts.JSON_TOOLS_HEADER]
         lines += [json.dumps(_schema(spec), ensure_ascii=False) for spec in ctx.tools]
         return "\n".join(lines) + "\n\n" + ctx.hint
 
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
-        return (
-            'To use a tool, reply with one line of JSON: {"name": "<tool name>", "arguments": {<argument name>: <value>}} '
-            "(several calls: a JSON list of them) and nothing after it; the result comes back to you. "
-            "When you know the answer, reply with the answer in plain words and no JSON."
-        )
+        return prompts.JSON_EXPECTED.format()
 
     def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
         return (

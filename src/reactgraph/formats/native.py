@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import Runnable
 
+from reactgraph import prompts
 from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
 from reactgraph.formats.json_blocks import read_json_calls
@@ -34,11 +35,7 @@ class NativeFormat(Format):
         return ""
 
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
-        tools = ", ".join(t.signature() for t in specs) or "(see the tool list)"
-        return (
-            'Call a tool through the tool-calling interface, or write {"name": "<tool>", "arguments": {...}}, '
-            f"or reply with the final answer and no tool call. Tools: {tools}."
-        )
+        return prompts.NATIVE_EXPECTED.format(tools=", ".join(t.signature() for t in specs) or "(see the tool list)")
 
     def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
         return (

@@ -56,6 +56,9 @@ class ParsedReply:
     actions: list[Action] = field(default_factory=list)
     answer: str | None = None
     source: Source = "none"
+    # a reply that ended without an action or an answer (a text-format Thought alone): think takes
+    # it as the final reply when it gives up in so many words, else sends it back
+    unanswered: str | None = None
 
 
 def reply_text(message: AIMessage) -> str:

@@ -22,7 +22,7 @@ from reactgraph.formats.json_blocks import read_json_calls
 from reactgraph.formats.native import native_calls
 from reactgraph.formats.reading import ParsedReply, ReadContext, reject
 from reactgraph.formats.specs import ToolSpec
-from reactgraph.formats.tags import Tags, tag_pattern
+from reactgraph.formats.tags import Tags, tag_pattern, without_thought_tag
 
 
 class TextFormat(Format):
@@ -32,18 +32,14 @@ class TextFormat(Format):
         return with_observation_stop(model, ctx.tags)
 
     def describe(self, ctx: ReadContext) -> str:
-        lines = ["You have these tools:"]
+        lines = [prompts.TEXT_TOOLS_HEADER]
         lines += [f"- {tool.signature()}: {tool.description or '(no description)'}" for tool in ctx.tools]
         return "\n".join(lines) + "\n\n" + ctx.hint
 
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
         tools = ", ".join(t.signature() for t in specs) or "(see the tool list)"
-        return (
-            f"To use a tool, reply with these two lines and nothing after them (the {tags.observation} comes back to you):\n"
-            f"{tags.thought}: your reasoning\n{tags.action}: tool_name[input]\n\n"
-            f"When you know the answer, reply with:\n{tags.thought}: your reasoning\n{tags.final_answer}: the answer\n\n"
-            f"Tools: {tools}. Give the inputs in the order shown, separated by commas; a tool with one input "
-            "takes it whole (an expression, a path, a query); several inputs may also be a JSON object of their names."
+        return prompts.TEXT_EXPECTED.format(
+            observation=tags.observation, thought=tags.thought, action=tags.action, final_answer=tags.final_answer, tools=tools
         )
 
     def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
@@ -53,7 +49,8 @@ class TextFormat(Format):
         if tag_pattern(ctx.tags.thought).search(text):
             tags = ctx.tags
             problem = f"your reply has a {tags.thought} but neither an {tags.action} nor a {tags.final_answer}"
-            return ParsedReply(thought=text, actions=[reject("missing_action", problem, ctx)])
+            thought = without_thought_tag(text, tags)
+            return ParsedReply(thought=thought, actions=[reject("missing_action", problem, ctx)], unanswered=thought)
         return ParsedReply(thought=text, answer=text)
 
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:

@@ -99,6 +99,8 @@ def decide(
     announced but not made) is sent back."""
     if (hit := find_phrase(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
+    if parsed.unanswered and (hit := find_phrase(parsed.unanswered, cfg.failure_phrases)) is not None:
+        return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.unanswered)
     if parsed.answer is not None:
         if problem := non_answer(parsed.answer, shown, tools):
             kind = "non_answer" if parsed.answer.strip() else "empty_reply"
