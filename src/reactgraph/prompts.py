@@ -45,10 +45,15 @@ NOT_AN_ANSWER = "{problem}. Either call one of the tools, or reply with the answ
 
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 
-REPEATED_ACTION = (
-    "Note: you made exactly this call in your previous step and got this result already. Do not repeat it: "
-    "answer the question from the observations you have, try a different action, or say that you cannot "
-    "complete the task."
+# After the newest observations when the model just made the same calls again and got the same
+# results (the repeated step is shown once): small models copy their last turn, so ask for the end.
+REPEATED_NATIVE = (
+    "You made exactly this call again and got the same result. Do not call it again: reply now, without a "
+    "tool call, with the answer the results give, or say that you cannot complete the task and why."
+)
+REPEATED_TEXT = (
+    "You made exactly this call again and got the same result. Do not call it again: reply now with "
+    "{thought} and {final_answer}: the answer the observations give, or that you cannot complete the task and why."
 )
 
 # Appended to the newest observations in the text format: small models otherwise tend to copy their

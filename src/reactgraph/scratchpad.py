@@ -61,12 +61,15 @@ def think_messages(
 ) -> list[BaseMessage]:
     """The prompt for one think turn in format ``fmt``. After the newest observations come the
     expected format (when the newest reply could not be read), the budget line (in formats that put
-    it last) and the format's reminder."""
+    it last) and the format's reminder (which asks for the answer when the model just repeated itself)."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
     status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
-    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
+    steps = state.get("steps") or []
+    repeated = bool(steps) and bool(steps[-1].get("repeated"))
+    # a step that only repeated the one before it is shown once: small models copy their last turn
+    recent = [s for s in steps if not s.get("repeated")][-cfg.keep_recent_steps :]
     # Some formats put the budget last, after the newest observations: the prompt then starts as
     # the previous one did, and a local server (llama.cpp, Ollama) reuses that prefix.
     status_last = fmt.status_after_steps and bool(recent)
@@ -78,7 +81,8 @@ def think_messages(
         HumanMessage(content=head if status_last else f"{head}\n\n{status}"),
     ]
     unreadable = bool(recent) and any(o.get("error_kind") in PARSE_FAILURE_KINDS for o in recent[-1]["observations"])
-    tail = "\n".join(filter(None, [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx)]))
+    parts = [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx, repeated)]
+    tail = "\n".join(filter(None, parts))
     threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
         if estimate_messages(fixed + fmt.show(recent, ctx, tail)) <= threshold:

@@ -122,7 +122,7 @@ def test_unknown_tool_and_bad_arguments_become_error_observations(math_tools, lo
     result = ReActAgent(model=model, tools=math_tools).run("q")
     kinds = [o.error_kind for o in result.trace.steps[0].observations]
     assert kinds == ["tool_not_found", "invalid_parameters", None]
-    assert "Available tools: add, multiply, lookup" in result.trace.steps[0].observations[0].content
+    assert "there is no tool 'nope'; the tools are: add, multiply, lookup" in result.trace.steps[0].observations[0].content
     assert log.calls == [("add", {"a": 1, "b": 2})]
     assert [e["tool"] for e in result.error_history] == ["nope", "add"]
 

@@ -39,7 +39,6 @@ from reactgraph import build_graph
 from reactgraph.config import AgentConfig
 from reactgraph.formats import PARSE_FAILURE_KINDS
 from reactgraph.formats.binding import unquote
-from reactgraph.prompts import REPEATED_ACTION
 
 CORPUS = Path(os.environ.get("REACTGRAPH_CORPUS", Path(__file__).resolve().parents[3] / "shared/corpus/react-trajectories"))
 FILES = ("fever_davinci.jsonl", "hotpotqa_fireact_llama-2-7b.jsonl", "hotpotqa_fireact_gpt-3.5-turbo-ft.jsonl")
@@ -167,8 +166,7 @@ def test_replay_every_recorded_episode():
             if kind == "tool":
                 counts["well-formed tool actions"] += 1
                 ok = step["actions"][0]["tool"] == tool and step["actions"][0]["args"] == {PARAM[tool]: value}
-                content = observation["content"].removesuffix("\n" + REPEATED_ACTION)  # the agent's own note
-                ok = ok and observation["status"] == "ok" and content == turn["observation"]
+                ok = ok and observation["status"] == "ok" and observation["content"] == turn["observation"]
             else:
                 counts["malformed actions -> error observation"] += 1
                 ok = observation["status"] == "error" and observation["error_kind"] in PARSE_FAILURE_KINDS

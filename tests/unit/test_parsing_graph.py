@@ -183,5 +183,5 @@ def test_action_none_is_told_how_to_answer(math_tools, log):
     result = run(model, math_tools)
     refused = result.trace.steps[0].observations[0]
     assert refused.error_kind == "malformed_output"
-    assert "Action: None is not a tool call; to answer, write Final Answer: and the answer" in refused.content
+    assert "names no tool to call (to give the answer, use Final Answer: instead of Action:)" in refused.content
     assert result.final_answer == "France"

@@ -55,7 +55,7 @@ def test_error_kinds_reach_the_model_as_observations_and_the_run_goes_on():
     release.set()
     first, second = result.trace.steps
     assert [o.error_kind for o in first.observations] == ["tool_not_found", "invalid_parameters", "timeout"]
-    assert "Available tools: area, hang" in first.observations[0].content
+    assert "the tools are: area, hang" in first.observations[0].content
     assert "width: Input should be a valid number" in first.observations[1].content
     assert first.observations[2].content.startswith("Error (timeout): hang gave no result within 0.2s")
     assert second.observations[0].content == "6.0" and result.final_answer == "6"

@@ -176,7 +176,7 @@ def test_unknown_tool_lists_the_available_ones():
     registry = ToolRegistry.with_builtins(["calculator", "text"])
     outcome = execute(action("weather", city="Oslo"), registry, AgentConfig())
     assert outcome["error_kind"] == "tool_not_found"
-    assert "there is no tool 'weather'. Available tools: calculator, text." in outcome["content"]
+    assert "there is no tool 'weather'; the tools are: calculator, text." in outcome["content"]
     hidden = execute(action("text", operation="upper", text="a"), registry, AgentConfig(tools=("calculator",)))
     assert hidden["error_kind"] == "tool_not_found"  # registered but not offered in this run
 
@@ -261,3 +261,12 @@ def test_arguments_that_are_not_an_object_are_invalid(bad):
     registry = ToolRegistry.with_builtins(["text"])
     outcome = execute({"id": "c", "index": 0, "tool": "text", "args": bad}, registry, AgentConfig())
     assert outcome["error_kind"] == "invalid_parameters" and "arguments must be an object" in outcome["content"]
+
+
+def test_an_unknown_tool_that_is_an_option_of_a_tool_on_offer_is_pointed_to_it():
+    """Small models call an operation as if it were a tool (Qwen2.5-Coder-1.5B called 'count')."""
+    registry = ToolRegistry.with_builtins(["calculator", "text"])
+    outcome = execute({"id": "1", "tool": "count", "args": {}, "index": 0}, registry, AgentConfig())
+    assert outcome["content"].endswith("'count' is an option (operation) of text: call text with operation='count'.")
+    outcome = execute({"id": "2", "tool": "calculater", "args": {}, "index": 0}, registry, AgentConfig())
+    assert outcome["content"].endswith("; the closest name is calculator.")

@@ -101,7 +101,7 @@ def _line_problem(line: str, ctx: ReadContext) -> str:
     if not line:
         return f"the {action} line is empty"
     if line.strip(" .'\"").lower() in NO_ACTION:
-        return f"{action}: {line} is not a tool call; to answer, write {ctx.tags.final_answer}: and the answer"
+        return f"your reply names no tool to call (to give the answer, use {ctx.tags.final_answer}: instead of {action}:)"
     if "[" in line and "]" not in line:
         return f"the {action} {shown!r} has no closing ']' (cut off?)"
     if re.match(r"[\w.-]+\s*\[.*\]", line):

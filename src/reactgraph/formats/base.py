@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 
+from reactgraph import prompts
 from reactgraph.formats.reading import ParsedReply, ReadContext, numbered, reply_text
 from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags
@@ -47,9 +48,10 @@ class Format(ABC):
         """Past turns as chat messages; ``tail`` (the expected format after an unreadable reply, the
         budget line, the reminder) goes after the newest observations."""
 
-    def reminder(self, ctx: ReadContext) -> str:
-        """A line after the newest observations that says what to do next ('' for none)."""
-        return ""
+    def reminder(self, ctx: ReadContext, repeated: bool = False) -> str:
+        """A line after the newest observations that says what to do next; ``repeated``: the model
+        just made the same calls again and got the same results."""
+        return prompts.REPEATED_NATIVE if repeated else ""
 
     def read(self, reply: AIMessage, ctx: ReadContext) -> ParsedReply:
         """The reply read in this format, its actions numbered."""

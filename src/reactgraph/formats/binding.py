@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reactgraph.formats.reading import ReadContext, new_id, reject
+from reactgraph.formats.specs import unknown_tool
 from reactgraph.state import Action
 
 
@@ -22,8 +23,7 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
         return {"id": new_id(), "tool": name.strip(), "args": args}
     spec = ctx.find(name)
     if spec is None:
-        names = ", ".join(t.name for t in ctx.tools)
-        return reject("tool_not_found", f"there is no tool {name.strip()!r}; the tools are: {names}", ctx)
+        return reject("tool_not_found", unknown_tool(name.strip(), ctx.tools), ctx)
     if isinstance(raw, str) and (named := named_inputs(raw, spec.params)):
         raw = named
     if isinstance(raw, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ class ToolSpec:
     params: tuple[str, ...] = ()
     required: tuple[str, ...] = ()
     types: tuple[str, ...] = ()  # each param's JSON-schema type ("" when not a simple type)
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (param, its allowed values) for enum params
 
     def takes_positionally(self, values: Sequence[str]) -> bool:
         """Whether comma-separated text inputs are, in order, this tool's params: as many as it takes;
@@ -50,6 +52,7 @@ def tool_specs(tools: Iterable[Any]) -> tuple[ToolSpec, ...]:
                 params=tuple(properties := params.get("properties") or {}),
                 required=tuple(params.get("required") or ()),
                 types=tuple(str(p.get("type", "")) for p in properties.values()),
+                choices=tuple((k, tuple(map(str, p["enum"]))) for k, p in properties.items() if p.get("enum")),
             )
         )
     return tuple(specs)
@@ -64,3 +67,17 @@ def fits(value: str, kind: str) -> bool:
     if kind == "boolean":
         return value.strip().lower() in {"true", "false", "yes", "no", "1", "0"}
     return True
+
+
+def unknown_tool(name: str, specs: Sequence[ToolSpec]) -> str:
+    """What to tell a model that called a tool that is not on offer: the tools there are, and the
+    one it probably meant (a close name, or a tool that takes ``name`` as one of its options)."""
+    names = [spec.name for spec in specs]
+    text = f"there is no tool {name!r}; the tools are: {', '.join(names) or 'none'}"
+    for spec in specs:
+        for param, values in spec.choices:
+            if name.lower() in (value.lower() for value in values):
+                return f"{text}. {name!r} is an option ({param}) of {spec.name}: call {spec.name} with {param}={name!r}"
+    if close := difflib.get_close_matches(name, names, n=1, cutoff=0.7):
+        return f"{text}; the closest name is {close[0]}"
+    return text

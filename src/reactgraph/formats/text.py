@@ -67,8 +67,9 @@ class TextFormat(Format):
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
         return messages
 
-    def reminder(self, ctx: ReadContext) -> str:
-        return prompts.NEXT_STEP.format(thought=ctx.tags.thought, final_answer=ctx.tags.final_answer)
+    def reminder(self, ctx: ReadContext, repeated: bool = False) -> str:
+        template = prompts.REPEATED_TEXT if repeated else prompts.NEXT_STEP
+        return template.format(thought=ctx.tags.thought, final_answer=ctx.tags.final_answer)
 
 
 def with_observation_stop(model: BaseChatModel, tags: Tags) -> Runnable:

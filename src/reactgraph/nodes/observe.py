@@ -10,7 +10,6 @@ from typing import Any
 
 from langgraph.config import get_config
 
-from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.nodes.summarize import condense_observation
@@ -76,10 +75,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         stall = stall_signals(state.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
-        elif min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
-            # the same call gave the same result again: say so before the stall rule stops the run
-            observations[-1]["content"] += "\n" + prompts.REPEATED_ACTION
-        step = {
+        step: dict[str, Any] = {
             "iteration": state.get("iteration", 0),
             "thought": state.get("thought", ""),
             "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
@@ -91,6 +87,8 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         }
         if written := state.get("turn_written"):
             step["written"] = written
+        if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
+            step["repeated"] = True  # the same calls gave the same results again: the prompt says so
         thread_id = get_config().get("configurable", {}).get("thread_id")
         return {
             "steps": [step],

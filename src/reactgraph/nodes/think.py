@@ -128,7 +128,8 @@ def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadConte
     the budget line, the format's instructions and reminder."""
     shown = [("an error message", obs["content"]) for step in (state.get("steps") or [])[-cfg.keep_recent_steps :]
              for obs in step["observations"] if obs.get("status") == "error"]
-    return shown + [("the budget line", status), ("the format instructions", ctx.hint), ("the instructions", fmt.reminder(ctx))]
+    reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True))]
+    return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
 
 def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:

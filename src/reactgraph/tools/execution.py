@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from reactgraph.config import AgentConfig
+from reactgraph.formats.specs import tool_specs, unknown_tool
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ToolTimeout
 from reactgraph.tools.registry import RegisteredTool, ToolRegistry
@@ -115,12 +116,8 @@ def execute(
     offered = registry.select(cfg.tools)
     entry = registry.get(action["tool"]) if action["tool"] in offered else None
     if entry is None:
-        names = ", ".join(offered) or "none"
-        return error_outcome(
-            action, "tool_not_found",
-            f"Error (tool_not_found): there is no tool {action['tool']!r}. Available tools: {names}. "
-            "Call one of these by its exact name.",
-        )
+        specs = tool_specs(registry.get(name).tool for name in offered)
+        return error_outcome(action, "tool_not_found", f"Error (tool_not_found): {unknown_tool(action['tool'], specs)}.")
     try:
         args = prepare_args(entry, action["args"], registry)
     except InvalidArguments as exc:
