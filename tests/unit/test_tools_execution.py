@@ -166,7 +166,7 @@ def test_invalid_arguments_say_what_was_expected_and_never_run_the_tool():
     assert outcome["error_kind"] == "invalid_parameters" and calls == []
     assert "unexpected argument 'colour'" in outcome["content"]
     assert "width: Input should be a valid number" in outcome["content"]
-    assert "Expected arguments: width: float, height: float (optional)" in outcome["content"]
+    assert "Expected arguments: width: float, height: float (optional, leave it out for 1.0)" in outcome["content"]
     assert outcome["content"].endswith("Fix the arguments and call again.")
     missing = execute(action("area"), registry, AgentConfig())
     assert "width: Field required" in missing["content"]

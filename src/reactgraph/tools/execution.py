@@ -44,7 +44,7 @@ def validate_args(entry: RegisteredTool, args: dict[str, Any]) -> dict[str, Any]
         problems += [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()]
     if problems:
         expected = ", ".join(
-            f"{name}: {_type_name(f.annotation)}" + ("" if f.is_required() else " (optional)")
+            f"{name}: {_type_name(f.annotation)}" + ("" if f.is_required() else f" (optional, leave it out for {f.default!r})")
             for name, f in schema.model_fields.items()
         )
         raise InvalidArguments(f"{'; '.join(problems)}. Expected arguments: {expected or 'none'}")
