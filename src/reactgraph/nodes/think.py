@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_config
 from langgraph.types import Overwrite
 
@@ -40,6 +40,17 @@ from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_message, disabled_tools
+
+
+class Turn(NamedTuple):
+    """One answered model call: the reply, the prompt, the model that answered, and its format."""
+
+    reply: AIMessage
+    messages: list[BaseMessage]
+    model: BaseChatModel
+    fmt: Format
+    ctx: ReadContext
+
 
 DEGENERATE_THOUGHT = re.compile(
     r"^(ok(ay)?[,.]?\s*)?(i('ll| will| am going to| need to| should)|let me|let's|now i will)\s+"
@@ -154,16 +165,16 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         deadline = cfg.deadline(state["started_at"])
         cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state["started_at"])
 
-        def attempt(model: BaseChatModel) -> tuple[Any, ...]:
+        def attempt(model: BaseChatModel) -> Turn:
             name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
             bound, fmt, ctx = prepare(model, tools, specs, tags, name, cfg.tool_calling)
             messages = think_messages(state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx)
-            return invoke_within(bound, messages, deadline=deadline, cancelled=cancelled), messages, model, fmt, ctx
+            return Turn(invoke_within(bound, messages, deadline=deadline, cancelled=cancelled), messages, model, fmt, ctx)
 
         try:
             reply, messages, model, fmt, ctx = deps.call_model(cfg, attempt, deadline=deadline)
         except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
-            return update | {"termination": cut_short(state, cfg, cut), "pending_actions": []}
+            return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
         usage = usage_of(reply, messages)
@@ -186,7 +197,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     return think
 
 
-def cut_short(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Termination:
+def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Termination:
     """The stop for a model call the run cut: the time budget's, or the cancellation's."""
     now = time.time()
     if isinstance(cut, CallCancelled):
