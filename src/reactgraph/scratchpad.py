@@ -28,14 +28,22 @@ def system_text(cfg: AgentConfig) -> str:
 
 
 def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int) -> str:
-    parts = [f"{cfg.max_iterations - iteration + 1} of {cfg.max_iterations} tool turns"]
+    """The budget line: what is left of each limit that runs low (two tool turns or fewer, a quarter
+    of the tokens or of the time), '' while none does. A small model takes an ever-present budget
+    line for part of the question, or for the answer."""
+    parts = []
+    turns = cfg.max_iterations - iteration + 1
+    if turns <= max(2, cfg.max_iterations // 4):
+        parts.append(f"{turns} of {cfg.max_iterations} tool turns")
     if cfg.token_budget is not None:
-        used = (state.get("token_usage") or {}).get("total_tokens", 0)
-        parts.append(f"{max(0, cfg.token_budget - used)} of {cfg.token_budget} tokens")
+        left = cfg.token_budget - (state.get("token_usage") or {}).get("total_tokens", 0)
+        if left <= cfg.token_budget / 4:
+            parts.append(f"{max(0, left)} of {cfg.token_budget} tokens")
     if cfg.timeout_seconds is not None:
         left = cfg.timeout_seconds - (now - state.get("started_at", now))
-        parts.append(f"{max(0.0, left):.0f}s of {cfg.timeout_seconds:g}s")
-    return ", ".join(parts)
+        if left <= cfg.timeout_seconds / 4:
+            parts.append(f"{max(0.0, left):.0f}s of {cfg.timeout_seconds:g}s")
+    return prompts.STATUS_TEMPLATE.format(status=", ".join(parts)) if parts else ""
 
 
 def steps_text(steps: list[dict[str, Any]]) -> str:
@@ -65,7 +73,7 @@ def think_messages(
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
-    status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+    status = status_text(state, cfg, now, iteration)
     steps = state.get("steps") or []
     repeated = bool(steps) and bool(steps[-1].get("repeated"))
     # a step that only repeated the one before it is shown once: small models copy their last turn
@@ -78,7 +86,7 @@ def think_messages(
         system += "\n\n" + described
     fixed: list[BaseMessage] = [
         SystemMessage(content=system),
-        HumanMessage(content=head if status_last else f"{head}\n\n{status}"),
+        HumanMessage(content=head if status_last or not status else f"{head}\n\n{status}"),
     ]
     unreadable = bool(recent) and any(o.get("error_kind") in PARSE_FAILURE_KINDS for o in recent[-1]["observations"])
     parts = [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx, repeated)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from reactgraph import ReActAgent
+from reactgraph.config import AgentConfig
 from reactgraph.testing import ScriptedChatModel
 
 from .parsing_corpus import TextOnlyModel
@@ -33,8 +34,7 @@ def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, 
     assert [type(m) for m in tail] == [AIMessage, HumanMessage]
     assert tail[0].content == "Thought: look it up\nAction: lookup[paris]"
     assert tail[1].content == (
-        "Observation: France\n\n"  # the newest observation ends with the budget and a reminder to answer
-        "Budget left: 9 of 10 tool turns.\n"
+        "Observation: France\n\n"  # the newest observation ends with a reminder to answer (no budget runs low)
         "If the observations answer the question, reply with Thought and Final Answer; otherwise take the next step."
     )
     assert not any(isinstance(m, ToolMessage) for m in second["messages"])
@@ -139,16 +139,29 @@ def test_an_unreadable_action_is_shown_back_as_the_model_wrote_it(math_tools, lo
 
 
 def test_in_the_text_format_each_prompt_starts_as_the_previous_one_did(math_tools, log):
-    """The budget line sits after the newest observations, so a local server can reuse the prompt prefix."""
+    """The budget line, shown once a limit runs low, sits after the newest observations, so a local
+    server can reuse the prompt prefix."""
     model = TextOnlyModel(
         responses=["Thought: a\nAction: lookup[paris]", "Thought: b\nAction: lookup[rome]", "Thought: c\nFinal Answer: ok"]
     )
-    run(model, math_tools)
+    run(model, math_tools, max_iterations=3)
     first, second, third = (call["messages"] for call in model.calls)
-    assert first[1].content.endswith("Budget left: 10 of 10 tool turns.")  # no steps yet: after the question
-    assert second[1].content == third[1].content == "Question: Where is Paris?"
+    assert first[1].content == second[1].content == third[1].content == "Question: Where is Paris?"
+    assert not any("Budget" in m.content for m in first)  # 3 of 3 turns left: nothing runs low yet
     assert [m.content for m in third[:3]] == [m.content for m in second[:3]]  # system, question, first reply
-    assert "Budget left: 8 of 10 tool turns." in third[-1].content and "Budget" not in third[-3].content
+    assert "Budget left: 2 of 3 tool turns." in second[-1].content
+    assert "Budget left: 1 of 3 tool turns." in third[-1].content and "Budget" not in third[-3].content
+
+
+def test_the_budget_line_shows_only_the_limits_that_run_low(math_tools, log):
+    from reactgraph.scratchpad import status_text
+
+    cfg = AgentConfig(max_iterations=10, token_budget=1000, timeout_seconds=100)
+    state = {"token_usage": {"total_tokens": 500}, "started_at": 0.0}
+    assert status_text(state, cfg, now=10.0, iteration=1) == ""
+    assert status_text(state, cfg, now=80.0, iteration=9) == "Budget left: 2 of 10 tool turns, 20s of 100s."
+    state["token_usage"]["total_tokens"] = 900
+    assert status_text(state, cfg, now=10.0, iteration=1) == "Budget left: 100 of 1000 tokens."
 
 
 def test_two_calls_on_one_action_line_both_run_and_come_back_on_one_line(math_tools, log):

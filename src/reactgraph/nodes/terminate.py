@@ -94,7 +94,7 @@ def ask_for_partial_answer(
         return None, {"termination": {**termination, "detail": detail}}
     update: dict[str, Any] = {"token_usage": usage_of(reply, messages)}
     answer = partial_answer(reply, fmt, ctx)
-    status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+    status = status_text(state, cfg, now, iteration)
     shown = not_answers(state, cfg, fmt, ctx, status)
     if answer is not None and (problem := non_answer(answer, shown, [spec.name for spec in ctx.tools])):
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}

@@ -183,7 +183,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         if following != fmt.name:
             deps.learn_format(model, following)
         total = Overwrite(usage) if "token_usage" in update else usage  # a fresh run restarts the count
-        status = prompts.STATUS_TEMPLATE.format(status=status_text(state, cfg, now, iteration))
+        status = status_text(state, cfg, now, iteration)
         decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), [s.name for s in specs])
         failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
         if failures >= cfg.max_parse_retries:

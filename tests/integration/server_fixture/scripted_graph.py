@@ -44,10 +44,10 @@ def _text(message: BaseMessage) -> str:
     return message.content if isinstance(message.content, str) else str(message.content)
 
 
-def _turn(prompt: str) -> int:
-    """The current turn, from the budget line 'Budget left: X of M tool turns'."""
-    found = re.search(r"(\d+) of (\d+) tool turns", prompt)
-    return int(found[2]) - int(found[1]) + 1 if found else 1
+def _turn(messages: list[BaseMessage]) -> int:
+    """The current turn: one after the last 'counted N' result in the prompt."""
+    counted = [int(m.group(1)) for msg in messages if isinstance(msg, ToolMessage) and (m := re.fullmatch(r"counted (\d+)", _text(msg)))]
+    return max(counted, default=0) + 1
 
 
 def reply(messages: list[BaseMessage]) -> str | AIMessage:
@@ -70,7 +70,7 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
             [("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})], thought="First the two products."
         )
     if COUNTING in head:
-        n = _turn(head)
+        n = _turn(messages)
         return tool_call("count", {"n": n}, thought=f"Turn {n}: keep counting.")
     if WEATHER in head:
         if "ask_user" in results:
