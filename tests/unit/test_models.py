@@ -226,3 +226,23 @@ def test_a_run_whose_models_all_fail_ends_with_failure_as_data(monkeypatch):
 def test_model_reply_instances_pass_through_unchanged():
     model = ScriptedChatModel(responses=[AIMessage(content="hello")])
     assert call_with_fallbacks([model], lambda m: m.invoke("hi"), FAST).text == "hello"
+
+
+def test_no_retry_waits_past_the_deadline():
+    import time
+
+    sleeps: list[float] = []
+    call, calls = flaky([TimeoutError("timed out")] * 5)
+    with pytest.raises(TimeoutError):
+        with_retries(call, FAST, deadline=time.time() + 1.5, sleep=sleeps.append)
+    assert len(calls) == 2 and sleeps == [1.0]  # the second wait (2 s) would end after the deadline
+
+
+def test_a_cut_call_is_neither_retried_nor_handed_to_a_fallback():
+    from reactgraph.model_calls import DeadlineReached
+
+    cut = ScriptedChatModel(responses=[lambda m: (_ for _ in ()).throw(DeadlineReached("time is up"))] * 3)
+    fallback = ScriptedChatModel(responses=["too late"])
+    with pytest.raises(DeadlineReached):
+        call_with_fallbacks([cut, fallback], lambda m: m.invoke("hi"), FAST, sleep=lambda s: None)
+    assert (cut.position, fallback.position) == (1, 0) and not is_transient(DeadlineReached("timed out"))
