@@ -78,7 +78,7 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
     assert listing[0].content == "reports/\nq1.txt (37 bytes)\nq2.txt (38 bytes)"
     assert grep.content == "reports/q1.txt:2: Revenue: 1200\nreports/q2.txt:2: Revenue: 1500"
     assert search.content.startswith("1. targets: The [revenue] [target] for Q2 was 1400")
-    assert change.content == "25"
+    assert change.content == "25%"
     assert (rate.status, rate.retries, rate.content) == ("ok", 2, "1.1")
     assert bad.error_kind == "invalid_parameters" and "unknown name 'rate'" in bad.content
     assert good.content == "1363.64"
