@@ -19,19 +19,15 @@ MIN_WORDS = 5
 COPIED_SHARE = 0.5
 
 
-def non_answer(answer: str | None, shown: Iterable[tuple[str, str]], tools: Iterable[str] = ()) -> str | None:
+def non_answer(answer: str | None, shown: Iterable[tuple[str, str]]) -> str | None:
     """Why ``answer`` is not an answer, or None when it is one. ``shown`` holds (what, text) pairs:
     texts the model was shown that are not answers (error observations, the status line, format
-    instructions), ``what`` naming each for the model ("an error observation"); ``tools`` are the
-    names of the tools on offer."""
+    instructions), ``what`` naming each for the model ("an error observation")."""
     text = (answer or "").strip()
     if not text:
         return "Your reply was empty"
     if ERROR_START.match(text):
         return "Your reply repeats an error message instead of answering the question"
-    names = "|".join(["tools?", "functions?", *(re.escape(name) for name in tools)])
-    if re.search(rf"{ANNOUNCED}[^.\n]{{0,80}}?\b(?:{names})\b", text, re.IGNORECASE):
-        return "Your reply says it will call a tool, but it calls none and gives no answer"
     words = _words(text)
     if len(words) < MIN_WORDS:
         return None
@@ -48,3 +44,12 @@ def _words(text: str) -> list[str]:
 
 def _pairs(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:], strict=False))
+
+
+def announced_call(answer: str, tools: Iterable[str]) -> str | None:
+    """Why ``answer`` is no answer when it says it will call one of ``tools`` (or "the tool") and
+    calls none; None otherwise. A give-up is checked before this: it may say what it would call."""
+    names = "|".join(["tools?", "functions?", *(re.escape(name) for name in tools)])
+    if re.search(rf"{ANNOUNCED}[^.\n]{{0,80}}?\b(?:{names})\b", answer, re.IGNORECASE):
+        return "Your reply says it will call a tool, but it calls none and gives no answer"
+    return None

@@ -117,3 +117,9 @@ def test_a_reply_that_announces_a_call_without_making_it_is_not_the_answer(math_
     assert result.final_answer == "Paris is in France." and log.calls == [("lookup", {"key": "paris"})]
     refused = result.trace.steps[0].observations[0]
     assert refused.error_kind == "non_answer" and "says it will call a tool" in refused.content
+
+
+def test_a_give_up_that_says_what_it_would_call_is_a_give_up(math_tools, log):
+    model = ScriptedChatModel(responses=["I cannot complete the task: we need to use a weather tool, and there is none."])
+    result = agent_for(model, math_tools).run("Weather in Oslo?")
+    assert result.termination_reason.value == "failure" and model.position == 1

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.config import get_config
 
 from reactgraph import prompts
-from reactgraph.answers import non_answer
+from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
@@ -96,7 +96,7 @@ def ask_for_partial_answer(
     answer = partial_answer(reply, fmt, ctx)
     status = status_text(state, cfg, now, iteration)
     shown = not_answers(state, cfg, fmt, ctx, status)
-    if answer is not None and (problem := non_answer(answer, shown, [spec.name for spec in ctx.tools])):
+    if answer is not None and (problem := non_answer(answer, shown) or announced_call(answer, [s.name for s in ctx.tools])):
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}
         return None, update
     return answer, update

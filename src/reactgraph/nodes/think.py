@@ -20,7 +20,7 @@ from langgraph.config import get_config
 from langgraph.types import Overwrite
 
 from reactgraph import edges, prompts
-from reactgraph.answers import non_answer
+from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.formats import (
@@ -113,11 +113,13 @@ def decide(
     if parsed.unanswered and (hit := find_phrase(parsed.unanswered, cfg.failure_phrases)) is not None:
         return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.unanswered)
     if parsed.answer is not None:
-        if problem := non_answer(parsed.answer, shown, tools):
+        if problem := non_answer(parsed.answer, shown):
             kind = "non_answer" if parsed.answer.strip() else "empty_reply"
             return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
+        if problem := announced_call(parsed.answer, tools):
+            return {"pending_actions": [_rejected(0, "non_answer", prompts.NOT_AN_ANSWER.format(problem=problem))]}
         return _stop("success", "the model gave a final answer", parsed.answer)
     actions, asked = [], False
     for action in parsed.actions:
