@@ -14,10 +14,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
-from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
-from reactgraph.formats.json_blocks import read_json_calls
-from reactgraph.formats.native import native_calls
+from reactgraph.formats.native import calls_else_answer
 from reactgraph.formats.reading import ParsedReply, ReadContext
 from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags
@@ -39,12 +37,7 @@ class JsonFormat(Format):
         return prompts.JSON_EXPECTED.format()
 
     def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
-        return (
-            native_calls(reply, text, ctx)
-            or read_json_calls(text, ctx)
-            or read_text_actions(text, ctx)
-            or ParsedReply(thought=text, answer=text)
-        )
+        return calls_else_answer(reply, text, ctx)
 
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
         messages: list[BaseMessage] = []

@@ -38,12 +38,7 @@ class NativeFormat(Format):
         return prompts.NATIVE_EXPECTED.format(tools=", ".join(t.signature() for t in specs) or "(see the tool list)")
 
     def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
-        return (
-            native_calls(reply, text, ctx)
-            or read_json_calls(text, ctx)
-            or read_text_actions(text, ctx)
-            or ParsedReply(thought=text, answer=text)
-        )
+        return calls_else_answer(reply, text, ctx)
 
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
         messages: list[BaseMessage] = []
@@ -63,6 +58,17 @@ class NativeFormat(Format):
         if tail and messages:
             messages.append(HumanMessage(content=tail))
         return messages
+
+
+def calls_else_answer(reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
+    """The reply's calls (from the API, else written as JSON, else as text actions); without any,
+    its text is the answer."""
+    return (
+        native_calls(reply, text, ctx)
+        or read_json_calls(text, ctx)
+        or read_text_actions(text, ctx)
+        or ParsedReply(thought=text, answer=text)
+    )
 
 
 def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply | None:
