@@ -2,7 +2,9 @@
 
 from reactgraph.agent import ReActAgent
 from reactgraph.config import AgentConfig, ConfigError
+from reactgraph.errors import ErrorKind
 from reactgraph.graph import build_graph
+from reactgraph.inputs import InvalidInputError
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import (
     ReActResult,
@@ -16,6 +18,8 @@ from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
 __all__ = [
     "AgentConfig",
     "ConfigError",
+    "InvalidInputError",
+    "ErrorKind",
     "ModelUnavailableError",
     "ReActAgent",
     "ReActResult",

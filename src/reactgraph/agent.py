@@ -15,11 +15,13 @@ from langgraph.types import Command
 
 from reactgraph.checkpoints import (
     DEFAULT_CHECKPOINTER,
+    READ_ERRORS,
     DefaultCheckpointer,
     HistoryEntry,
     RunInfo,
     RunNotFoundError,
     async_sqlite_saver,
+    busy_timeout,
     fork_point,
     history,
     list_runs,
@@ -31,6 +33,7 @@ from reactgraph.checkpoints import (
 )
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.graph import build_deps, build_graph, recursion_limit
+from reactgraph.inputs import checked_query
 from reactgraph.models import check_ollama
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason
 from reactgraph.tools.registry import ToolRegistry
@@ -39,6 +42,7 @@ ClarificationHandler = Callable[[str], str]
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
 DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
+STEP_NODES = ("observe", "terminate")  # the nodes that write trace steps
 
 
 class ReActAgent:
@@ -62,6 +66,7 @@ class ReActAgent:
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         self._deps = build_deps(model, tools, config)
+        self.registry.select(self.config.tools)  # a misspelt tool name is an error now, not a run without the tool
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer)
@@ -99,7 +104,9 @@ class ReActAgent:
     ) -> ReActResult | str:
         """Run ``query`` to its end. ``overrides`` are AgentConfig fields for this run only.
         When the model asks the user a question, ``on_clarification(question)`` answers it; without
-        a handler the run pauses and the result has reason 'clarification' (answer with ``resume``)."""
+        a handler the run pauses and the result has reason 'clarification' (answer with ``resume``).
+        A ``query`` that is not a string raises InvalidInputError."""
+        checked_query(query)
         context, config, thread_id = self._prepare(thread_id, overrides)
         return self._drive({"query": query}, config, context, thread_id, on_clarification)
 
@@ -149,6 +156,7 @@ class ReActAgent:
         **overrides: Any,
     ) -> ReActResult | str:
         """Async ``run``."""
+        checked_query(query)
         context, config, thread_id = self._prepare(thread_id, overrides)
         payload: Any = {"query": query}
         async with self._async_graph() as graph:
@@ -166,19 +174,21 @@ class ReActAgent:
         for item in self.stream_updates(query, thread_id=thread_id, **overrides):
             if isinstance(item, ReActResult):
                 yield item
-            elif item[0] == "observe":
+            elif item[0] in STEP_NODES:
                 for step in item[1].get("steps") or []:
                     yield ReActStep.model_validate(step)
 
     async def astream(self, query: str, *, thread_id: str | None = None, **overrides: Any) -> AsyncIterator[ReActStep | ReActResult]:
         """Async ``stream``."""
+        checked_query(query)
         context, config, thread_id = self._prepare(thread_id, overrides)
         async with self._async_graph() as graph:
             with store_errors(self.db_path):
                 stream = graph.astream({"query": query}, config, context=context, stream_mode="updates", durability=DURABILITY)
                 async for chunk in stream:
-                    for step in (chunk.get("observe") or {}).get("steps") or []:
-                        yield ReActStep.model_validate(step)
+                    for node in STEP_NODES:
+                        for step in (chunk.get(node) or {}).get("steps") or []:
+                            yield ReActStep.model_validate(step)
                 yield snapshot_result(await graph.aget_state(config), thread_id)
 
     def stream_updates(
@@ -194,7 +204,7 @@ class ReActAgent:
         summarize, terminate), then the ReActResult. With ``query`` a new run starts; without it
         the run on ``thread_id`` continues (``answer`` answers its pending clarification).
         ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
-        if query is None:
+        if checked_query(query) is None:
             self._require_run(thread_id)
         context, config, thread_id = self._prepare(thread_id, overrides, inherit=query is None)
         config["metadata"] |= metadata or {}
@@ -215,11 +225,11 @@ class ReActAgent:
     def get_result(self, thread_id: str | None = None) -> ReActResult:
         """The result of the run on ``thread_id`` (default: the last run), from its checkpoint."""
         thread_id = self._thread(thread_id)
-        with store_errors(self.db_path):
+        with store_errors(self.db_path, READ_ERRORS, thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
-        if not snapshot.values and not snapshot.next:
-            raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
-        return snapshot_result(snapshot, thread_id)
+            if not snapshot.values and not snapshot.next:
+                raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
+            return snapshot_result(snapshot, thread_id)
 
     def get_trace(self, thread_id: str | None = None) -> ReActTrace:
         """The trace of the run on ``thread_id`` (default: the last run), from the checkpointer."""
@@ -232,18 +242,18 @@ class ReActAgent:
     def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
         """The state after each node (each super-step) of the run, oldest first, from the checkpointer."""
         thread_id = self._thread(thread_id)
-        with store_errors(self.db_path):
+        with store_errors(self.db_path, READ_ERRORS, thread_id):
             return history(self.graph, thread_id)
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
-        with store_errors(self.db_path):
+        with store_errors(self.db_path, READ_ERRORS, thread_id):
             return run_info(self.graph, thread_id)
 
     def list_runs(self, limit: int | None = None) -> list[RunInfo]:
         """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,
         started, updated), most recently updated first."""
-        with store_errors(self.db_path):
+        with store_errors(self.db_path, READ_ERRORS):
             return list_runs(self.graph, limit)
 
     # -- internals -------------------------------------------------------------------------
@@ -273,7 +283,7 @@ class ReActAgent:
         if self.db_path is None:
             yield self.graph
             return
-        async with async_sqlite_saver(self.db_path) as saver:
+        async with async_sqlite_saver(self.db_path, busy_timeout(self.checkpointer)) as saver:
             yield self.graph.copy({"checkpointer": saver})
 
     def _prepare(
@@ -286,6 +296,7 @@ class ReActAgent:
             overrides = self._stored_overrides(thread_id) | overrides
         context = make_config(**overrides) if overrides else None
         effective = self.config.merge(context)
+        self.registry.select(effective.tools)  # UnknownToolError naming the close matches
         by_name = self._deps.model is None or effective.model != self.config.model
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
             self._preflight(effective.model)
@@ -301,9 +312,9 @@ class ReActAgent:
 
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
-        with store_errors(self.db_path):
+        with store_errors(self.db_path, READ_ERRORS, thread_id):
             metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
-        return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
+            return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
 
     def _preflight(self, model: str) -> None:
         """Report an unreachable Ollama or a model not pulled once, before the first call."""
@@ -319,7 +330,7 @@ class ReActAgent:
     def _require_run(self, thread_id: str | None) -> None:
         if thread_id is None:
             raise ValueError("continuing a run needs its thread_id")
-        with store_errors(self.db_path):
+        with store_errors(self.db_path, READ_ERRORS, thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:
             raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")

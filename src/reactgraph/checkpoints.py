@@ -3,9 +3,11 @@
 By default every run is checkpointed to ``./.reactgraph/checkpoints.sqlite`` (or the
 file named by ``REACTGRAPH_DB``) with LangGraph's own ``SqliteSaver`` for sync calls and
 ``AsyncSqliteSaver`` for async ones, both on the same file in WAL mode, so several
-threads or processes can write runs to it. A database that cannot be used (corrupt,
-locked, read-only) raises ``CheckpointStoreError`` naming the file; it is never
-rewritten or removed.
+threads or processes can write runs to it. Before the first write the file is checked
+(``check_file``): one that is not whole, or that holds another application's tables, is
+refused untouched. A database that cannot be used (corrupt, foreign, a row that cannot be
+decoded, locked, read-only, disk full) raises ``CheckpointStoreError`` naming the file and
+saying what is wrong; it is never rewritten or removed.
 
 The inspection helpers (``list_runs``, ``history``, ``format_trace``) read through the
 compiled graph (``get_state`` / ``get_state_history``), so they work with any saver.
@@ -16,14 +18,16 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
 import aiosqlite
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -75,44 +79,94 @@ class HistoryEntry(BaseModel):
 
 # -- the SQLite file -----------------------------------------------------------------------
 
+# The tables LangGraph's SQLite saver and store keep; a file holding any other table is another
+# application's, and is never written to.
+LANGGRAPH_TABLES = frozenset({"checkpoints", "writes", "store", "store_vectors", "store_migrations", "vector_migrations"})
+SAVER_COLUMNS = {
+    "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"},
+    "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
+}
+# What decoding a stored row raises when its bytes are not what the saver wrote (bad msgpack or
+# UTF-8 or JSON, an unknown serializer, a value of the wrong shape).
+DECODE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, IndexError, NotImplementedError)
+READ_ERRORS = (sqlite3.Error, *DECODE_ERRORS)  # what reading a run back may raise on a damaged file
+UNTOUCHED = "it was left untouched: move it aside or choose another file with --db / REACTGRAPH_DB"
+
 
 def default_db_path() -> Path:
     """``REACTGRAPH_DB`` when set, else ``./.reactgraph/checkpoints.sqlite``."""
     return Path(os.environ.get(DB_ENV, "").strip() or DEFAULT_DB)
 
 
-def describe_error(path: Path, exc: BaseException) -> str:
-    """A message that names the file, says what is wrong with it and what to do."""
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        hint = f"another process held a lock on it for more than {BUSY_TIMEOUT:g}s; retry when it is done"
-    elif "readonly" in text or "read-only" in text or "unable to open" in text or isinstance(exc, PermissionError):
-        hint = "it (or its directory) is not writable; fix its permissions or choose another file with --db / REACTGRAPH_DB"
-    elif "not a database" in text or "malformed" in text or "corrupt" in text:
-        hint = "it is not a valid SQLite database (corrupt?); it was left untouched, move it aside or choose another file"
+def describe_error(path: Path, exc: BaseException, run: str | None = None) -> str:
+    """A message that names the file (and the run, when known), says what is wrong and what to do."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # the primary result code
+    detail = str(exc)
+    if isinstance(exc, DECODE_ERRORS):
+        of_run = f" of run {run!r}" if run is not None else ""
+        what, advice = f"a stored checkpoint{of_run} cannot be read", f"the row is corrupt or was written by another program; {UNTOUCHED}"
+        detail = f"{type(exc).__name__}: {exc}"
+    elif code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        what, advice = "locked by another process", "it held the lock for longer than the busy timeout; retry when it is done"
+    elif code == sqlite3.SQLITE_FULL:
+        what, advice = "disk full", "free space on its disk or choose another file with --db / REACTGRAPH_DB; runs already stored are kept"
+    elif code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM) or isinstance(exc, PermissionError):
+        what, advice = "not writable", "fix the permissions of it (or its directory) or choose another file with --db / REACTGRAPH_DB"
+    elif code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+        what, advice = "not a valid SQLite database (corrupt?)", UNTOUCHED
     else:
-        hint = "check that the path names a writable SQLite file, or choose another with --db / REACTGRAPH_DB"
-    return f"checkpoint database {Path(path).absolute()}: {exc} ({hint})"
+        what, advice = "cannot be used", "check that the path names a writable SQLite file, or choose another with --db / REACTGRAPH_DB"
+    return f"checkpoint database {Path(path).absolute()}: {what} ({detail}); {advice}"
 
 
 @contextmanager
-def store_errors(path: Path | None, errors: tuple[type[BaseException], ...] = (sqlite3.Error,)) -> Iterator[None]:
-    """Turn SQLite errors raised while using the file at ``path`` into CheckpointStoreError."""
+def store_errors(
+    path: Path | None, errors: tuple[type[BaseException], ...] = (sqlite3.Error,), run: str | None = None
+) -> Iterator[None]:
+    """Turn ``errors`` raised while using the file at ``path`` (for the run ``run``) into CheckpointStoreError."""
     if path is None:
         yield
         return
     try:
         yield
     except errors as exc:
-        raise CheckpointStoreError(describe_error(path, exc)) from exc
+        raise CheckpointStoreError(describe_error(path, exc, run)) from exc
 
 
-def open_db(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """Open (creating when missing) the SQLite file in WAL mode; raise CheckpointStoreError if unusable."""
+def check_file(path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
+    """Refuse a file reactgraph must not write to, before anything is written: one SQLite cannot read
+    whole (``PRAGMA quick_check``: one pass over the pages, ~0.05 s per 100 MB of checkpoints), or one
+    holding another application's tables. A missing or empty file, an empty database and a file of
+    LangGraph's tables pass. The file is only read (``mode=ro``)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with store_errors(path), closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=busy_timeout)) as conn:
+        rows = conn.execute("SELECT tbl_name FROM sqlite_master").fetchall()
+        foreign = sorted({t for (t,) in rows if t not in LANGGRAPH_TABLES and not t.startswith("sqlite_")})
+        for table, needed in SAVER_COLUMNS.items():
+            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+            if columns and not needed <= columns:
+                foreign.append(f"{table} (columns {', '.join(sorted(columns))})")
+        if foreign:
+            raise CheckpointStoreError(
+                f"checkpoint database {path.absolute()}: another application's file (it holds the tables "
+                f"{', '.join(foreign)}); {UNTOUCHED}"
+            )
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            raise CheckpointStoreError(
+                f"checkpoint database {path.absolute()}: corrupt (quick_check: {'; '.join(problems)}); {UNTOUCHED}"
+            )
+
+
+def open_db(path: str | os.PathLike[str], busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connection:
+    """Open (creating when missing) the SQLite file in WAL mode, after ``check_file``; raise
+    CheckpointStoreError if it is unusable or not ours to write."""
     path = Path(path)
     with store_errors(path, (sqlite3.Error, OSError)):
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False)
+        check_file(path, busy_timeout)
+        conn = sqlite3.connect(path, timeout=busy_timeout, check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across process crashes
@@ -122,9 +176,10 @@ def open_db(path: str | os.PathLike[str]) -> sqlite3.Connection:
     return conn
 
 
-def sqlite_saver(path: str | os.PathLike[str]) -> SqliteSaver:
-    """LangGraph's SqliteSaver on ``path``, its tables created now so a bad file fails here."""
-    saver = SqliteSaver(open_db(path))
+def sqlite_saver(path: str | os.PathLike[str], busy_timeout: float = BUSY_TIMEOUT) -> CheckpointFile:
+    """LangGraph's SqliteSaver on ``path`` (see ``CheckpointFile``), its tables created now so a bad
+    file fails here. ``busy_timeout``: seconds a write waits for another process's lock."""
+    saver = CheckpointFile(open_db(path, busy_timeout), Path(path), busy_timeout)
     try:
         with store_errors(Path(path)):
             saver.setup()
@@ -135,18 +190,158 @@ def sqlite_saver(path: str | os.PathLike[str]) -> SqliteSaver:
 
 
 @asynccontextmanager
-async def async_sqlite_saver(path: str | os.PathLike[str]) -> AsyncIterator[AsyncSqliteSaver]:
+async def async_sqlite_saver(path: str | os.PathLike[str], busy_timeout: float = BUSY_TIMEOUT) -> AsyncIterator[AsyncCheckpointFile]:
     """LangGraph's AsyncSqliteSaver on the same file, for one async run."""
     path = Path(path)
     with store_errors(path, (sqlite3.Error, OSError)):
-        conn = await aiosqlite.connect(path, timeout=BUSY_TIMEOUT)
+        conn = await aiosqlite.connect(path, timeout=busy_timeout)
     try:
-        saver = AsyncSqliteSaver(conn)
+        saver = AsyncCheckpointFile(conn, path, busy_timeout)
         with store_errors(path):
             await saver.setup()
         yield saver
     finally:
         await conn.close()
+
+
+def busy_timeout(saver: BaseCheckpointSaver) -> float:
+    """The seconds a write through ``saver`` waits for another process's lock."""
+    return saver.busy_timeout if isinstance(saver, CheckpointFile) else BUSY_TIMEOUT
+
+
+# -- guarded savers ------------------------------------------------------------------------
+
+
+class CheckpointFile(SqliteSaver):
+    """LangGraph's SqliteSaver on one file, guarded: a stored row that cannot be decoded raises
+    CheckpointStoreError naming the file, and one lock wait is enough (see ``WaitOnce``)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
+        super().__init__(conn)
+        self.path, self.busy_timeout = path, busy_timeout
+        self.lock = WaitOnce(self.lock, conn, busy_timeout)
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        with decoding(self.path, config):
+            return checked(super().get_tuple(config))
+
+    def list(self, config: RunnableConfig | None, **options: Any) -> Iterator[CheckpointTuple]:
+        with decoding(self.path, config):
+            for item in super().list(config, **options):
+                yield checked(item)
+
+    def get_delta_channel_history(self, *, config: RunnableConfig, channels: Sequence[str]) -> Any:
+        with decoding(self.path, config):
+            return super().get_delta_channel_history(config=config, channels=channels)
+
+
+class AsyncCheckpointFile(AsyncSqliteSaver):
+    """LangGraph's AsyncSqliteSaver on one file, guarded as ``CheckpointFile`` is."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
+        super().__init__(conn)
+        self.path, self.busy_timeout = path, busy_timeout
+        self.lock = WaitOnce(self.lock, conn, busy_timeout)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        with decoding(self.path, config):
+            return checked(await super().aget_tuple(config))
+
+    async def alist(self, config: RunnableConfig | None, **options: Any) -> AsyncIterator[CheckpointTuple]:
+        with decoding(self.path, config):
+            async for item in super().alist(config, **options):
+                yield checked(item)
+
+    async def aget_delta_channel_history(self, *, config: RunnableConfig, channels: Sequence[str]) -> Any:
+        with decoding(self.path, config):
+            return await super().aget_delta_channel_history(config=config, channels=channels)
+
+
+@contextmanager
+def decoding(path: Path, config: RunnableConfig | None) -> Iterator[None]:
+    """Turn a stored row that cannot be decoded into CheckpointStoreError naming the file and the run."""
+    try:
+        yield
+    except DECODE_ERRORS as exc:
+        run = ((config or {}).get("configurable") or {}).get("thread_id")
+        raise CheckpointStoreError(describe_error(path, exc, run)) from exc
+
+
+def checked(item: CheckpointTuple | None) -> CheckpointTuple | None:
+    """``item`` if its decoded columns have the shape LangGraph wrote, else ValueError saying which does not."""
+    if item is None:
+        return None
+    checkpoint = item.checkpoint
+    if not isinstance(checkpoint, dict) or not all(
+        isinstance(checkpoint.get(key), dict) for key in ("channel_values", "channel_versions", "versions_seen")
+    ):
+        raise ValueError(f"the checkpoint column decodes to {type(checkpoint).__name__}, not a checkpoint")
+    if not isinstance(item.metadata, dict):
+        raise ValueError(f"the metadata column decodes to {type(item.metadata).__name__}, not an object")
+    if not all(isinstance(write, tuple) and len(write) == 3 and isinstance(write[1], str) for write in item.pending_writes or []):
+        raise ValueError("a row of the writes table has no channel name")
+    return item
+
+
+class WaitOnce:
+    """A saver's lock that also rations waiting for other processes: once a statement has waited its
+    whole busy timeout for a lock and failed, the connection stops waiting for one more busy timeout,
+    so the writes a run had queued behind it fail at once instead of each waiting again (a free lock
+    still lets them through). The state changes while the saver's lock is held."""
+
+    def __init__(self, lock: Any, conn: Any, busy_timeout: float) -> None:
+        self._lock, self._conn, self._busy_ms = lock, conn, int(busy_timeout * 1000)
+        self._until: float | None = None  # while set, statements do not wait for locks
+
+    def _change(self, exc: BaseException | None) -> str | None:
+        """The PRAGMA that moves to the next state, if any."""
+        if self._until is None and is_locked(exc):
+            self._until = time.monotonic() + self._busy_ms / 1000
+            return "PRAGMA busy_timeout = 0"
+        if self._until is not None and time.monotonic() >= self._until:
+            self._until = None
+            return f"PRAGMA busy_timeout = {self._busy_ms}"
+        return None
+
+    def __enter__(self) -> WaitOnce:
+        self._lock.acquire()
+        try:
+            if pragma := self._change(None):
+                self._conn.execute(pragma)
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        try:
+            if pragma := self._change(exc):
+                self._conn.execute(pragma)
+        finally:
+            self._lock.release()
+
+    async def __aenter__(self) -> WaitOnce:
+        await self._lock.acquire()
+        try:
+            if pragma := self._change(None):
+                await self._conn.execute(pragma)
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        try:
+            if pragma := self._change(exc):
+                await self._conn.execute(pragma)
+        finally:
+            self._lock.release()
+
+
+def is_locked(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is SQLite giving up on another connection's lock."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 class DefaultCheckpointer:
@@ -193,7 +388,10 @@ def thread_ids(saver: BaseCheckpointSaver) -> list[str]:
                 "SELECT thread_id, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
                 "GROUP BY thread_id ORDER BY last DESC"
             )
-            return [row[0] for row in cur.fetchall()]
+            threads = [row[0] for row in cur.fetchall()]
+        if bad := [t for t in threads if not isinstance(t, str)]:
+            raise ValueError(f"the checkpoints table holds thread ids that are not text: {bad[:3]}")
+        return threads
     latest: dict[str, str] = {}
     for item in saver.list(None):
         conf = item.config["configurable"]
@@ -315,7 +513,8 @@ def format_trace(result: ReActResult, fmt: TraceFormat = "text") -> str:
 def _markdown(result: ReActResult) -> str:
     lines = [f"# Run {result.thread_id}", "", f"**Question:** {result.question or ''}", ""]
     for step in result.trace.steps:
-        lines += [f"## Iteration {step.iteration}", ""]
+        title = "Partial answer" if step.kind == "partial_answer" else f"Iteration {step.iteration}"
+        lines += [f"## {title}{' (final)' if step.kind == 'final' else ''}", ""]
         if step.thought:
             lines += [f"**Thought:** {step.thought}", ""]
         for action, obs in zip(step.actions, step.observations, strict=False):

@@ -43,6 +43,7 @@ from reactgraph.tools.registry import (
     RegisteredTool,
     ToolRegistrationError,
     ToolRegistry,
+    UnknownToolError,
 )
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CLARIFICATION, EXIT_LIMIT = 0, 1, 2, 3, 4
@@ -96,10 +97,10 @@ def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
     names: list[str] = []
     for item in filter(None, (part.strip() for part in spec.split(","))):
         if ":" not in item:
-            if not registry.has(item):
-                available = ", ".join(registry.names()) or "(none)"
-                raise UsageError(f"--tools: no tool named {item!r}; available: {available}")
-            names.append(item)
+            try:
+                names += registry.select([item])
+            except UnknownToolError as exc:
+                raise UsageError(f"--tools: {exc}") from None
             continue
         found = load_object(item)
         tools = found.list() if isinstance(found, ToolRegistry) else found if isinstance(found, list | tuple) else [found]
@@ -391,7 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     errors = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return args.func(args, console)
-    except (UsageError, ConfigError, ToolRegistrationError, SuiteError) as exc:
+    except (UsageError, ConfigError, ToolRegistrationError, UnknownToolError, SuiteError) as exc:
         errors.print(f"reactgraph: usage error: {exc}", markup=False)
         return EXIT_USAGE
     except (ModelUnavailableError, CheckpointStoreError, RunNotFoundError) as exc:

@@ -12,6 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
+from reactgraph.errors import did_you_mean
 
 DEFAULT_MODEL = "ollama:qwen2.5:7b"
 
@@ -96,7 +99,7 @@ class AgentConfig(BaseModel):
     )
     success_phrases: tuple[str, ...] = Field(
         default=DEFAULT_SUCCESS_PHRASES,
-        description="A model reply containing one of these ends the run with success; the text after it is the answer.",
+        description="A model reply with a line that starts with one of these ends the run with success; the text after it is the answer.",
     )
     failure_phrases: tuple[str, ...] = Field(
         default=DEFAULT_FAILURE_PHRASES,
@@ -129,6 +132,12 @@ class AgentConfig(BaseModel):
         default=3, ge=1, description="A tool that failed this often in a run is taken out of the offered tools."
     )
     max_parallel_tools: int = Field(default=4, ge=1, description="Tool calls of one turn run concurrently up to this.")
+    max_tool_output_bytes: int = Field(
+        default=32_768,
+        ge=1024,
+        description="A tool's output (or error message) is cut to its first this many bytes (UTF-8), where the tool "
+        "runs, with the cut marked: the run, its cache and its checkpoints keep no more than that.",
+    )
     retryable_errors: tuple[str, ...] = Field(
         default=DEFAULT_RETRYABLE_PATTERNS,
         description="A tool error whose message contains one of these (case-insensitive) is retried.",
@@ -179,6 +188,19 @@ class AgentConfig(BaseModel):
         description="Called with each completed ReActStep; returning True ends the run with reason 'custom'.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_options(cls, values: Any) -> Any:
+        """An unknown option is an error naming the close matches (a typo is never dropped silently)."""
+        if isinstance(values, dict):
+            unknown = [k for k in values if k not in cls.model_fields]
+            if unknown:
+                raise PydanticCustomError(
+                    "unknown_option",
+                    "; ".join(f"unknown option {str(k)!r}{did_you_mean(str(k), cls.model_fields)}" for k in unknown),
+                )
+        return values
+
     @model_validator(mode="after")
     def _phrases_not_blank(self) -> AgentConfig:
         for name in ("success_phrases", "failure_phrases"):
@@ -209,7 +231,7 @@ def make_config(**values: Any) -> AgentConfig:
         return AgentConfig(**values)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']} (got {err.get('input')!r})"
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']} (got {err.get('input')!r})" if err["loc"] else err["msg"]
             for err in exc.errors()
         )
         raise ConfigError(f"invalid reactgraph config: {problems}") from None

@@ -1,6 +1,7 @@
 """Routing: every termination rule, as plain functions of the state, in one fixed order.
 
-After observe the rules are checked in this order; the first that fires ends the run:
+After each turn, observe checks the rules in this order and records the first that fires as the
+run's ``termination`` (decided once: the router and terminate read it, never recompute it):
 
 1. user callback (``termination_callback`` returned True)  -> custom
 2. cancellation (``ReActAgent.cancel``)                    -> cancelled
@@ -111,7 +112,8 @@ def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
 
 
 def route_after_observe(state: ReActState, cfg: AgentConfig) -> Literal["terminate", "summarize", "think"]:
-    if stop_reason(state, cfg) is not None:
+    """To terminate when observe recorded a stop (``stop_reason``, decided there once), else on."""
+    if state.get("termination"):
         return "terminate"
     return "summarize" if summary_due(state, cfg) else "think"
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from reactgraph.errors import ErrorKind
 
 
 class TerminationReason(str, Enum):
@@ -20,6 +22,9 @@ class TerminationReason(str, Enum):
     CANCELLED = "cancelled"
     CUSTOM = "custom"
     CLARIFICATION = "clarification"
+    # the names the ReAct requirements use, as aliases
+    FAILURE_DETECTED = "failure"
+    USER_CANCELLED = "cancelled"
 
 
 LIMIT_REASONS = frozenset(
@@ -48,7 +53,8 @@ class Observation(BaseModel):
     call_id: str
     tool: str
     status: str
-    error_kind: str | None = None
+    # an ErrorKind; a kind this version does not know stays a string
+    error_kind: Annotated[ErrorKind | str | None, Field(union_mode="left_to_right")] = None
     content: str
     duration: float = 0.0
     retries: int = 0
@@ -56,10 +62,24 @@ class Observation(BaseModel):
     truncated: bool = False
 
 
+class ModelCall(BaseModel):
+    """One model call of the run: what it was for and the tokens it used."""
+
+    purpose: Literal["think", "summarize", "condense", "partial_answer"]
+    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+
+
 class ReActStep(BaseModel):
-    """One iteration: the thought, the actions it chose and what they returned."""
+    """One iteration: the thought, the actions it chose and what they returned.
+
+    ``kind`` is ``tools`` for a turn that called tools, ``final`` for the turn that ended the run
+    (an answer, a give-up, an unreadable reply, a failed or cut model call) and ``partial_answer``
+    for the one call made after a limit stopped the run. ``calls`` are the model calls the step
+    covers (the turn's, the summary before it, condensed observations, the partial answer);
+    ``token_usage`` is their sum, so the steps add up to the run's usage."""
 
     iteration: int
+    kind: Literal["tools", "final", "partial_answer"] = "tools"
     thought: str = ""
     actions: list[ToolAction] = Field(default_factory=list)
     observations: list[Observation] = Field(default_factory=list)
@@ -68,6 +88,7 @@ class ReActStep(BaseModel):
     duration: float = 0.0
     format: str | None = Field(default=None, description="The tool-calling format of the turn: native, text or json.")
     written: str | None = Field(default=None, description="The model's own text, when its calls were read from it.")
+    calls: list[ModelCall] = Field(default_factory=list)
 
 
 class ReActTrace(BaseModel):
@@ -75,7 +96,7 @@ class ReActTrace(BaseModel):
     final_result: str | None = None
     termination_reason: TerminationReason | None = None
     total_iterations: int = 0
-    total_tokens: int = 0
+    total_tokens: TokenUsage = Field(default_factory=TokenUsage)
 
     def scratchpad(self) -> str:
         """The trace as Thought / Action / Observation text."""
@@ -138,7 +159,7 @@ def result_from_state(state: dict[str, Any], *, thread_id: str | None, interrupt
         final_result=answer,
         termination_reason=reason,
         total_iterations=state.get("iteration", 0),
-        total_tokens=usage.total_tokens,
+        total_tokens=usage,
     )
     return ReActResult(
         success=reason == TerminationReason.SUCCESS,

@@ -9,6 +9,7 @@ already covers are dropped, oldest first.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -16,6 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.formats import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
+from reactgraph.formats.tags import shown_observation
 from reactgraph.formats.text import action_text
 from reactgraph.state import ReActState
 from reactgraph.tokens import estimate_messages
@@ -47,13 +49,13 @@ def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int)
 
 
 def steps_text(steps: list[dict[str, Any]]) -> str:
-    """Steps as compact Thought / Action / Observation lines."""
+    """Steps as compact Thought / Action / Observation lines (tool output of several lines fenced)."""
     lines: list[str] = []
     for step in steps:
         lines.append(f"[{step['iteration']}] Thought: {step.get('thought') or '(none)'}")
         for action, obs in zip(step["actions"], step["observations"], strict=False):
             lines.append(f"    Action: {action_text(action)}")
-            lines.append(f"    Observation: {obs['content']}")
+            lines.append(textwrap.indent(shown_observation(obs["content"], Tags()), "    "))
     return "\n".join(lines)
 
 

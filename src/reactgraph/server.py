@@ -10,20 +10,27 @@ Served tools: the built-ins that need no setup, and the file tools when
 ``REACTGRAPH_FILES_ROOT`` names the directory they may read (see ``served_tools``). To serve
 your own tools, point a ``langgraph.json`` of your own at a module that calls
 ``make_graph(tools=[...])``.
+
+``langgraph.json`` names the factory ``serve``, which hands the server ``graph`` and first checks a
+run's context: the server drops context keys that its context schema lacks, so a misspelt option
+would otherwise be ignored without a word.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, make_config
 from reactgraph.graph import build_graph, recursion_limit
 from reactgraph.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from langgraph_sdk.runtime import ServerRuntime
 
 # An explicit limit keeps served runs independent of LangGraph's default and covers
 # max_iterations up to MAX_SERVED_ITERATIONS. A run may still set its own ``recursion_limit``.
@@ -53,4 +60,30 @@ def make_graph(
     return compiled.with_config(recursion_limit=SERVER_RECURSION_LIMIT)
 
 
-graph = make_graph()
+TOOLS = served_tools()
+graph = make_graph(tools=TOOLS)
+
+# What LangGraph itself may put in a run's configurable, which the server hands over as the context
+# when a run sets none: not options, so never checked.
+LANGGRAPH_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "run_id", "assistant_id", "graph_id", "user_id", "cron_id"})
+
+
+def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfig:
+    """A run's context as an AgentConfig; an unknown option is a ConfigError and an unknown tool
+    name an UnknownToolError, each naming the close matches."""
+    options = {
+        k: v for k, v in context.items() if k not in LANGGRAPH_KEYS and not k.startswith(("__", "langgraph_"))
+    }
+    config = make_config(**options)
+    tools.select(config.tools)
+    return config
+
+
+def serve(runtime: ServerRuntime) -> CompiledStateGraph:
+    """The served graph (``langgraph.json`` names this factory): ``graph``, once the context of the
+    run it is asked for has passed ``check_context`` (a failed check fails the run with its message)."""
+    execution = runtime.execution_runtime
+    context = getattr(execution, "context", None)
+    if isinstance(context, Mapping):
+        check_context(context, TOOLS)
+    return graph

@@ -6,7 +6,7 @@ stores only the new entries, so checkpoint bytes grow with the run, not its squa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
@@ -53,8 +53,16 @@ def add_usage(current: dict | None, update: dict) -> dict:
     return out
 
 
+def sum_usage(usages: Iterable[dict]) -> dict:
+    """The sum of several calls' usage (``add_usage`` folded)."""
+    total: dict = add_usage(None, {})
+    for usage in usages:
+        total = add_usage(total, usage)
+    return total
+
+
 def merge_outcomes(current: list | None, update: list) -> list:
-    """Collect the outcomes of one turn's parallel act tasks (think resets with Overwrite)."""
+    """Append to a list that a node resets with Overwrite (a turn's outcomes, its model calls)."""
     return (current or []) + update
 
 
@@ -66,7 +74,7 @@ class Action(TypedDict, total=False):
     args: dict[str, Any]
     index: int
     rejection: str
-    rejection_kind: str
+    rejection_kind: str  # an ErrorKind's value
 
 
 class Outcome(TypedDict, total=False):
@@ -77,7 +85,7 @@ class Outcome(TypedDict, total=False):
     tool: str
     args: dict[str, Any]
     status: Literal["ok", "error"]
-    error_kind: str | None  # tool_not_found, invalid_parameters, execution_failed, timeout, disabled, ...
+    error_kind: str | None  # an ErrorKind's value (a plain string: checkpoints need no enum type)
     error_type: str  # the exception class (or the error kind)
     failures: list[str]  # every failed attempt, also when a retry recovered
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
@@ -116,7 +124,8 @@ class OutputState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     # think (the model's answer) or terminate (a partial answer at a limit).
     final_answer: str | None
-    # think (the model's own stop) or terminate (a limit): why the run ended.
+    # think (the model's own stop) or observe (a limit, a callback, a cancel): why the run ended,
+    # decided once; the router and terminate read it.
     termination: Termination | None
     steps: Annotated[list[dict], DeltaChannel(append_batches)]
     summary: str
@@ -149,8 +158,11 @@ class ReActState(InputState, OutputState, total=False):
     # think: the model's own reply text when the turn's calls were read from it (observe puts it on
     # the step; the native format shows it back beside the calls), else None.
     turn_written: str | None
-    # think: usage of the current turn's model call (observe puts it on the step).
+    # think: usage of the current turn's model call (the token budget projects the next call from it).
     turn_usage: TokenCount
+    # summarize and think append each model call {purpose, token_usage}; observe and terminate put
+    # them on the step they write and clear the list, so every call belongs to one step.
+    model_calls: Annotated[list[dict], merge_outcomes]
     # think: when the current turn started (observe computes the step's duration).
     turn_started: float
     # act (one write per task), reset by think: outcomes of the current turn.

@@ -68,6 +68,8 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # Recorded from Qwen2.5-Coder-1.5B (llama.cpp) with tools bound: it mimics the template's <tools>
     # block, doubles the braces, and goes on to invent the result; the call is what counts.
     ("qwen 1.5b: <tools> tag, doubled braces, invented result", 'To solve this, I\'ll use the calculator function:\n<tools>\n{{"name": "calculator", "arguments": {"expression": "347 * 29"}}}\n</tools>\nThe result of the calculation is: 10083', False, ("call", [("calculator", {"expression": "347 * 29"})])),
+    # Recorded from Qwen2.5-Coder-1.5B (eval, native format): an invented answer, then the call as the answer.
+    ("qwen 1.5b: the call given as the final answer", "Therefore, it is approximately **172.801 kilometres**.\n\nFinal answer: <{{\"name\": \"search\", \"arguments\": {\"query\": \"capital of France\"}}}>", False, ("call", [("search", Q)])),
     ("doubled braces, bare", '{{"name": "search", "arguments": {"query": "capital of France"}}}', False, ("call", [("search", Q)])),
     # Qwen2.5-Coder-1.5B in the text format gives inputs positionally, in the order of the signature
     # the prompt shows (text[upper, quiet harbour]): read them in that order.

@@ -114,7 +114,7 @@ def test_resume_continues_a_crashed_run_without_rerunning_tools(tmp_path, math_t
     assert result.termination_reason is TerminationReason.SUCCESS
     assert result.final_answer == "Paris is in France."
     assert log.calls == [("lookup", {"key": "paris"})]  # the lookup before the crash was not run again
-    assert [s.iteration for s in result.trace.steps] == [1]
+    assert [(s.iteration, s.kind) for s in result.trace.steps] == [(1, "tools"), (2, "final")]
 
 
 def test_clarification_answered_from_another_agent_instance(tmp_path, math_tools):
@@ -139,7 +139,7 @@ def test_history_is_the_state_after_each_node(tmp_path, math_tools):
     assert [e.ran for e in entries] == [[], ["__start__"], ["think"], ["act"], ["observe"], ["think"], ["terminate"]]
     assert [e.next for e in entries][-3:] == [["think"], ["terminate"], []]
     assert [e.iteration for e in entries] == [0, 0, 1, 1, 1, 2, 2]
-    assert [len(e.values.get("steps") or []) for e in entries] == [0, 0, 0, 0, 1, 1, 1]
+    assert [len(e.values.get("steps") or []) for e in entries] == [0, 0, 0, 0, 1, 1, 2]  # terminate adds the final turn
     assert entries[-1].values["final_answer"] == "Paris is in France."
     assert len({e.checkpoint_id for e in entries}) == len(entries)
     assert [e.step for e in entries] == list(range(-1, 6))
@@ -159,11 +159,11 @@ def test_fork_reruns_from_a_step_with_changed_config(tmp_path, math_tools, log):
         latest = agent.get_result("f")
     assert forked.termination_reason is TerminationReason.SUCCESS
     assert forked.final_answer == "Paris is in France."
-    assert [s.iteration for s in forked.trace.steps] == [1]  # iteration 1 kept, not run again
+    assert [s.iteration for s in forked.trace.steps] == [1, 2]  # iteration 1 kept, not run again
     assert log.calls == [("lookup", {"key": "paris"})] * 2  # once by the run, once by the fork from the start
     assert "fork" in [e.source for e in entries]
     assert entries[-1].values["termination"]["reason"] == "success"
-    assert again.termination_reason is TerminationReason.SUCCESS and len(again.trace.steps) == 1
+    assert again.termination_reason is TerminationReason.SUCCESS and len(again.trace.steps) == 2
     assert latest.trace == again.trace  # the thread's current run is the latest fork
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import subprocess
@@ -29,7 +30,7 @@ def run_iterations(db: Path, n: int) -> int:
     script = [tool_call("payload", {"i": i}, thought=f"Step {i}.") for i in range(1, n + 1)] + ["done"]
     with ReActAgent(model=ScriptedChatModel(responses=script), tools=[payload], checkpointer=db, max_iterations=n + 1, summary_every=0) as agent:
         result = agent.run("Collect the blocks.")
-    assert result.termination_reason is TerminationReason.SUCCESS and len(result.trace.steps) == n
+    assert result.termination_reason is TerminationReason.SUCCESS and len(result.trace.steps) == n + 1
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return db.stat().st_size + Path(f"{db}-wal").stat().st_size
@@ -52,25 +53,6 @@ def test_corrupt_file_is_named_and_left_untouched(tmp_path):
     message = str(err.value)
     assert str(db) in message and "not a database" in message and "left untouched" in message
     assert db.read_bytes() == garbage
-
-
-def test_locked_file_is_named_and_earlier_runs_survive(tmp_path, monkeypatch):
-    monkeypatch.setattr(checkpoints, "BUSY_TIMEOUT", 0.2)
-    db = tmp_path / "db.sqlite"
-    agent = ReActAgent(model=ScriptedChatModel(responses=["first", "third"]), checkpointer=db)
-    agent.run("one", thread_id="before")
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
-    try:
-        with pytest.raises(CheckpointStoreError, match="database is locked") as err:
-            agent.run("two", thread_id="during")
-        assert str(db) in str(err.value)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
-    assert agent.get_result("before").final_answer == "first"
-    assert agent.run("three", thread_id="after").final_answer == "third"
-    agent.close()
 
 
 def test_read_only_file_reads_but_refuses_writes_by_name(tmp_path):
@@ -104,4 +86,156 @@ def test_several_processes_write_runs_to_one_file(tmp_path):
         traces = [reader.get_trace(f"p{i}") for i in range(3)]
     assert sorted(r.thread_id for r in runs) == ["p0", "p1", "p2"]
     assert all(r.status == "finished" for r in runs)
-    assert all([s.iteration for s in t.steps] == [1, 2, 3] for t in traces)
+    assert all([s.iteration for s in t.steps] == [1, 2, 3, 4] for t in traces)
+
+
+# -- a file that is not ours, or not whole, is refused untouched -----------------------------
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def finished_run(db: Path, thread_id: str = "kept", answer: str = "kept") -> None:
+    """One finished run in ``db``, the WAL folded into the main file (so the file alone holds it)."""
+    with ReActAgent(model=ScriptedChatModel(responses=[answer]), checkpointer=db) as agent:
+        agent.run("one", thread_id=thread_id)
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+# A blob msgpack reads as a bare 42, one it cannot read, text that is not UTF-8, JSON that is not an object.
+CORRUPTIONS = {
+    "checkpoint-decodes-to-int": "UPDATE checkpoints SET checkpoint = X'2a00000000' WHERE thread_id = 'bad'",
+    "checkpoint-undecodable": "UPDATE checkpoints SET checkpoint = X'c1c1c1c1' WHERE thread_id = 'bad'",
+    "checkpoint-type": "UPDATE checkpoints SET type = 'bogus' WHERE thread_id = 'bad'",
+    "metadata-not-utf8": "UPDATE checkpoints SET metadata = X'cdff00ff' WHERE thread_id = 'bad'",
+    "metadata-not-an-object": "UPDATE checkpoints SET metadata = '[1, 2]' WHERE thread_id = 'bad'",
+    "writes-value": "UPDATE writes SET value = X'c1c1c1c1' WHERE thread_id = 'bad'",
+    "writes-type": "UPDATE writes SET type = 'bogus' WHERE thread_id = 'bad'",
+}
+
+
+@pytest.mark.parametrize("corruption", CORRUPTIONS)
+def test_corrupt_rows_raise_store_error_naming_the_file(tmp_path, corruption):
+    db = tmp_path / "db.sqlite"
+    finished_run(db, "good", "fine")
+    finished_run(db, "bad", "lost")
+    with sqlite3.connect(db) as conn:
+        conn.execute(CORRUPTIONS[corruption])
+    with ReActAgent(model=ScriptedChatModel(responses=["again"]), checkpointer=db) as agent:
+        for name, call in [
+            ("list_runs", agent.list_runs),
+            ("get_result", lambda: agent.get_result("bad")),
+            ("resume", lambda: agent.resume("bad")),
+            ("history", lambda: agent.history("bad")),
+            ("run", lambda: agent.run("again", thread_id="bad")),
+        ]:
+            with pytest.raises(CheckpointStoreError) as err:
+                call()
+            assert str(db) in str(err.value) and "cannot be read" in str(err.value), (name, str(err.value))
+        assert agent.get_result("good").final_answer == "fine"  # the other run is untouched
+
+
+def test_another_applications_sqlite_file_is_refused_untouched(tmp_path):
+    db = tmp_path / "notes.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        conn.execute("INSERT INTO notes (text) VALUES ('keep me')")
+    before = sha256(db)
+    with pytest.raises(CheckpointStoreError) as err:
+        ReActAgent(checkpointer=db)
+    message = str(err.value)
+    assert str(db) in message and "notes" in message and "another application" in message
+    assert sha256(db) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]  # no -wal or -shm either
+
+
+def test_a_table_of_ours_with_other_columns_is_refused(tmp_path):
+    db = tmp_path / "other.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, payload BLOB)")
+    before = sha256(db)
+    with pytest.raises(CheckpointStoreError, match="another application") as err:
+        ReActAgent(checkpointer=db)
+    assert "checkpoints" in str(err.value)
+    assert sha256(db) == before
+
+
+def test_garbage_pages_are_refused_untouched(tmp_path):
+    db = tmp_path / "db.sqlite"
+    finished_run(db)
+    page = sqlite3.connect(db).execute("PRAGMA page_size").fetchone()[0]
+    data = bytearray(db.read_bytes())
+    data[page : 3 * page] = bytes(range(256)) * (2 * page // 256)  # pages 2 and 3: garbage
+    db.write_bytes(bytes(data))
+    before = sha256(db)
+    with pytest.raises(CheckpointStoreError) as err:
+        ReActAgent(model=ScriptedChatModel(responses=["new"]), checkpointer=db)
+    assert str(db) in str(err.value) and "corrupt" in str(err.value)
+    assert sha256(db) == before
+
+
+def test_an_empty_sqlite_database_is_used(tmp_path):
+    db = tmp_path / "empty.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE t (x)")
+        conn.execute("DROP TABLE t")
+    empty = tmp_path / "zero.sqlite"
+    empty.touch()
+    for path in (db, empty):
+        with ReActAgent(model=ScriptedChatModel(responses=["ok"]), checkpointer=path) as agent:
+            assert agent.run("one", thread_id="t").final_answer == "ok"
+            assert [r.thread_id for r in agent.list_runs()] == ["t"]
+
+
+# -- locked and full files -----------------------------------------------------------------
+
+
+def test_locked_file_fails_after_one_wait(tmp_path):
+    """The writes a run queued behind a write that ran out of busy timeout do not wait again."""
+    db = tmp_path / "db.sqlite"
+    finished_run(db, "before", "first")
+    saver = checkpoints.sqlite_saver(db, busy_timeout=0.2)
+    statements: list[str] = []
+    saver.conn.set_trace_callback(statements.append)
+    agent = ReActAgent(model=ScriptedChatModel(responses=["later"], repeat_last=True), checkpointer=saver)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    try:
+        statements.clear()
+        with pytest.raises(CheckpointStoreError, match="locked by another process") as err:
+            agent.run("two", thread_id="during")
+        assert str(db) in str(err.value)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert waiting_writes(statements, timeout_ms=200) == 1
+    assert agent.run("three", thread_id="after").final_answer == "later"  # the lock is free again
+    assert agent.get_result("before").final_answer == "first"
+    saver.conn.close()
+
+
+def waiting_writes(statements: list[str], timeout_ms: int) -> int:
+    """How many INSERTs ran while the connection's busy timeout let them wait for a lock."""
+    waits, current = 0, timeout_ms
+    for sql in statements:
+        if sql.upper().startswith("PRAGMA BUSY_TIMEOUT"):
+            current = int(sql.split("=")[1])
+        elif sql.upper().startswith("INSERT"):
+            waits += current > 0
+    return waits
+
+
+def test_disk_full_says_so_and_earlier_runs_survive(tmp_path):
+    db = tmp_path / "db.sqlite"
+    finished_run(db, "before", "first")
+    agent = ReActAgent(model=ScriptedChatModel(responses=[tool_call("payload", {"i": 1}), "second"]), tools=[payload], checkpointer=db)
+    pages = agent.checkpointer.conn.execute("PRAGMA page_count").fetchone()[0]
+    agent.checkpointer.conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk holds no more pages
+    with pytest.raises(CheckpointStoreError, match="disk full") as err:
+        agent.run("two", thread_id="during")
+    assert str(db) in str(err.value)
+    agent.close()
+    with ReActAgent(checkpointer=db) as reader:
+        assert reader.get_result("before").final_answer == "first"

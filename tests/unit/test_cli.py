@@ -54,7 +54,7 @@ def test_run_says_when_the_model_moves_to_the_text_format(db):
     assert switch in done.stdout.splitlines() and "Answer: Paris is in France." in done.stdout
     fixed = cli("run", "Where is Paris?", "--model", MODEL["writing"], "--tools", TOOLS, "--db", str(db), "--tool-calling", "native", "--json")
     result = json.loads(fixed.stdout)
-    assert [s["format"] for s in result["trace"]["steps"]] == ["native"]
+    assert [s["format"] for s in result["trace"]["steps"]] == ["native", "native"]
 
 
 def test_run_json_prints_the_structured_result(db):

@@ -149,8 +149,8 @@ def test_require_thought_rejects_calls_without_reasoning(math_tools, log, though
         responses=[tool_call("add", {"a": 1, "b": 1}, thought=thought), tool_call("add", {"a": 1, "b": 1}, thought="Adding gives the total asked."), "2"]
     )
     result = ReActAgent(model=model, tools=math_tools, require_thought=True).run("q")
-    first, second = result.trace.steps
-    assert first.observations[0].error_kind == "missing_thought" and second.observations[0].status == "ok"
+    first, second, final = result.trace.steps
+    assert final.kind == "final" and first.observations[0].error_kind == "missing_thought" and second.observations[0].status == "ok"
     assert log.calls == [("add", {"a": 1, "b": 1})]
 
 
@@ -232,7 +232,7 @@ def test_bad_context_in_graph_invoke_is_reported():
 def test_stream_yields_each_step_then_the_result(math_tools):
     model = ScriptedChatModel(responses=[tool_call("add", {"a": 1, "b": 1}), tool_call("multiply", {"a": 2, "b": 3}), "6"])
     items = list(ReActAgent(model=model, tools=math_tools).stream("q"))
-    assert [type(i) for i in items] == [ReActStep, ReActStep, ReActResult]
+    assert [type(i) for i in items] == [ReActStep, ReActStep, ReActStep, ReActResult]  # two turns with tools, the final one
     assert [i.actions[0].tool for i in items[:2]] == ["add", "multiply"]
     assert items[-1].final_answer == "6"
 
@@ -267,9 +267,9 @@ def test_second_question_on_same_thread_starts_a_fresh_run(math_tools):
     agent = ReActAgent(model=model, tools=math_tools)
     first = agent.run("first", thread_id="t")
     second = agent.run("second", thread_id="t")
-    assert first.final_answer == "2" and len(first.trace.steps) == 1
+    assert first.final_answer == "2" and len(first.trace.steps) == 2
     assert second.question == "second" and second.final_answer == "second answer"
-    assert second.trace.steps == [] and second.trace.total_iterations == 1
+    assert [s.kind for s in second.trace.steps] == ["final"] and second.trace.total_iterations == 1
     assert second.token_usage.total_tokens < first.token_usage.total_tokens
 
 

@@ -27,7 +27,7 @@ def test_success_on_final_answer(math_tools, log):
     assert result.termination_reason is TerminationReason.SUCCESS
     assert result.success and result.final_answer == "2 + 3 = 5"
     assert log.calls == [("add", {"a": 2, "b": 3})]
-    assert [s.observations[0].content for s in result.trace.steps] == ["5"]
+    assert [s.observations[0].content for s in result.trace.steps if s.kind == "tools"] == ["5"]
     assert not result.partial
 
 
@@ -65,7 +65,8 @@ def test_model_error_is_a_failure_stop_not_an_exception(math_tools):
     result = agent.run("1+2?")
     assert result.termination_reason is TerminationReason.FAILURE
     assert "model call failed" in result.termination_detail and "ScriptExhausted" in result.termination_detail
-    assert len(result.trace.steps) == 1  # the work done is kept
+    assert [s.kind for s in result.trace.steps] == ["tools", "final"]  # the work done is kept, and the failed turn
+    assert result.trace.steps[1].calls == []  # the failed call used no tokens
 
 
 def test_max_iterations_with_partial_answer(math_tools, log):
@@ -121,7 +122,7 @@ def test_token_budget(math_tools, log):
     result = agent.run("Add forever")
     assert result.termination_reason is TerminationReason.TOKEN_BUDGET
     assert result.partial and result.final_answer == "partial"
-    turns = [s.token_usage.total_tokens for s in result.trace.steps]
+    turns = [s.token_usage.total_tokens for s in result.trace.steps if s.kind == "tools"]
     assert sum(turns) <= 700 < sum(turns) + turns[-1]  # stopped before a call the size of the last would pass it
     assert len(log.calls) == len(turns) < 10
 
@@ -136,7 +137,8 @@ def test_timeout_checked_before_model_call(math_tools):
     agent, model = agent_with(responses, [*math_tools, slow], timeout_seconds=0.2)
     result = agent.run("Sleep")
     assert result.termination_reason is TerminationReason.TIMEOUT
-    assert len(result.trace.steps) == 1 and model.position == 2  # one turn, then the partial-answer call
+    assert [s.kind for s in result.trace.steps] == ["tools", "partial_answer"]
+    assert model.position == 2  # one turn, then the partial-answer call
     assert result.final_answer == "partial"
 
 
@@ -290,7 +292,7 @@ def test_a_repeated_action_is_pointed_out_before_the_stall_stops_it(math_tools):
     responses = [tool_call("lookup", {"key": "paris"})] * 2 + ["France"]
     agent, model = agent_with(responses, math_tools, stall_threshold=3)
     result = agent.run("Where is Paris?")
-    first, second = result.trace.steps
+    first, second, _ = result.trace.steps
     assert first.observations[0].content == second.observations[0].content == "France"  # the trace is what ran
     assert "made exactly this call again" not in model.calls[1]["messages"][-1].content
     third = model.calls[2]["messages"]

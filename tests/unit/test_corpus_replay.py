@@ -159,7 +159,8 @@ def test_replay_every_recorded_episode():
             problems.append(f"{label}: repeats an action 3 times but did not stall")
         counts["recorded 3+ repeats"] += repeats_three_times(episode)
         counts["recorded 3+ repeats caught by stall detection"] += repeats_three_times(episode) and reason == "stalled"
-        for step, turn in zip(state["steps"], episode["turns"], strict=False):
+        tool_steps = [step for step in state["steps"] if step.get("kind", "tools") == "tools"]
+        for step, turn in zip(tool_steps, episode["turns"], strict=False):
             kind, tool, value = classify(turn["action"])
             observation = step["observations"][0]
             counts["turns replayed"] += 1

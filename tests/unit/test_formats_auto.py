@@ -27,7 +27,7 @@ def test_a_call_written_as_text_moves_the_run_to_the_text_format(math_tools, log
     assert "Action: tool_name[input]" in second["messages"][0].content
     # the native turn is shown back in the text format, the invented rest of the reply dropped
     assert second["messages"][-2].content == "Thought: I will look it up.\nAction: lookup[paris]"
-    assert [s.format for s in result.trace.steps] == ["native", "text"]
+    assert [s.format for s in result.trace.steps] == ["native", "text", "text"]  # the final turn too
     assert result.trace.steps[0].written == WRITTEN_CALL and result.trace.steps[1].written is not None
 
 
@@ -60,7 +60,7 @@ def test_a_model_that_calls_natively_stays_native(math_tools, log):
     first = agent.run("Where are Paris and Rome?")
     second = agent.run("1+2?")
     assert [c["tools"] for c in model.calls] == [["add", "multiply", "lookup"]] * 5
-    assert [s.format for s in first.trace.steps + second.trace.steps] == ["native"] * 3
+    assert [s.format for s in first.trace.steps + second.trace.steps] == ["native"] * 5
     assert all(s.written is None for s in first.trace.steps)
     assert (first.final_answer, second.final_answer) == ("France and Italy", "3")
 
@@ -69,7 +69,7 @@ def test_fixed_formats_never_switch(math_tools, log):
     model = ScriptedChatModel(responses=[WRITTEN_CALL, "France"])
     result = agent_for(model, math_tools, tool_calling="native").run("Where is Paris?")
     assert [c["tools"] for c in model.calls] == [["add", "multiply", "lookup"]] * 2
-    assert [s.format for s in result.trace.steps] == ["native"] and result.final_answer == "France"
+    assert [s.format for s in result.trace.steps] == ["native"] * 2 and result.final_answer == "France"
 
 
 def test_a_recovered_call_is_shown_back_with_the_models_own_text(math_tools, log):

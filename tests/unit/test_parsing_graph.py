@@ -95,7 +95,9 @@ def test_max_parse_retries_ends_the_run_with_failure(math_tools, log):
     assert result.termination_reason.value == "failure" and log.calls == []
     assert "3 unreadable model replies in a row (max_parse_retries=3)" in result.termination_detail
     assert "empty" in result.termination_detail  # the last problem is named
-    assert len(result.trace.steps) == 2  # the first two became error observations
+    # the first two became error observations; the third ended the run, with the partial-answer call
+    assert [s.kind for s in result.trace.steps] == ["tools", "tools", "final"]
+    assert [c.purpose for c in result.trace.steps[-1].calls] == ["think", "partial_answer"]
     # then one tool-less call for an honest partial answer, read in the run's format
     assert model.position == 4 and model.calls[3]["messages"][-1].content.startswith("You must stop now")
     assert (result.final_answer, result.partial) == ("not found yet", True)
@@ -108,7 +110,7 @@ def test_a_readable_reply_resets_the_parse_failure_count(math_tools, log):
     )
     result = run(model, math_tools, max_parse_retries=3)
     assert result.termination_reason.value == "success" and result.final_answer == "Italy"
-    kinds = [s.observations[0].error_kind for s in result.trace.steps]
+    kinds = [s.observations[0].error_kind for s in result.trace.steps if s.kind == "tools"]
     assert kinds == ["invalid_parameters", None, "tool_not_found", "invalid_parameters"]
     assert "lookup needs key" in result.trace.steps[0].observations[0].content
 
@@ -188,6 +190,20 @@ def test_a_thought_that_gives_up_without_a_final_answer_ends_the_run_as_a_give_u
     model = TextOnlyModel(responses=["Thought: No tool here tells the weather, so I cannot complete the task."])
     result = run(model, math_tools)
     assert result.termination_reason.value == "failure" and model.position == 1
+    assert result.final_answer == "No tool here tells the weather, so I cannot complete the task."
+
+
+def test_a_bare_give_up_in_the_instructions_words_is_asked_for_its_reason(math_tools, log):
+    """The instructions ask for the give-up *and why*: their words alone are sent back once; with a reason they end the run."""
+    model = TextOnlyModel(
+        responses=[
+            "Thought: no tool tells the weather.\nFinal Answer: I cannot complete the task.",
+            "Thought: still none.\nFinal Answer: No tool here tells the weather, so I cannot complete the task.",
+        ]
+    )
+    result = run(model, math_tools)
+    assert result.trace.steps[0].observations[0].error_kind == "non_answer"
+    assert result.termination_reason.value == "failure" and model.position == 2
     assert result.final_answer == "No tool here tells the weather, so I cannot complete the task."
 
 

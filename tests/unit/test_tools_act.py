@@ -53,7 +53,7 @@ def test_error_kinds_reach_the_model_as_observations_and_the_run_goes_on():
     model = ScriptedChatModel(responses=[turn, tool_call("area", {"width": 3, "height": 2}, thought="Fixed."), "6"])
     result = ReActAgent(model=model, tools=registry, allow_clarification=False).run("area?")
     release.set()
-    first, second = result.trace.steps
+    first, second, _ = result.trace.steps
     assert [o.error_kind for o in first.observations] == ["tool_not_found", "invalid_parameters", "timeout"]
     assert "the tools are: area, hang" in first.observations[0].content
     assert "width: Input should be a valid number" in first.observations[1].content
@@ -106,10 +106,10 @@ def test_the_call_that_disables_a_tool_gets_a_reply_before_a_stall_is_counted():
     same = tool_call("search", {"query": "panels"}, thought="Search.")
     gives_up = ScriptedChatModel(responses=[same, same, same, "I cannot complete the task: the search is down."])
     result = ReActAgent(model=gives_up, tools=[search], allow_clarification=False, summary_every=0).run("How many panels?")
-    assert result.termination_reason.value == "failure" and len(result.trace.steps) == 3
+    assert result.termination_reason.value == "failure" and [s.kind for s in result.trace.steps] == ["tools"] * 3 + ["final"]
     insists = ScriptedChatModel(responses=[same], repeat_last=True)
     result = ReActAgent(model=insists, tools=[search], allow_clarification=False, summary_every=0).run("How many panels?")
-    assert result.termination_reason.value == "stalled" and len(result.trace.steps) == 5
+    assert result.termination_reason.value == "stalled" and [s.kind for s in result.trace.steps] == ["tools"] * 5 + ["partial_answer"]
     assert result.trace.steps[3].observations[0].error_kind == "disabled"
 
 
@@ -162,7 +162,7 @@ def test_failed_calls_are_not_cached():
     script = [tool_call("lookup", {"key": "k"}, thought="One."), tool_call("lookup", {"key": "k"}, thought="Two."), "found"]
     result = ReActAgent(model=ScriptedChatModel(responses=script), tools=registry).run("find k")
     assert attempts == ["k", "k"]
-    assert [s.observations[0].status for s in result.trace.steps] == ["error", "ok"]
+    assert [s.observations[0].status for s in result.trace.steps if s.kind == "tools"] == ["error", "ok"]
 
 
 class Probe:

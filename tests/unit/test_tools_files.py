@@ -9,8 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reactgraph.tools import InvalidArguments
+from reactgraph import AgentConfig, ReActAgent
+from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.tools import InvalidArguments, ToolRegistry
 from reactgraph.tools.builtin.files import make_file_tools
+from reactgraph.tools.execution import execute
 
 SECRET = "TOP-SECRET-CONTENT"
 
@@ -150,3 +153,33 @@ def test_no_path_escapes_the_root(tools, path):
             assert str(exc)
             continue
         assert SECRET not in out
+
+
+INVALID_PATHS = [
+    "n" * 300,  # one name longer than the file system allows
+    "a/" * 3000,  # a path longer than the file system allows
+    "docs/" + "g" * 256 + ".md",
+    "bad\udc80name.txt",  # not encodable as a file name
+]
+
+
+@pytest.mark.parametrize("path", INVALID_PATHS, ids=["long-name", "long-path", "long-name-in-dir", "surrogate"])
+def test_an_invalid_path_is_invalid_parameters_without_the_root(tree, path):
+    registry = ToolRegistry.with_builtins(["read_file", "list_directory", "grep_search"], root=tree)
+    for tool, args in (("read_file", {"path": path}), ("list_directory", {"path": path}), ("grep_search", {"text": "a", "path": path})):
+        outcome = execute({"id": "c", "index": 0, "tool": tool, "args": args}, registry, AgentConfig())
+        assert outcome["error_kind"] == "invalid_parameters", outcome["content"]
+        assert str(tree) not in outcome["content"] and str(tree.parent) not in outcome["content"]
+        assert len(outcome["content"]) < 600  # the path is shown shortened, not 6,000 characters of it
+
+
+def test_invalid_paths_do_not_trip_the_breaker(tree):
+    bad = [tool_call("read_file", {"path": "n" * (300 + i)}, thought="Read it.") for i in range(3)]
+    good = tool_call("read_file", {"path": "notes.txt"}, thought="Read the notes.")
+    model = ScriptedChatModel(responses=[*bad, good, "alpha, beta, Gamma"])
+    registry = ToolRegistry.with_builtins(["read_file"], root=tree)
+    agent = ReActAgent(model, registry, checkpointer=None, allow_clarification=False, summary_every=0)
+    result = agent.run("What do the notes say?")
+    kinds = [s.observations[0].error_kind for s in result.trace.steps if s.observations]
+    assert kinds == ["invalid_parameters"] * 3 + [None]
+    assert result.trace.steps[3].observations[0].content.startswith("notes.txt (lines 1-3 of 3)")

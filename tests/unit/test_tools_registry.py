@@ -148,8 +148,11 @@ def test_list_by_category_and_select():
     assert [t.name for t in registry.list("utility")] == ["b"]
     assert [t.name for t in registry.list("user")] == ["c"]
     assert registry.categories() == ["basic", "user", "utility"]
-    assert registry.select(("c", "missing", "a")) == ["c", "a"]
+    assert registry.select(("c", "a")) == ["c", "a"]
     assert registry.select(None) == ["a", "b", "c"]
+    with pytest.raises(UnknownToolError, match=r"^no tool named 'missing'; available: a, b, c$"):
+        registry.select(("c", "missing", "a"))  # a name that is not registered is never dropped silently
+    assert registry.select(("c", "missing", "a"), strict=False) == ["c", "a"]
 
 
 def test_search_ranks_name_matches_before_description_matches():

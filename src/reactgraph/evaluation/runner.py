@@ -16,6 +16,7 @@ from langgraph.prebuilt import create_react_agent
 from reactgraph.agent import ReActAgent
 from reactgraph.answers import non_answer
 from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind
 from reactgraph.evaluation.checkers import check_answer
 from reactgraph.evaluation.faults import inject_fault
 from reactgraph.evaluation.report import SuiteReport, TaskRun
@@ -66,10 +67,10 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
         tokens=result.token_usage.total_tokens,
         seconds=seconds,
         detail=result.termination_detail,
-        acting_turns=len(result.trace.steps),
-        acted_turns=sum(_acted(step, offered) for step in result.trace.steps),
+        acting_turns=sum(step.kind == "tools" for step in result.trace.steps),
+        acted_turns=sum(step.kind == "tools" and _acted(step, offered) for step in result.trace.steps),
         copied_answer=is_copied(result.final_answer, [o.content for o in observations if o.status == "error"], config),
-        non_answer_replies=sum(o.error_kind in ("non_answer", "empty_reply") for o in observations),
+        non_answer_replies=sum(o.error_kind in (ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY) for o in observations),
     )
 
 
@@ -117,7 +118,9 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
 
 
 # Observations that mean the call itself could not be read (invalid_parameters may be the tool's own check).
-UNREADABLE = frozenset({"malformed_output", "tool_not_found", "empty_reply", "missing_action", "non_answer"})
+UNREADABLE = frozenset(
+    {ErrorKind.MALFORMED_OUTPUT, ErrorKind.TOOL_NOT_FOUND, ErrorKind.EMPTY_REPLY, ErrorKind.MISSING_ACTION, ErrorKind.NON_ANSWER}
+)
 
 
 def is_copied(answer: str | None, errors: list[str], cfg: AgentConfig) -> bool:

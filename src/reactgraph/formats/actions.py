@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import re
 
+from reactgraph.errors import ErrorKind
 from reactgraph.formats.binding import bind_call
-from reactgraph.formats.json_blocks import FINISH_VERBS, bracketed_spans, calls_in_block, loads_lenient, python_call
+from reactgraph.formats.json_blocks import (
+    FINISH_VERBS,
+    bracketed_spans,
+    calls_in_block,
+    loads_lenient,
+    python_call,
+    read_json_calls,
+)
 from reactgraph.formats.reading import ParsedReply, ReadContext, keep_written, reject
 from reactgraph.formats.tags import cut_invented, find_tag, tag_pattern, without_thought_tag
 from reactgraph.state import Action
@@ -25,7 +33,11 @@ def read_text_actions(text: str, ctx: ReadContext) -> ParsedReply | None:
         return None
     if final is not None and (action is None or final.start() < action.start()):
         thought = without_thought_tag(text[: final.start()], tags)
-        return ParsedReply(thought=thought, answer=cut_invented(text[final.end() :], tags).strip())
+        answer = cut_invented(text[final.end() :], tags).strip()
+        # a call given as the whole answer (``Final answer: <{"name": ...}>``) is a call, as on an Action line
+        if isinstance(found := calls_in_block(answer.strip("<>`'\" \t\n"), ctx), list):
+            return ParsedReply(thought=thought, actions=found, source="json")
+        return ParsedReply(thought=thought, answer=answer if found is None else found)
     assert action is not None
     thought = without_thought_tag(text[: action.start()], tags)
     rest = cut_invented(text[action.end() :], tags).lstrip()
@@ -37,7 +49,18 @@ def read_text_actions(text: str, ctx: ReadContext) -> ParsedReply | None:
     parsed = action_line(line, action_input.group(1).strip() if action_input else None, ctx)
     if isinstance(parsed, str):
         return ParsedReply(thought=thought, answer=parsed)
+    if "rejection" in parsed and (below := _json_below(rest, ctx)) is not None:
+        return ParsedReply(thought=thought, actions=below.actions, answer=below.answer, source=below.source)
     return ParsedReply(thought=thought, actions=[keep_written(parsed, line) if line else parsed], source="text")
+
+
+def _json_below(rest: str, ctx: ReadContext) -> ParsedReply | None:
+    """The call (or finish) written as JSON after an Action tag whose line cannot be read
+    (``Action: search`` then a fenced JSON call); None when there is none."""
+    found = read_json_calls(rest, ctx)
+    if found is None or not (found.answer is not None or any(a["tool"] for a in found.actions)):
+        return None
+    return found
 
 
 def several_calls(line: str, ctx: ReadContext) -> list[Action] | None:
@@ -77,7 +100,7 @@ def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action
     elif line.startswith(("{", "[")) and (found := _json_on_line(line, ctx)):
         return found if isinstance(found, str) else found[0]
     else:
-        return reject("malformed_output", _line_problem(line, ctx), ctx)
+        return reject(ErrorKind.MALFORMED_OUTPUT, _line_problem(line, ctx), ctx)
     if name.lower() in FINISH_VERBS and ctx.find(name) is None:
         return raw.strip()
     raw = raw.strip()

@@ -55,4 +55,4 @@ class Format(ABC):
 
     def read(self, reply: AIMessage, ctx: ReadContext) -> ParsedReply:
         """The reply read in this format, its actions numbered."""
-        return numbered(self.parse(reply, reply_text(reply), ctx))
+        return numbered(self.parse(reply, reply_text(reply), ctx), ctx)

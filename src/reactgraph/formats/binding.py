@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from reactgraph.errors import ErrorKind
 from reactgraph.formats.reading import ReadContext, new_id, reject
 from reactgraph.formats.specs import unknown_tool
 from reactgraph.state import Action
@@ -23,7 +24,7 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
         return {"id": new_id(), "tool": name.strip(), "args": args}
     spec = ctx.find(name)
     if spec is None:
-        return reject("tool_not_found", unknown_tool(name.strip(), ctx.tools), ctx)
+        return reject(ErrorKind.TOOL_NOT_FOUND, unknown_tool(name.strip(), ctx.tools), ctx)
     if isinstance(raw, str) and (named := named_inputs(raw, spec.params)):
         raw = named
     if isinstance(raw, dict):
@@ -38,9 +39,9 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
     elif isinstance(raw, str) and not spec.required and len(parts := positional_inputs(raw)) <= 1:
         args = dict(zip(spec.params, parts))  # no input, or the first one, of a tool whose inputs are all optional
     else:
-        return reject("invalid_parameters", f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
+        return reject(ErrorKind.INVALID_PARAMETERS, f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
     if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
-        return reject("invalid_parameters", f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})", ctx)
+        return reject(ErrorKind.INVALID_PARAMETERS, f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})", ctx)
     return {"id": new_id(), "tool": spec.name, "args": args}
 
 

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from reactgraph.errors import ErrorKind
 from reactgraph.formats.binding import bind_call
 from reactgraph.formats.reading import ParsedReply, ReadContext, reject
 from reactgraph.state import Action
@@ -22,50 +23,59 @@ FENCED = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 CALL_SHAPE = re.compile(r"""[{,]\s*["']?(name|tool|tool_name|function)["']?\s*:""")
 
 
-def read_json_calls(text: str, ctx: ReadContext) -> ParsedReply | None:
+def read_json_calls(text: str, ctx: ReadContext, *, inline: bool = True) -> ParsedReply | None:
     """Tool calls written as JSON in the text; None when there is none. Blocks are looked for in
     tags, then in fences, then bare; the first of these that holds a call wins. The thought is the
     text before the first call (what a model writes after its call is an invented result), without
-    tool definitions it copied from its prompt."""
+    tool definitions it copied from its prompt. ``inline=False``: a block that starts inside a line
+    of prose is quoted, not a call (only blocks that start their line count)."""
     broken = False
     for blocks in _block_tiers(text, ctx):
         actions: list[Action] = []
         first = len(text)
-        for block, whole in blocks:
+        for block, whole, start in blocks:
+            if not inline and text[text.rfind("\n", 0, start) + 1 : start].strip():
+                continue
             found = calls_in_block(block.strip(), ctx)
             if found is None:
                 unreadable = loads_lenient(block.strip()) is None
                 broken = broken or (unreadable and (bool(CALL_SHAPE.search(block)) or whole.startswith("<")))
                 continue
-            first = min(first, max(0, text.find(whole)))
+            first = min(first, start)
             if isinstance(found, str):
                 return ParsedReply(thought=_thought_before(text, first), answer=found)
             actions.extend(found)
         if actions:
             return ParsedReply(thought=_thought_before(text, first), actions=actions, source="json")
-    if broken or (CALL_SHAPE.search(text) and text.count("{") > text.count("}")):
+    if broken or (inline and CALL_SHAPE.search(text) and text.count("{") > text.count("}")):
         problem = "your tool call is not valid JSON (broken or cut off)"
-        return ParsedReply(thought=text, actions=[reject("malformed_output", problem, ctx)], source="json")
+        return ParsedReply(thought=text, actions=[reject(ErrorKind.MALFORMED_OUTPUT, problem, ctx)], source="json")
     return None
 
 
-def _block_tiers(text: str, ctx: ReadContext) -> list[list[tuple[str, str]]]:
-    """Candidate blocks as (block text, the span it came from): tagged, fenced, then bare spans and
-    Python-style call lines."""
-    tagged = [(m.group(2), m.group(0)) for m in TAGGED.finditer(text)]
-    fenced = [(m.group(2), m.group(0)) for m in FENCED.finditer(text) if m.group(2).strip()]
-    bare = [(span, span) for span in bracketed_spans(text)]
-    bare += [(line, line) for line in text.splitlines() if python_call(line.strip(), ctx) is not None]
+def _block_tiers(text: str, ctx: ReadContext) -> list[list[tuple[str, str, int]]]:
+    """Candidate blocks as (block text, the span it came from, where that starts): tagged, fenced,
+    then bare spans and Python-style call lines."""
+    tagged = [(m.group(2), m.group(0), m.start()) for m in TAGGED.finditer(text)]
+    fenced = [(m.group(2), m.group(0), m.start()) for m in FENCED.finditer(text) if m.group(2).strip()]
+    bare = [(text[a:b], text[a:b], a) for a, b in span_bounds(text)]
+    at = 0
+    for line in text.splitlines(keepends=True):
+        if python_call(line.strip(), ctx) is not None:
+            bare.append((line, line, at))
+        at += len(line)
     return [tier for tier in (tagged, fenced, bare) if tier]
 
 
 def _thought_before(text: str, end: int) -> str:
-    """The reasoning before the first call, without copied tool definitions and call tags."""
+    """The reasoning before the first call, without copied tool definitions and call tags; its lines
+    kept (a success phrase counts at the start of one), their spacing collapsed."""
     before = re.sub(r"<tools>.*?(</tools>|$)", " ", text[:end], flags=re.DOTALL | re.IGNORECASE)
     for span in bracketed_spans(before):
         if _is_definition(loads_lenient(span)):
             before = before.replace(span, " ")
-    return " ".join(re.sub(r"</?(tool_call|function_call|tool_use|tools|response)>|```\w*", " ", before).split())
+    before = re.sub(r"</?(tool_call|function_call|tool_use|tools|response)>|```\w*", " ", before)
+    return "\n".join(" ".join(line.split()) for line in before.splitlines() if line.strip())
 
 
 def _is_definition(value: Any) -> bool:
@@ -115,7 +125,7 @@ def python_call(text: str, ctx: ReadContext) -> Action | None:
     match = re.fullmatch(r"(\w+)\s*\((.*)\)", text, re.DOTALL)
     if not match or (spec := ctx.find(match.group(1))) is None:
         return None
-    problem = reject("malformed_output", f"could not read the call {text[:200]!r} (use literal values)", ctx)
+    problem = reject(ErrorKind.MALFORMED_OUTPUT, f"could not read the call {text[:200]!r} (use literal values)", ctx)
     try:
         call = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, RecursionError, MemoryError):
@@ -128,7 +138,7 @@ def python_call(text: str, ctx: ReadContext) -> Action | None:
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return problem
     if len(positional) > len(spec.params):
-        return reject("invalid_parameters", f"{spec.name} takes {len(spec.params)} input(s), got {len(positional)}", ctx)
+        return reject(ErrorKind.INVALID_PARAMETERS, f"{spec.name} takes {len(spec.params)} input(s), got {len(positional)}", ctx)
     return bind_call(spec.name, dict(zip(spec.params, positional, strict=False)) | named, ctx)
 
 
@@ -153,7 +163,12 @@ def loads_lenient(text: str) -> Any:
 
 def bracketed_spans(text: str) -> list[str]:
     """Top-level ``{...}`` / ``[...]`` spans of ``text`` (quotes respected); an unclosed one runs to the end."""
-    spans, depth, start, quote, escaped = [], 0, -1, "", False
+    return [text[start:end] for start, end in span_bounds(text)]
+
+
+def span_bounds(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each of ``bracketed_spans``: objects, and lists that look like they hold a call."""
+    bounds, depth, start, quote, escaped = [], 0, -1, "", False
     for i, ch in enumerate(text):
         if quote:
             escaped, quote = (not escaped and ch == "\\"), ("" if ch == quote and not escaped else quote)
@@ -165,7 +180,7 @@ def bracketed_spans(text: str) -> list[str]:
         elif ch in "}]" and depth:
             depth -= 1
             if depth == 0:
-                spans.append(text[start : i + 1])
+                bounds.append((start, i + 1))
     if depth and start >= 0:
-        spans.append(text[start:])
-    return [s for s in spans if s.startswith("{") or CALL_SHAPE.search(s)]
+        bounds.append((start, len(text)))
+    return [(a, b) for a, b in bounds if text[a] == "{" or CALL_SHAPE.search(text, a, b)]

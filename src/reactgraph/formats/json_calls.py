@@ -18,7 +18,7 @@ from reactgraph.formats.base import Format
 from reactgraph.formats.native import calls_else_answer
 from reactgraph.formats.reading import ParsedReply, ReadContext
 from reactgraph.formats.specs import ToolSpec
-from reactgraph.formats.tags import Tags
+from reactgraph.formats.tags import Tags, shown_observation
 from reactgraph.formats.text import with_observation_stop
 
 
@@ -47,7 +47,7 @@ class JsonFormat(Format):
                 filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
             )
             messages.append(AIMessage(content=written))
-            observed = "\n".join(f"{ctx.tags.observation}: {obs['content']}" for obs in step["observations"])
+            observed = "\n".join(shown_observation(obs["content"], ctx.tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
         if tail and messages:
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")

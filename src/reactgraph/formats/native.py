@@ -1,7 +1,8 @@
 """The native format: tools through the model's tool-calling API (``bind_tools``).
 
-Read: the reply's ``tool_calls`` (and ``invalid_tool_calls``, reported back); a model that writes
-its calls into the text instead is still understood (JSON, ``<tool_call>`` tags, text actions), and
+Read: the reply's ``tool_calls`` (and ``invalid_tool_calls``, reported back), which win over
+anything in its text; a model that writes its calls into the text instead is still understood (an
+``Action:`` line, else JSON or ``<tool_call>`` tags, see ``calls_else_answer``), and
 ``tool_calling="auto"`` then moves the run to the text format. Shown back: the model's message with
 its tool calls (its own text as the content, also when the calls were read from that text), then
 one tool message per result."""
@@ -15,12 +16,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
+from reactgraph.errors import ErrorKind
 from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
 from reactgraph.formats.json_blocks import read_json_calls
-from reactgraph.formats.reading import ParsedReply, ReadContext, new_id
+from reactgraph.formats.reading import ParsedReply, ReadContext, new_id, reject
 from reactgraph.formats.specs import ToolSpec
-from reactgraph.formats.tags import Tags
+from reactgraph.formats.tags import Tags, find_tag, shown_observation
 from reactgraph.state import Action
 
 
@@ -54,18 +56,21 @@ class NativeFormat(Format):
                 if obs["tool"]:
                     messages.append(ToolMessage(content=obs["content"], tool_call_id=obs["call_id"], name=obs["tool"]))
                 else:
-                    messages.append(HumanMessage(content=f"{ctx.tags.observation}: {obs['content']}"))
+                    messages.append(HumanMessage(content=shown_observation(obs["content"], ctx.tags)))
         if tail and messages:
             messages.append(HumanMessage(content=tail))
         return messages
 
 
 def calls_else_answer(reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
-    """The reply's calls (from the API, else written as JSON, else as text actions); without any,
-    its text is the answer."""
+    """The reply's calls: from the API, else an explicit ``Action:`` line, else calls written as JSON
+    (a block quoted inside a line of prose does not count beside a ``Final Answer:`` line), else a
+    ``Final Answer:``; without any, its text is the answer."""
+    tags = ctx.tags
     return (
         native_calls(reply, text, ctx)
-        or read_json_calls(text, ctx)
+        or (read_text_actions(text, ctx) if find_tag(text, tags.action) else None)
+        or read_json_calls(text, ctx, inline=find_tag(text, tags.final_answer) is None)
         or read_text_actions(text, ctx)
         or ParsedReply(thought=text, answer=text)
     )
@@ -75,6 +80,9 @@ def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply
     """The reply's tool calls from the tool-calling API; calls it could not read become rejections."""
     actions: list[Action] = []
     for call in message.tool_calls or []:
+        if not call["name"].strip():
+            actions.append(reject(ErrorKind.MALFORMED_OUTPUT, f"your tool call names no tool; the tools are: {ctx.tool_list()}", ctx))
+            continue
         actions.append({"id": call.get("id") or new_id(), "tool": call["name"], "args": dict(call.get("args") or {})})
     for bad in getattr(message, "invalid_tool_calls", None) or []:
         name = bad.get("name") or "(unnamed)"
@@ -83,7 +91,7 @@ def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply
                 "id": bad.get("id") or new_id(),
                 "tool": name,
                 "args": {},
-                "rejection_kind": "invalid_parameters",
+                "rejection_kind": ErrorKind.INVALID_PARAMETERS.value,
                 "rejection": f"Error (invalid_parameters): your call to {name} could not be read "
                 f"({bad.get('error') or 'arguments are not valid JSON'}): {bad.get('args')!r}. "
                 "Send the arguments as a JSON object matching the tool's schema.",

@@ -8,22 +8,32 @@ observation that shows the expected format, and nothing runs.
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 
+from reactgraph.errors import DEFAULT_TEXT, ErrorKind
 from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags
 from reactgraph.state import Action
 
 # Rejections that mean "the reply could not be read"; max_parse_retries counts these in a row.
 PARSE_FAILURE_KINDS = frozenset(
-    {"empty_reply", "invalid_parameters", "malformed_output", "tool_not_found", "missing_action", "non_answer"}
+    {
+        ErrorKind.EMPTY_REPLY,
+        ErrorKind.INVALID_PARAMETERS,
+        ErrorKind.MALFORMED_OUTPUT,
+        ErrorKind.TOOL_NOT_FOUND,
+        ErrorKind.MISSING_ACTION,
+        ErrorKind.NON_ANSWER,
+    }
 )
 MAX_WRITTEN = 300  # characters of a rejected action line kept in the trace
+MAX_ARG_DEPTH = 20  # levels of lists and objects in a call's arguments
 
 # Where a reply's calls came from: the model's tool-calling API, or its text (JSON, tags, text actions).
 Source = Literal["native", "json", "text", "none"]
@@ -69,11 +79,11 @@ def reply_text(message: AIMessage) -> str:
     return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content if p).strip()
 
 
-def reject(kind: str, problem: str, ctx: ReadContext) -> Action:
+def reject(kind: ErrorKind, problem: str, ctx: ReadContext) -> Action:
     """A rejected action: act shows ``rejection`` to the model as the observation; nothing runs. The
     prompt adds the expected format after the newest one (``ReadContext.hint``), in the format the
     next turn uses."""
-    return {"id": new_id(), "tool": "", "args": {}, "rejection_kind": kind, "rejection": f"Error ({kind}): {problem}."}
+    return {"id": new_id(), "tool": "", "args": {}, "rejection_kind": kind.value, "rejection": DEFAULT_TEXT.format(kind=kind.value, problem=problem)}
 
 
 def keep_written(action: Action, written: str) -> Action:
@@ -86,12 +96,15 @@ def parse_failed(actions: Sequence[Action]) -> bool:
     return bool(actions) and all(a.get("rejection_kind") in PARSE_FAILURE_KINDS for a in actions)
 
 
-def numbered(parsed: ParsedReply) -> ParsedReply:
-    """The reply with its actions numbered in order (act and observe keep that order); a call that
-    repeats an earlier one of the same reply exactly is dropped (small models write one call many times)."""
+def numbered(parsed: ParsedReply, ctx: ReadContext) -> ParsedReply:
+    """The reply with its actions numbered in order (act and observe keep that order); a call whose
+    arguments a checkpoint cannot hold becomes a rejection; a call that repeats an earlier one of the
+    same reply exactly is dropped (small models write one call many times)."""
     seen: set[str] = set()
     distinct: list[Action] = []
     for action in parsed.actions:
+        if "rejection" not in action and (problem := argument_problem(action["args"])):
+            action = reject(ErrorKind.MALFORMED_OUTPUT, f"the arguments of your call to {action['tool'] or 'a tool'} {problem}", ctx)
         key = json.dumps([action["tool"], action["args"]], sort_keys=True, default=str)
         if action["tool"] and key in seen:
             continue
@@ -101,6 +114,29 @@ def numbered(parsed: ParsedReply) -> ParsedReply:
     for index, action in enumerate(parsed.actions):
         action["index"] = index
     return parsed
+
+
+def argument_problem(value: Any, depth: int = 0) -> str | None:
+    """Why a call's arguments are no plain JSON data a checkpoint can store and compare (nested
+    deeper than ``MAX_ARG_DEPTH``, a number past 64 bits, NaN or Infinity, a set or other Python
+    value, a key that is not a string), or None when they are."""
+    if depth > MAX_ARG_DEPTH:
+        return f"are nested deeper than {MAX_ARG_DEPTH} levels"
+    if value is None or isinstance(value, (str, bool)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "hold a value that is not a finite number (NaN or Infinity)"
+    if isinstance(value, int):
+        return None if -(2**63) <= value < 2**64 else "hold a number too large for 64 bits (write it as a string)"
+    if isinstance(value, (list, tuple)):
+        items = value
+    elif isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            return "have a key that is not a string"
+        items = value.values()
+    else:
+        return f"hold a value that is not JSON ({type(value).__name__})"
+    return next(filter(None, (argument_problem(item, depth + 1) for item in items)), None)
 
 
 def new_id() -> str:

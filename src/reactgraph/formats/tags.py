@@ -1,9 +1,12 @@
 """The tags of the text format (``Thought:``, ``Action:``, ``Observation:``, ``Final Answer:``) and
-how they are found: only at the start of a line, optionally numbered (``Thought 2:``)."""
+how they are found: only at the start of a line, optionally numbered (``Thought 2:``). A tag or a
+success phrase inside a line is text the model quotes, not its own structure. Tool output goes
+back under the observation tag as data: several lines in a fenced block."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,3 +44,21 @@ def cut_invented(text: str, tags: Tags) -> str:
     """What the model wrote before it started an observation or a next turn of its own."""
     found = tag_pattern(tags.observation, tags.thought).search(text)
     return text[: found.start()] if found else text
+
+
+def phrase_at_line_start(text: str, phrases: Sequence[str]) -> tuple[str, str] | None:
+    """(phrase, the text after it) for the first of ``phrases`` that starts a line of ``text``
+    (after spaces), case-insensitive; None when none does."""
+    if not phrases:
+        return None
+    found = re.compile("(?im)^[ \t]*(?:" + "|".join(f"({re.escape(p)})" for p in phrases) + ")").search(text)
+    return (phrases[found.lastindex - 1], text[found.end() :].strip()) if found and found.lastindex else None
+
+
+def shown_observation(content: str, tags: Tags) -> str:
+    """Tool output under the observation tag: one line after it, several in a fenced block (its fence
+    longer than any run of backticks inside), so that no line of it reads as a tag of the model's."""
+    if len(content.splitlines()) <= 1:
+        return f"{tags.observation}: {content}"
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", content)), default=0))
+    return f"{tags.observation}:\n{fence}\n{content}\n{fence}"

@@ -1,5 +1,6 @@
 """The text format: tools described in the system prompt, replies as ``Thought: / Action: tool[input]``
-or ``Thought: / Final Answer:`` (the tags set by AgentConfig), tool results as ``Observation:`` lines.
+or ``Thought: / Final Answer:`` (the tags set by AgentConfig), tool results as ``Observation:`` lines
+(several lines of output in a fenced block: data, not tags).
 
 For models without tool calling, and for small models that write their calls as text. A reply is
 read as text actions first (an explicit ``Action:`` line wins), then as JSON calls; a ``Thought``
@@ -16,13 +17,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
+from reactgraph.errors import ErrorKind
 from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
 from reactgraph.formats.json_blocks import read_json_calls
 from reactgraph.formats.native import native_calls
 from reactgraph.formats.reading import ParsedReply, ReadContext, reject
 from reactgraph.formats.specs import ToolSpec
-from reactgraph.formats.tags import Tags, tag_pattern, without_thought_tag
+from reactgraph.formats.tags import Tags, shown_observation, tag_pattern, without_thought_tag
 
 
 class TextFormat(Format):
@@ -50,7 +52,7 @@ class TextFormat(Format):
             tags = ctx.tags
             problem = f"your reply has a {tags.thought} but neither an {tags.action} nor a {tags.final_answer}"
             thought = without_thought_tag(text, tags)
-            return ParsedReply(thought=thought, actions=[reject("missing_action", problem, ctx)], unanswered=thought)
+            return ParsedReply(thought=thought, actions=[reject(ErrorKind.MISSING_ACTION, problem, ctx)], unanswered=thought)
         return ParsedReply(thought=text, answer=text)
 
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
@@ -61,7 +63,7 @@ class TextFormat(Format):
             if written := [text for text in map(action_text, step["actions"]) if text]:
                 lines.append(f"{tags.action}: {', '.join(written)}")  # several calls on one line, as read
             messages.append(AIMessage(content="\n".join(lines) or f"{tags.thought}:"))
-            observed = "\n".join(f"{tags.observation}: {obs['content']}" for obs in step["observations"])
+            observed = "\n".join(shown_observation(obs["content"], tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{tags.observation}: (none)"))
         if tail and messages:
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")

@@ -9,6 +9,7 @@ from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from reactgraph.deps import ASK_USER, Deps
+from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
 from reactgraph.tools.execution import (
     CallSlots,
@@ -37,7 +38,8 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
-            return {"outcomes": [error_outcome(action, action.get("rejection_kind") or "rejected", action["rejection"])]}
+            kind = action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT
+            return {"outcomes": [error_outcome(action, kind, action["rejection"])]}
         if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = interrupt({"question": question, "tool_call_id": action["id"]})

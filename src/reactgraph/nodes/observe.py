@@ -1,4 +1,5 @@
-"""observe: turn the turn's outcomes into one trace step and update the run's signals."""
+"""observe: turn the turn's outcomes into one trace step, update the run's signals and decide, once,
+whether a stop rule (``edges.stop_reason``) ends the run here; the router and terminate read it."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.config import get_config
+from langgraph.types import Overwrite
 
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
+from reactgraph.edges import stop_reason
 from reactgraph.nodes.summarize import condense_observation
 from reactgraph.result import ReActStep
-from reactgraph.state import Outcome, ReActState, add_usage
+from reactgraph.state import Outcome, ReActState, add_usage, sum_usage
 from reactgraph.tokens import truncate
 from reactgraph.tools.breaker import count_failure
 
@@ -39,7 +42,7 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
     observation = json.dumps([o["content"] for o in outcomes], ensure_ascii=False)
     signals: dict[str, Any] = {}
     for kind, text in (("action", action), ("observation", observation)):
-        key = hashlib.sha256(text.encode()).hexdigest()[:16]
+        key = hashlib.sha256(text.encode(errors="surrogatepass")).hexdigest()[:16]  # a model may send lone surrogates
         same = previous.get(f"{kind}_key") == key
         signals |= {f"{kind}_key": key, f"{kind}_text": text[:200]}
         signals[f"{kind}_repeats"] = previous.get(f"{kind}_repeats", 0) + 1 if same else 1
@@ -48,20 +51,25 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes; writes one trace step, tool usage, error history, breaker counts,
-        stall signals, and stop requests (termination_callback, cancel)."""
+        """Reads the turn's outcomes and model calls; writes one trace step, tool usage, error history,
+        breaker counts, stall signals, stop requests (termination_callback, cancel) and the
+        termination when a stop rule fires."""
         cfg = deps.run_config()
         now = time.time()
         outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
         usage = dict(state.get("tool_usage") or {})
         failures = dict(state.get("tool_failures") or {})
         errors, observations, tripped = [], [], False
+        calls = list(state.get("model_calls") or [])  # the turn's call, and a summary before it
         spent: dict[str, Any] = {}  # tokens of summarize_observations calls
         for o in outcomes:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
             if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
                 summary, used = condense_observation(deps, state, cfg, tool=o["tool"], content=o["content"])
-                content, spent = summary or content, add_usage(spent, used) if used else spent
+                content = summary or content
+                if used:
+                    spent = add_usage(spent, used)
+                    calls.append({"purpose": "condense", "token_usage": used})
             if o.get("ran"):  # the tool itself was called (cache hits and refused calls are not runs)
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
@@ -81,7 +89,8 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
             "observations": observations,
             "timestamp": now,
-            "token_usage": state.get("turn_usage") or {},
+            "token_usage": sum_usage(call["token_usage"] for call in calls),
+            "calls": calls,
             "duration": now - state.get("turn_started", now),
             "format": state.get("turn_format"),
         }
@@ -90,15 +99,14 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
         thread_id = get_config().get("configurable", {}).get("thread_id")
-        return {
-            "steps": [step],
-            "tool_usage": usage,
-            "tool_failures": failures,
-            "errors": errors,
+        signals = {
             "stall": stall,
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(thread_id, state.get("started_at", now)),
-        } | ({"token_usage": spent} if spent else {})
+        }
+        view = {**state, **signals, "token_usage": add_usage(state.get("token_usage"), spent)}
+        update = {"steps": [step], "tool_usage": usage, "tool_failures": failures, "errors": errors, "model_calls": Overwrite([])}
+        return update | signals | {"termination": stop_reason(view, cfg, now)} | ({"token_usage": spent} if spent else {})
 
     return observe
 

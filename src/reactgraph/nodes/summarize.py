@@ -32,7 +32,7 @@ Result:
 
 def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def summarize(state: ReActState) -> dict[str, Any]:
-        """Reads the old summary and the steps since it; writes the new summary and the call's usage.
+        """Reads the old summary and the steps since it; writes the new summary and the call (usage).
         If the model call fails or its reply is empty, the new steps are appended as text, cut
         head-and-tail to ``max_observation_tokens`` twice over, so the prompt stays bounded; the
         trace keeps them whole."""
@@ -52,7 +52,8 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         except Exception as exc:
             return update | {"summary": _as_text(old, f"(summary call failed: {type(exc).__name__}: {exc})", new_steps, cfg)}
         summary = reply.text.strip() or _as_text(old, "", new_steps, cfg)
-        return update | {"summary": summary, "token_usage": usage_of(reply, prompt)}
+        usage = usage_of(reply, prompt)
+        return update | {"summary": summary, "token_usage": usage, "model_calls": [{"purpose": "summarize", "token_usage": usage}]}
 
     return summarize
 

@@ -9,18 +9,18 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.config import get_config
+from langgraph.types import Overwrite
 
 from reactgraph import prompts
 from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.edges import stop_reason
 from reactgraph.formats import Format, ReadContext, Tags, prepare, starting_format, tool_specs
 from reactgraph.model_calls import invoke_within
 from reactgraph.nodes.think import not_answers
 from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import status_text, think_messages
-from reactgraph.state import ReActState, Termination
+from reactgraph.state import ReActState, Termination, sum_usage
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_tools
 
@@ -43,23 +43,62 @@ def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> 
     return termination["reason"] == "failure" and unreadable and not state.get("final_answer")
 
 
+def own_thought(thought: str, answer: str | None, phrases: tuple[str, ...]) -> str:
+    """The final turn's thought without the answer it ends with (and the answer's tag): a reply that
+    is all answer has no thought of its own."""
+    text, answer = thought.strip(), (answer or "").strip()
+    if not answer or not text.endswith(answer):
+        return text
+    text = text[: len(text) - len(answer)].rstrip()
+    tag = next((p for p in phrases if text.lower().endswith(p.lower())), "")
+    return text[: len(text) - len(tag)].rstrip()
+
+
+def closing_step(state: ReActState, calls: list[dict[str, Any]], now: float, phrases: tuple[str, ...]) -> dict[str, Any] | None:
+    """The run's last step: the turn that ended it (kind ``final``: no step has its iteration yet),
+    else the partial-answer call (kind ``partial_answer``), else None."""
+    steps = state.get("steps") or []
+    iteration = state.get("iteration", 0)
+    final = iteration > (steps[-1]["iteration"] if steps else 0)
+    if not final and not calls:
+        return None
+    step: dict[str, Any] = {
+        "iteration": iteration,
+        "kind": "final" if final else "partial_answer",
+        "thought": own_thought(state.get("thought", ""), state.get("final_answer"), phrases) if final else "",
+        "timestamp": now,
+        "token_usage": sum_usage(call["token_usage"] for call in calls),
+        "calls": calls,
+        "duration": now - state.get("turn_started", now) if final else 0.0,
+    }
+    if final:
+        step |= {"format": state.get("turn_format"), "written": state.get("turn_written")}
+    return step
+
+
 def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def terminate(state: ReActState) -> dict[str, Any]:
-        """Reads the termination (set by think) or finds the limit that fired; writes the final
-        answer (a partial one from one last tool-less model call when the run was cut short), the
-        end time and the answer as a chat message."""
+        """Reads the termination (recorded by think or observe); writes the final answer (a partial
+        one from one last tool-less model call when the run was cut short), the closing step (the
+        turn that ended the run, or the partial-answer call), the end time and the answer as a chat
+        message."""
         cfg = deps.run_config()
         now = time.time()
-        termination: Termination | None = state.get("termination") or stop_reason(state, cfg, now)
+        termination: Termination | None = state.get("termination")
         if termination is None:  # only when a state edited by hand (Studio, update_state) routes here
             termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
-        update: dict[str, Any] = {"termination": termination, "finished_at": now}
-        answer = state.get("final_answer") if state.get("termination") else None
+        update: dict[str, Any] = {"termination": termination, "finished_at": now, "model_calls": Overwrite([])}
+        answer = state.get("final_answer")
+        calls = list(state.get("model_calls") or [])
         if cut_short(state, termination, cfg):
             update["partial"] = True
             if cfg.early_stopping == "generate":
                 answer, extra = ask_for_partial_answer(deps, state, cfg, termination, now)
                 update |= extra
+                if "token_usage" in extra:
+                    calls.append({"purpose": "partial_answer", "token_usage": extra["token_usage"]})
+        if step := closing_step(state, calls, now, cfg.success_phrases):
+            update["steps"] = [step]
         update["final_answer"] = answer
         if answer:
             update["messages"] = [AIMessage(content=answer)]

@@ -23,6 +23,7 @@ from reactgraph import edges, prompts
 from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
+from reactgraph.errors import ErrorKind
 from reactgraph.formats import (
     Format,
     ParsedReply,
@@ -35,6 +36,8 @@ from reactgraph.formats import (
     starting_format,
     tool_specs,
 )
+from reactgraph.formats.tags import phrase_at_line_start
+from reactgraph.inputs import checked_query
 from reactgraph.model_calls import CallCancelled, CallCut, invoke_within
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination
@@ -65,7 +68,7 @@ def last_human(state: ReActState) -> HumanMessage | None:
 
 def question_of(state: ReActState) -> str:
     """The question: ``query`` when given, else the last human message."""
-    if query := (state.get("query") or "").strip():
+    if query := (checked_query(state.get("query")) or "").strip():
         return query
     message = last_human(state)
     return message.text.strip() if message else ""
@@ -75,7 +78,7 @@ def is_new_run(state: ReActState) -> bool:
     """A new run starts on this thread: the first one, a finished one's successor, or new input (a
     ``query``, which a run clears once read, or a human message the run has not seen) that arrives
     while an earlier run is unfinished (paused or crashed)."""
-    if state.get("termination") or not state.get("question") or (state.get("query") or "").strip():
+    if state.get("termination") or not state.get("question") or (checked_query(state.get("query")) or "").strip():
         return True
     message = last_human(state)
     return message is not None and message.id != state.get("question_message")
@@ -105,32 +108,33 @@ def decide(
     shown: Sequence[tuple[str, str]] = (),
     tools: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The state update for a parsed reply: a stop (success/failure) or the actions to run. A final
-    reply that is no answer (empty, a copy of one of the ``shown`` texts, a call to one of ``tools``
-    announced but not made) is sent back."""
-    if (hit := find_phrase(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
+    """The state update for a parsed reply: a stop (success/failure) or the actions to run. A success
+    phrase counts at the start of a line only (inside a line it is quoted). A final reply that is no
+    answer (empty, a copy of one of the ``shown`` texts, a call to one of ``tools`` announced but not
+    made) is sent back."""
+    if (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
     if parsed.unanswered and (hit := find_phrase(parsed.unanswered, cfg.failure_phrases)) is not None:
         return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.unanswered)
     if parsed.answer is not None:
         if problem := non_answer(parsed.answer, shown):
-            kind = "non_answer" if parsed.answer.strip() else "empty_reply"
+            kind = ErrorKind.NON_ANSWER if parsed.answer.strip() else ErrorKind.EMPTY_REPLY
             return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
         if problem := announced_call(parsed.answer, tools):
-            return {"pending_actions": [_rejected(0, "non_answer", prompts.NOT_AN_ANSWER.format(problem=problem))]}
+            return {"pending_actions": [_rejected(0, ErrorKind.NON_ANSWER, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         return _stop("success", "the model gave a final answer", parsed.answer)
     actions, asked = [], False
     for action in parsed.actions:
         if "rejection" in action:
             pass
         elif action["tool"] == ASK_USER and asked:  # one question at a time: one pause, one answer
-            action = {**action, "rejection_kind": "invalid_parameters", "rejection": prompts.ONE_QUESTION}
+            action = {**action, "rejection_kind": ErrorKind.INVALID_PARAMETERS.value, "rejection": prompts.ONE_QUESTION}
         elif thought_problem(parsed.thought, cfg):
-            action = {**action, "rejection_kind": "missing_thought", "rejection": prompts.THOUGHT_REQUIRED}
+            action = {**action, "rejection_kind": ErrorKind.MISSING_THOUGHT.value, "rejection": prompts.THOUGHT_REQUIRED}
         elif action["tool"] in disabled:
-            action = {**action, "rejection_kind": "disabled", "rejection": disabled_message(action["tool"], cfg)}
+            action = {**action, "rejection_kind": ErrorKind.DISABLED.value, "rejection": disabled_message(action["tool"], cfg)}
         asked = asked or action["tool"] == ASK_USER
         actions.append(action)
     return {"pending_actions": actions}
@@ -152,7 +156,8 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         turn's format (and the run's next one) and parse failures."""
         cfg = deps.run_config()
         now = time.time()
-        update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": []}
+        update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
+        update |= {"turn_format": None, "turn_written": None}  # set below once the model answers
         if is_new_run(state):
             state, fresh = _fresh_run(state, now)
             update |= fresh
@@ -184,7 +189,9 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         following = next_format(cfg.tool_calling, fmt.name, parsed)
         if following != fmt.name:
             deps.learn_format(model, following)
-        total = Overwrite(usage) if "token_usage" in update else usage  # a fresh run restarts the count
+        fresh_run = "token_usage" in update  # a fresh run restarts the count and the call list
+        total = Overwrite(usage) if fresh_run else usage
+        call = [{"purpose": "think", "token_usage": usage}]
         status = status_text(state, cfg, now, iteration)
         decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), [s.name for s in specs])
         failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
@@ -194,7 +201,8 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             decision = _stop("failure", detail, None)
         written = reply_text(reply) if parsed.source in ("json", "text") else None
         turn = {"tool_format": following, "turn_format": fmt.name, "turn_written": written}
-        return update | turn | {"thought": parsed.thought, "turn_usage": usage, "token_usage": total, "parse_failures": failures} | decision
+        counts = {"turn_usage": usage, "token_usage": total, "model_calls": Overwrite(call) if fresh_run else call}
+        return update | turn | counts | {"thought": parsed.thought, "parse_failures": failures} | decision
 
     return think
 
@@ -243,5 +251,5 @@ def _stop(reason: str, detail: str, answer: str | None) -> dict[str, Any]:
     return {"termination": termination, "final_answer": answer, "pending_actions": []}
 
 
-def _rejected(index: int, kind: str, text: str) -> dict[str, Any]:
-    return {"id": f"rejected_{index}", "tool": "", "args": {}, "index": index, "rejection_kind": kind, "rejection": text}
+def _rejected(index: int, kind: ErrorKind, text: str) -> dict[str, Any]:
+    return {"id": f"rejected_{index}", "tool": "", "args": {}, "index": index, "rejection_kind": kind.value, "rejection": text}

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind, error_text
 from reactgraph.state import Outcome
 
-BREAKER_KINDS = frozenset({"execution_failed", "timeout"})
+BREAKER_KINDS = frozenset({ErrorKind.EXECUTION_FAILED, ErrorKind.NETWORK_ERROR, ErrorKind.TIMEOUT})
 """Error kinds that are the tool's fault (bad arguments or unknown names are the model's)."""
 
 
@@ -37,7 +38,4 @@ def disabled_tools(failures: Mapping[str, int] | None, cfg: AgentConfig) -> set[
 
 def disabled_message(tool: str, cfg: AgentConfig) -> str:
     """The observation for a call to a disabled tool."""
-    return (
-        f"Error (disabled): {tool} failed {cfg.max_tool_failures} times in this run and is no longer "
-        "available. Use another tool or answer from what you have."
-    )
+    return error_text(ErrorKind.DISABLED, tool=tool, failures=cfg.max_tool_failures)

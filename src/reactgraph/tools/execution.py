@@ -1,9 +1,12 @@
 """Run one tool call under its policy: validate the arguments, bound each attempt in time,
-retry transient errors with backoff, and describe what happened as an Outcome.
+retry transient errors with backoff, cut the output to the run's limit, and describe what
+happened as an Outcome.
 
-Every failure comes back as an error outcome whose text names the error kind (tool_not_found,
-invalid_parameters, execution_failed, timeout; think adds disabled) and says what the model
-can do about it; nothing here raises into the graph.
+Every failure comes back as an error outcome of an ``ErrorKind`` (tool_not_found,
+invalid_parameters, execution_failed, network_error, timeout) whose text, from
+``reactgraph.errors``, says what the model can do about it; nothing here raises into the graph.
+A tool's output (and an error's message) is cut to ``max_tool_output_bytes`` here, where the
+tool runs, so the state, the cache and the checkpoints never hold more than that.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.formats.specs import tool_specs, unknown_tool
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ToolTimeout
@@ -100,7 +104,11 @@ def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: floa
     if not done.wait(timeout):
         raise ToolTimeout(f"no result within {timeout:g}s")
     if "error" in box:
-        raise box["error"]
+        error = box["error"]
+        if isinstance(error, Exception):
+            raise error
+        # SystemExit, KeyboardInterrupt, CancelledError raised by the tool's own code: its failure, not the run's
+        raise RuntimeError(f"the tool raised {describe(error)}") from error
     return box["value"]
 
 
@@ -113,35 +121,42 @@ def execute(
 ) -> Outcome:
     """Run ``action`` with its tool's policy resolved against ``cfg``; every error becomes an error outcome."""
     start = time.perf_counter()
-    offered = registry.select(cfg.tools)
+    limit = cfg.max_tool_output_bytes
+    offered = registry.select(cfg.tools, strict=False)
     entry = registry.get(action["tool"]) if action["tool"] in offered else None
     if entry is None:
         specs = tool_specs(registry.get(name).tool for name in offered)
-        return error_outcome(action, "tool_not_found", f"Error (tool_not_found): {unknown_tool(action['tool'], specs)}.")
+        return error_outcome(action, ErrorKind.TOOL_NOT_FOUND, error_text(ErrorKind.TOOL_NOT_FOUND, problem=unknown_tool(action["tool"], specs)))
     try:
         args = prepare_args(entry, action["args"], registry)
-    except InvalidArguments as exc:
+    except Exception as exc:  # InvalidArguments, or a schema check that could not cope with the input
+        problem = cut(str(exc) if isinstance(exc, InvalidArguments) else describe(exc), limit)
         return error_outcome(
-            action, "invalid_parameters",
-            f"Error (invalid_parameters) calling {entry.name}: {exc}. Fix the arguments and call again.",
+            action, ErrorKind.INVALID_PARAMETERS, error_text(ErrorKind.INVALID_PARAMETERS, tool=entry.name, problem=problem),
             duration=time.perf_counter() - start,
         )
     policy = entry.policy.resolve(cfg)
     result, errors = _run_with_retries(entry, args, policy, deadline)
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
+    failures = [cut(describe(e), limit) for e in errors]
     base = _base(action) | {
         "ran": True,
         "duration": time.perf_counter() - start,
         "retries": retries,
-        "failures": [f"{type(e).__name__}: {e}" for e in errors],
+        "failures": failures,
         "error_type": type(errors[-1]).__name__ if errors else "",  # also when a retry recovered
     }
     if failed:
-        kind = _kind_of(result)
-        text = _error_text(entry.name, kind, result, retries, transient=policy.is_retryable(result))
-        return base | {"status": "error", "error_kind": kind, "content": text}
-    return base | {"status": "ok", "error_kind": None, "content": to_text(result)}
+        kind = kind_of(result)
+        tried = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retries else ""
+        if kind in (ErrorKind.TIMEOUT, ErrorKind.INVALID_PARAMETERS):  # our words, or the tool's about its input
+            problem = cut(str(result), limit)
+        else:
+            problem = failures[-1] if failures else cut(describe(result), limit)
+        text = error_text(kind, tool=entry.name, problem=problem, tried=tried, transient=policy.is_retryable(result))
+        return base | {"status": "error", "error_kind": kind.value, "content": text}
+    return base | {"status": "ok", "error_kind": None, "content": cut(to_text(result), limit)}
 
 
 def _run_with_retries(
@@ -163,25 +178,14 @@ def _run_with_retries(
         return exc, errors
 
 
-def _kind_of(exc: BaseException) -> str:
-    """timeout, invalid_parameters (the tool refused its input), or execution_failed."""
+def kind_of(exc: BaseException) -> ErrorKind:
+    """timeout (the call's time ran out), invalid_parameters (the tool refused its input),
+    network_error (the tool could not reach its service), else execution_failed."""
     if isinstance(exc, ToolTimeout):
-        return "timeout"
-    return "invalid_parameters" if isinstance(exc, InvalidArguments) else "execution_failed"
-
-
-def _error_text(tool: str, kind: str, exc: BaseException, retries: int, *, transient: bool) -> str:
-    tried = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retries else ""
-    if kind == "timeout":
-        return f"Error (timeout): {tool} gave {exc}{tried}. Try simpler arguments or another tool."
-    if kind == "invalid_parameters":
-        return f"Error (invalid_parameters) calling {tool}: {exc}. Fix the arguments and call again."
-    advice = (
-        "The error looks temporary: the same call may work if you make it again, or try another approach."
-        if transient
-        else "Check the arguments, or try another approach."
-    )
-    return f"Error (execution_failed) in {tool}{tried}: {type(exc).__name__}: {exc}. {advice}"
+        return ErrorKind.TIMEOUT
+    if isinstance(exc, InvalidArguments):
+        return ErrorKind.INVALID_PARAMETERS
+    return ErrorKind.NETWORK_ERROR if is_network_error(exc) else ErrorKind.EXECUTION_FAILED
 
 
 def _base(action: Action) -> Outcome:
@@ -189,8 +193,10 @@ def _base(action: Action) -> Outcome:
             "cached": False, "retries": 0, "duration": 0.0, "ran": False}
 
 
-def error_outcome(action: Action, kind: str, text: str, *, duration: float = 0.0) -> Outcome:
-    """An error outcome of ``kind`` with ``text`` for the model (one failure, no retries)."""
+def error_outcome(action: Action, kind: ErrorKind | str, text: str, *, duration: float = 0.0) -> Outcome:
+    """An error outcome of ``kind`` with ``text`` for the model (one failure, no retries). The
+    state keeps the kind as a plain string."""
+    kind = str(kind)  # an ErrorKind's value
     return _base(action) | {"status": "error", "error_kind": kind, "error_type": kind, "content": text,
                             "duration": duration, "failures": [text]}
 
@@ -202,14 +208,45 @@ def ok_outcome(action: Action, content: str, *, cached: bool = False) -> Outcome
 
 
 def to_text(value: Any) -> str:
-    """A tool's return value as the observation text (JSON for structured values)."""
-    content = getattr(value, "content", value)
-    if isinstance(content, str):
-        return content
+    """A tool's return value as the observation text: a string as it is, bytes decoded, a structured
+    value as JSON, anything else by ``str`` or ``repr``; a value none of these can show (a broken
+    ``__str__``, a structure nested too deep) is named by its type."""
     try:
-        return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
+        content = getattr(value, "content", value)  # a ToolMessage or a similar wrapper
+    except Exception:
+        content = value
+    if isinstance(content, str):
+        return str.__str__(content)  # a plain str, also for a str subclass
+    if isinstance(content, bytes | bytearray):
+        return bytes(content).decode("utf-8", errors="replace")
+    for show in (lambda v: json.dumps(v, ensure_ascii=False, default=str), str, repr):
+        try:
+            text = show(content)
+        except Exception:  # TypeError, ValueError, RecursionError, or whatever a broken __str__ raises
+            continue
+        if isinstance(text, str):
+            return str.__str__(text)
+    return f"(a {type(content).__name__} value that cannot be shown as text)"
+
+
+def describe(exc: BaseException) -> str:
+    """``ExceptionType: message`` (the type alone when the message is empty or cannot be shown)."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = "(its message cannot be shown)"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` as valid UTF-8 (a lone surrogate becomes '?') within ``limit`` bytes: its first bytes
+    (never half a character) and a line that marks the cut, e.g.
+    ``… [cut: 52,428,800 bytes, showing the first 32,768]``."""
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= limit:
+        return data.decode()
+    head = data[:limit].decode("utf-8", errors="ignore")
+    return f"{head}\n… [cut: {len(data):,} bytes, showing the first {len(head.encode()):,}]"
 
 
 def _type_name(annotation: Any) -> str:

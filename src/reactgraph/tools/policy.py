@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from reactgraph.config import AgentConfig
+from reactgraph.errors import is_network_error
 
 
 class ToolTimeout(Exception):
@@ -42,8 +43,8 @@ class ToolPolicy(BaseModel):
     max_delay: float | None = Field(default=None, ge=0, description="Longest wait between retries.")
     retryable_errors: tuple[type[BaseException] | str, ...] | None = Field(
         default=None,
-        description="Exception types and message patterns (case-insensitive substrings) worth a retry; "
-        "None = the run's retryable_exceptions and retryable_errors.",
+        description="Exception types and message patterns (case-insensitive substrings) worth a retry, besides "
+        "network errors (always retried); None = the run's retryable_exceptions and retryable_errors.",
     )
     cacheable: bool = Field(
         default=False, description="Identical calls in one run reuse the first result (read-only tools only)."
@@ -87,10 +88,11 @@ class ExecutionPolicy:
     sleep: Callable[[float], None]
 
     def is_retryable(self, exc: BaseException) -> bool:
-        """A listed exception type, or a message containing a listed pattern; never our own timeout or bad arguments."""
+        """A network error, a listed exception type, or a message containing a listed pattern; never our
+        own timeout or bad arguments."""
         if isinstance(exc, NEVER_RETRIED):
             return False
-        if isinstance(exc, self.retryable_types):
+        if isinstance(exc, self.retryable_types) or is_network_error(exc):  # a network failure is transient
             return True
         text = f"{type(exc).__name__}: {exc}".lower()
         return any(pattern in text for pattern in self.retryable_patterns)

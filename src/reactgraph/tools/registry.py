@@ -24,6 +24,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
+from reactgraph.errors import did_you_mean
 from reactgraph.tools.policy import ToolPolicy
 
 BeforeCall = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -224,9 +225,19 @@ class ToolRegistry:
     def categories(self) -> builtins.list[str]:
         return sorted({t.category for t in self._tools.values()})
 
-    def select(self, names: Iterable[str] | None) -> builtins.list[str]:
-        """The registered tools among ``names`` (all of them when None), in the given order."""
-        return self.names() if names is None else [n for n in names if n in self._tools]
+    def select(self, names: Iterable[str] | None, *, strict: bool = True) -> builtins.list[str]:
+        """The tools ``names`` (all registered ones when None), in the given order. A name that is not
+        registered is an UnknownToolError naming the close matches; ``strict=False`` leaves it out."""
+        if names is None:
+            return self.names()
+        names = builtins.list(names)
+        unknown = [n for n in names if n not in self._tools]
+        if unknown and strict:
+            raise UnknownToolError(
+                "; ".join(f"no tool named {n!r}{did_you_mean(n, self._tools)}" for n in unknown)
+                + f"; available: {', '.join(self._tools) or 'none'}"
+            )
+        return [n for n in names if n in self._tools]
 
     def search(self, query: str) -> builtins.list[RegisteredTool]:
         """Tools matching ``query``, best first: whole-name, then name words, then description words."""

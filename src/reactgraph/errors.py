@@ -1,0 +1,123 @@
+"""Error kinds: every way a tool call or a model reply can fail, and the text the model sees for each.
+
+An error reaches the model as an observation ``Error (<kind>): ...`` that says what it can do
+about it; the kind is kept with the observation (``Observation.error_kind``) and in the error
+history. ``ErrorKind`` is a ``StrEnum``: a kind equals its string (``ErrorKind.TIMEOUT ==
+"timeout"``). The state and its checkpoints hold the plain string (``kind.value``), so a
+checkpoint needs no enum type to be read.
+
+A tool's exception becomes a kind in ``tools.execution.kind_of``. A connection failure
+(``is_network_error``) is ``network_error``: it is always taken as transient, so it is retried
+(``max_retries``, with backoff) and, once the retries are used up, counted by the circuit breaker.
+"""
+
+from __future__ import annotations
+
+import difflib
+import errno
+import socket
+import sys
+import urllib.error
+from collections.abc import Iterable
+from enum import StrEnum
+
+
+class ErrorKind(StrEnum):
+    """Why an action did not give a result."""
+
+    # a tool call
+    TOOL_NOT_FOUND = "tool_not_found"  # no tool of that name is offered
+    INVALID_PARAMETERS = "invalid_parameters"  # the arguments are wrong (the model can fix them)
+    EXECUTION_FAILED = "execution_failed"  # the tool raised
+    NETWORK_ERROR = "network_error"  # the tool could not reach its service
+    TIMEOUT = "timeout"  # the tool gave no result within its time
+    DISABLED = "disabled"  # the circuit breaker took the tool out of the run
+    # a model reply (the formats' readers, think)
+    MALFORMED_OUTPUT = "malformed_output"  # a call that cannot be read
+    MISSING_ACTION = "missing_action"  # reasoning without an action or an answer
+    MISSING_THOUGHT = "missing_thought"  # a call without reasoning (require_thought)
+    EMPTY_REPLY = "empty_reply"  # nothing at all
+    NON_ANSWER = "non_answer"  # a final reply that is no answer (a copy of an error, an announced call)
+
+
+# The observation for each kind. Fields: problem (what went wrong), tool, tried (" (after 2 retries)"
+# or ""), failures (max_tool_failures).
+TEXTS: dict[ErrorKind, str] = {
+    ErrorKind.TOOL_NOT_FOUND: "Error (tool_not_found): {problem}.",
+    ErrorKind.INVALID_PARAMETERS: "Error (invalid_parameters) calling {tool}: {problem}. Fix the arguments and call again.",
+    ErrorKind.EXECUTION_FAILED: "Error (execution_failed) in {tool}{tried}: {problem}. {advice}",
+    ErrorKind.NETWORK_ERROR: "Error (network_error) in {tool}{tried}: {problem}. The tool could not reach its service: "
+    "the same call may work later, or try another approach.",
+    ErrorKind.TIMEOUT: "Error (timeout): {tool} gave {problem}{tried}. Try simpler arguments or another tool.",
+    ErrorKind.DISABLED: "Error (disabled): {tool} failed {failures} times in this run and is no longer available. "
+    "Use another tool or answer from what you have.",
+}
+DEFAULT_TEXT = "Error ({kind}): {problem}."  # the reply kinds: the prompt adds the expected format
+ADVICE = "Check the arguments, or try another approach."
+TRANSIENT_ADVICE = "The error looks temporary: the same call may work if you make it again, or try another approach."
+
+
+def error_text(
+    kind: ErrorKind | str,
+    *,
+    problem: str = "",
+    tool: str = "",
+    tried: str = "",
+    failures: int = 0,
+    transient: bool = False,
+) -> str:
+    """The observation the model sees for an error of ``kind``; ``transient``: an execution failure
+    that a retry may get past (the model is told so)."""
+    return TEXTS.get(kind, DEFAULT_TEXT).format(  # a StrEnum member and its string are the same key
+        kind=str(kind), problem=problem, tool=tool, tried=tried, failures=failures,
+        advice=TRANSIENT_ADVICE if transient else ADVICE,
+    )
+
+
+# OSError numbers that mean the network, not the tool, failed.
+NETWORK_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in (
+        "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ENETDOWN", "ENETUNREACH", "ENETRESET",
+        "EHOSTDOWN", "EHOSTUNREACH", "ETIMEDOUT", "EPIPE",
+    )
+    if hasattr(errno, name)
+)
+# Connection errors of HTTP libraries, by module and class; checked only when the library is already
+# imported (an exception of a library nobody imported cannot occur), so none of them is a dependency.
+LIBRARY_NETWORK_ERRORS = (
+    ("httpx", "NetworkError"),  # ConnectError, ReadError, WriteError, CloseError
+    ("httpx", "TimeoutException"),
+    ("httpx", "RemoteProtocolError"),
+    ("requests", "ConnectionError"),
+    ("requests", "Timeout"),
+    ("urllib3.exceptions", "MaxRetryError"),
+    ("urllib3.exceptions", "NewConnectionError"),
+    ("urllib3.exceptions", "ProtocolError"),
+    ("urllib3.exceptions", "TimeoutError"),
+    ("aiohttp", "ClientConnectionError"),
+)
+
+
+def is_network_error(exc: BaseException) -> bool:
+    """Whether ``exc`` says a service could not be reached (refused, reset, unreachable, no DNS
+    answer, timed out), as opposed to an answer that says no (an HTTP 404 is not a network error)."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return False
+    if isinstance(exc, urllib.error.URLError):
+        return isinstance(exc.reason, BaseException) and is_network_error(exc.reason)
+    if isinstance(exc, ConnectionError | TimeoutError | socket.gaierror | socket.herror):
+        return True
+    if isinstance(exc, OSError) and exc.errno in NETWORK_ERRNOS:
+        return True
+    for module_name, class_name in LIBRARY_NETWORK_ERRORS:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type) and isinstance(exc, cls):
+            return True
+    return False
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for the choices close to a misspelt ``name``; '' when none is."""
+    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.8)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""

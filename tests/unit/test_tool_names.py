@@ -1,0 +1,101 @@
+"""Typos do not pass silently: an unknown tool name (agent, run, CLI --tools, graph or server
+context) or an unknown option is a clear error listing the close matches; nothing runs."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+import pytest
+
+from reactgraph import AgentConfig, ConfigError, ReActAgent, build_graph
+from reactgraph.cli import UsageError, load_tools
+from reactgraph.testing import ScriptedChatModel
+from reactgraph.tools import ToolRegistry, UnknownToolError
+
+
+def calculator_agent(**options) -> tuple[ReActAgent, ScriptedChatModel]:
+    model = ScriptedChatModel(responses=["42"])
+    return ReActAgent(model, ToolRegistry.with_builtins(["calculator", "text"]), checkpointer=None, **options), model
+
+
+def test_a_typo_in_the_agents_tools_is_an_error_naming_the_close_match():
+    with pytest.raises(UnknownToolError, match=r"no tool named 'calculater' \(did you mean 'calculator'\?\); available: calculator, text"):
+        calculator_agent(config=AgentConfig(tools=("calculater",)))
+
+
+def test_a_typo_in_a_runs_tools_is_an_error_before_the_model_is_called():
+    agent, model = calculator_agent()
+    with pytest.raises(UnknownToolError, match=r"'calculater' \(did you mean 'calculator'\?\)"):
+        agent.run("What is 6*7?", tools=["calculater"])
+    assert model.calls == []
+
+
+def test_a_tool_name_without_a_close_match_lists_the_tools():
+    agent, _ = calculator_agent()
+    with pytest.raises(UnknownToolError, match=r"^no tool named 'weather'; available: calculator, text$"):
+        agent.run("Weather?", tools=["weather"])
+
+
+def test_the_cli_tools_option_suggests_the_close_match():
+    with pytest.raises(UsageError, match=r"--tools: no tool named 'calculater' \(did you mean 'calculator'\?\); available: "):
+        load_tools("calculater")
+
+
+def test_a_typo_in_the_graph_context_tools_stops_before_the_model_is_called():
+    model = ScriptedChatModel(responses=["42"])
+    graph = build_graph(model, ToolRegistry.with_builtins(["calculator"]))
+    with pytest.raises(UnknownToolError, match="did you mean 'calculator'"):
+        graph.invoke({"query": "6*7?"}, context={"tools": ["calculater"]})
+    assert model.calls == []
+
+
+def test_an_unknown_option_names_the_close_match():
+    with pytest.raises(ConfigError, match=r"unknown option 'max_iteratons' \(did you mean 'max_iterations'\?\)"):
+        calculator_agent()[0].run("q", max_iteratons=3)
+    with pytest.raises(ValueError, match=r"unknown option 'tool_timout' \(did you mean 'tool_timeout'\?\)"):
+        AgentConfig(tool_timout=3)
+
+
+class TestServerContext:
+    """The LangGraph server drops context keys that are not in the context schema before the graph
+    sees them; the served graph factory checks the context it is called with first."""
+
+    @pytest.fixture
+    def runtime(self):
+        sdk_runtime = pytest.importorskip("langgraph_sdk.runtime")
+        from langgraph.store.memory import InMemoryStore
+
+        def make(context=None):
+            if context is None:  # a read (schemas, state): no run context
+                return sdk_runtime._ReadRuntime(access_context="assistants.read", store=InMemoryStore())
+            return sdk_runtime._ExecutionRuntime(access_context="threads.create_run", store=InMemoryStore(), context=context)
+
+        return make
+
+    def test_the_factory_takes_the_server_runtime(self):
+        from langgraph_sdk.runtime import ServerRuntime
+
+        from reactgraph import server
+
+        # how the server finds out what to pass the factory named in langgraph.json
+        hints = typing.get_type_hints(server.serve, localns={"ServerRuntime": ServerRuntime})
+        assert hints["runtime"] is ServerRuntime and list(inspect.signature(server.serve).parameters) == ["runtime"]
+
+    def test_unknown_context_keys_are_an_error_naming_the_close_match(self, runtime):
+        from reactgraph import server
+
+        with pytest.raises(ConfigError, match=r"unknown option 'max_iteratons' \(did you mean 'max_iterations'\?\)"):
+            server.serve(runtime({"max_iteratons": 3}))
+
+    def test_a_typo_in_the_context_tools_is_an_error(self, runtime):
+        from reactgraph import server
+
+        with pytest.raises(UnknownToolError, match=r"'calculater' \(did you mean 'calculator'\?\)"):
+            server.serve(runtime({"tools": ["calculater"]}))
+
+    def test_a_valid_context_gives_the_served_graph(self, runtime):
+        from reactgraph import server
+
+        assert server.serve(runtime({"max_iterations": 3, "tools": ["calculator"], "thread_id": "t"})) is server.graph
+        assert server.serve(runtime()) is server.graph
