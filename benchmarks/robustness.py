@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from tests.faults import Case, Lost, all_cases  # noqa: E402
 
 OUTCOMES = ("survived", "lost", "crashed", "skipped")
+HISTORY = "<!-- history: kept by --write -->"
 
 
 def run_case(case: Case) -> tuple[str, str]:
@@ -94,8 +95,11 @@ def main() -> None:
     args = parser.parse_args()
     text = report()
     print(text)
-    if args.write:
-        (ROOT / "benchmarks" / "ROBUSTNESS.md").write_text(text)
+    if args.write:  # the hand-written history below the marker is kept
+        path = ROOT / "benchmarks" / "ROBUSTNESS.md"
+        old = path.read_text() if path.exists() else ""
+        history = old[old.index(HISTORY) :] if HISTORY in old else ""
+        path.write_text(text + ("\n" + history if history else ""))
 
 
 if __name__ == "__main__":
