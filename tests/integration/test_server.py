@@ -235,6 +235,17 @@ class TestRepositoryServer:
         assert fields["max_iterations"]["default"] == 10
         assert "termination_callback" not in fields  # a Python callable is no form field
 
+    def test_a_misspelt_context_option_fails_the_run_naming_the_close_match(self, server: Server) -> None:
+        """The server drops context keys its schema lacks; the served factory refuses them first."""
+        client = server.client()
+        thread_id = client.threads.create()["thread_id"]
+        parts = list(
+            client.runs.stream(thread_id, "reactgraph", input={"query": "What is 2 + 2?"}, context={"max_iteratons": 3})
+        )
+        errors = [part.data for part in parts if part.event == "error"]
+        assert errors and "unknown option 'max_iteratons' (did you mean 'max_iterations'?)" in str(errors[0])
+        assert client.threads.get_state(thread_id)["values"] in ({}, None, [])  # nothing ran
+
 
 # -- 2. the scripted graph through langgraph-sdk -------------------------------------------
 
@@ -317,7 +328,8 @@ class TestScriptedServer:
         assert state["next"] == []
         assert values["final_answer"] == "6*7 + 2*4 = 50."
         assert values["termination"]["reason"] == "success"
-        assert [[a["tool"] for a in step["actions"]] for step in values["steps"]] == [["multiply", "multiply"], ["add"]]
+        assert [[a["tool"] for a in step["actions"]] for step in values["steps"]] == [["multiply", "multiply"], ["add"], []]
+        assert [step["kind"] for step in values["steps"]] == ["tools", "tools", "final"]  # terminate adds the final turn
         assert values["messages"][-1]["type"] == "ai"
         assert values["messages"][-1]["content"] == "6*7 + 2*4 = 50."
 
@@ -337,7 +349,7 @@ class TestScriptedServer:
             [],
         ]
         assert history[0]["values"]["final_answer"] == "6*7 + 2*4 = 50."
-        assert [len(h["values"].get("steps", [])) for h in reversed(history)] == [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
+        assert [len(h["values"].get("steps", [])) for h in reversed(history)] == [0, 0, 0, 0, 1, 1, 1, 2, 2, 3]
 
     def test_a_ten_iteration_run_completes(self, client) -> None:
         """max_iterations=10 with a summary every 3 turns: 35 supersteps, past LangGraph's former
@@ -351,7 +363,9 @@ class TestScriptedServer:
         values = client.threads.get_state(thread_id)["values"]
         assert values["termination"]["reason"] == "max_iterations"
         assert values["termination"]["observed"] == 10
-        assert [step["observations"][0]["content"] for step in values["steps"]] == [f"counted {n}" for n in range(1, 11)]
+        tools = [step for step in values["steps"] if step["kind"] == "tools"]
+        assert [step["observations"][0]["content"] for step in tools] == [f"counted {n}" for n in range(1, 11)]
+        assert values["steps"][-1]["kind"] == "partial_answer"
         assert values["final_answer"] == "I counted as far as the limit allowed."
 
     def test_run_context_overrides_the_limits(self, client) -> None:

@@ -63,7 +63,8 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
     assert result.termination_reason is R.SUCCESS
     assert result.final_answer.startswith("Q2 revenue was 1500, up 25%")
 
-    steps = result.trace.steps
+    assert result.trace.steps[-1].kind == "final"
+    steps = result.trace.steps[:-1]
     assert [[(a.tool, a.args) for a in s.actions] for s in steps] == [
         [("list_directory", {"path": "reports"})],
         [("grep_search", {"text": "revenue", "path": "reports"}), ("search_documents", {"query": "revenue target"})],
@@ -102,4 +103,4 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
     fourth_prompt = "\n".join(str(m.content) for m in model.calls[3]["messages"])
     assert "unknown name 'rate'" in fourth_prompt and "1.1" in fourth_prompt
     # and the checkpointed trace is the same one
-    assert agent.get_trace(result.thread_id).steps == steps
+    assert agent.get_trace(result.thread_id).steps == result.trace.steps

@@ -85,6 +85,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             stall |= {"action_repeats": 1, "observation_repeats": 1}
         step: dict[str, Any] = {
             "iteration": state.get("iteration", 0),
+            "kind": "tools",
             "thought": state.get("thought", ""),
             "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
             "observations": observations,

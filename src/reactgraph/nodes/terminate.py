@@ -66,6 +66,8 @@ def closing_step(state: ReActState, calls: list[dict[str, Any]], now: float, phr
         "iteration": iteration,
         "kind": "final" if final else "partial_answer",
         "thought": own_thought(state.get("thought", ""), state.get("final_answer"), phrases) if final else "",
+        "actions": [],
+        "observations": [],
         "timestamp": now,
         "token_usage": sum_usage(call["token_usage"] for call in calls),
         "calls": calls,
