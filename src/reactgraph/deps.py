@@ -47,8 +47,10 @@ class Deps:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def run_config(self) -> AgentConfig:
-        """The effective config of the current run: run context over agent config over defaults."""
-        context: Any = get_runtime().context
+        """The effective config of the current run: run context over agent config over defaults (the
+        agent's alone where no run is going on, as when ``update_state`` routes an edited state)."""
+        runtime = get_runtime()
+        context: Any = runtime.context if runtime is not None else None
         if isinstance(context, AgentConfig):
             return self.config.merge(context)
         if isinstance(context, dict):

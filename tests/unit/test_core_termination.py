@@ -31,13 +31,19 @@ def test_success_on_final_answer(math_tools, log):
     assert not result.partial
 
 
-def test_success_phrase_ends_run_even_with_tool_calls(math_tools, log):
+def test_native_tool_calls_win_over_a_success_phrase_beside_them(math_tools, log):
     reply = tool_call("add", {"a": 1, "b": 1}, thought="Final Answer: 2")
-    agent, _ = agent_with([reply], math_tools)
+    agent, _ = agent_with([reply, "1 + 1 = 2"], math_tools)
     result = agent.run("1+1?")
-    assert result.termination_reason is TerminationReason.SUCCESS
-    assert result.final_answer == "2"
-    assert log.calls == []  # the phrase ended the run before any tool ran
+    assert log.calls == [("add", {"a": 1, "b": 1})]  # the call the model made ran
+    assert result.termination_reason is TerminationReason.SUCCESS and result.final_answer == "1 + 1 = 2"
+
+
+def test_a_success_phrase_in_markdown_still_ends_the_run(math_tools, log):
+    for reply in ("Thought: known.\n**Final Answer:** 42", "### Final Answer: 42", "**Final Answer**: 42", "- Final Answer: 42"):
+        agent, _ = agent_with([reply], math_tools)
+        result = agent.run("6*7?")
+        assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "42"), reply
 
 
 def test_custom_success_phrase(math_tools):

@@ -104,3 +104,19 @@ def test_trace_total_tokens_is_the_runs_token_usage(math_tools):
     result = ReActAgent(model, math_tools, checkpointer=None).run("2 + 2?")
     assert isinstance(result.trace.total_tokens, TokenUsage)
     assert result.trace.total_tokens == result.token_usage and result.token_usage.total_tokens > 0
+
+
+def test_a_state_without_a_recorded_stop_still_ends_for_the_limit_that_fired(math_tools, tmp_path):
+    """A run checkpointed before stops were recorded (or edited by hand) reaches terminate without one."""
+    model = ScriptedChatModel(responses=[tool_call("add", {"a": 1, "b": 1}, thought="Add.")])
+    agent = ReActAgent(model, math_tools, checkpointer=tmp_path / "db.sqlite", max_iterations=1, early_stopping="force")
+    config = {"configurable": {"thread_id": "old"}}
+    context = {"max_iterations": 1, "early_stopping": "force"}
+    agent.graph.invoke({"query": "1 + 1?"}, config, context=context, interrupt_before=["terminate"])
+    assert agent.graph.get_state(config).values["termination"]["reason"] == "max_iterations"  # recorded by observe
+    # as an older version left it: no stop recorded, terminate next
+    agent.graph.update_state(config, {"termination": None, "pending_actions": []}, as_node="think")
+    assert agent.graph.get_state(config).next == ("terminate",)
+    agent.graph.invoke(None, config, context=context)
+    result = agent.get_result("old")
+    assert result.termination_reason is TerminationReason.MAX_ITERATIONS and result.partial

@@ -16,7 +16,7 @@ from reactgraph.formats.json_blocks import (
     read_json_calls,
 )
 from reactgraph.formats.reading import ParsedReply, ReadContext, keep_written, reject
-from reactgraph.formats.tags import cut_invented, find_tag, tag_pattern, without_thought_tag
+from reactgraph.formats.tags import cut_invented, find_tag, outside_fences, tag_pattern, without_thought_tag
 from reactgraph.state import Action
 
 NO_ACTION = frozenset({"none", "null", "n/a", "no action", "nothing"})  # "Action: None" from a model about to answer
@@ -27,8 +27,10 @@ NEXT_CALL = re.compile(r"\s*(?:[,;&]|\band\b)\s*([\w.-]+)\s*\[")  # calls after 
 def read_text_actions(text: str, ctx: ReadContext) -> ParsedReply | None:
     """The action or the final answer the reply's tags introduce; None without either tag."""
     tags = ctx.tags
-    action = find_tag(text, tags.action)
-    final = find_tag(text, tags.final_answer)
+    own = outside_fences(text)  # tags in a quoted block count only when the reply has none outside it
+    action, final = find_tag(own, tags.action), find_tag(own, tags.final_answer)
+    if action is None and final is None:
+        action, final = find_tag(text, tags.action), find_tag(text, tags.final_answer)
     if action is None and final is None:
         return None
     if final is not None and (action is None or final.start() < action.start()):

@@ -1,6 +1,7 @@
 """The tags of the text format (``Thought:``, ``Action:``, ``Observation:``, ``Final Answer:``) and
-how they are found: only at the start of a line, optionally numbered (``Thought 2:``). A tag or a
-success phrase inside a line is text the model quotes, not its own structure. Tool output goes
+how they are found: only at the start of a line (after markdown such as ``**``), optionally numbered
+(``Thought 2:``). A tag or a success phrase inside a line, or inside a fenced block beside tags
+outside it, is text the model quotes, not its own structure. Tool output goes
 back under the observation tag as data: several lines in a fenced block."""
 
 from __future__ import annotations
@@ -25,10 +26,23 @@ class Tags:
         return cls(cfg.thought_tag, cfg.action_tag, cfg.observation_tag, cfg.final_answer_tag)
 
 
+# Markdown a model may put before a tag at the start of a line: ``**Final Answer:**``, ``### Action:``,
+# ``- Thought:``, ``1. Action:``. Not ``>``: a block quote is a quote.
+LINE_START = r"^[ \t]*(?:(?:[*_#]+|[-+](?=[ \t])|\d+[.)](?=[ \t]))[ \t]*)*"
+CLOSER = r"(?:[*_]+(?=\s|$))?"  # the ``**`` after ``**Final Answer:``
+FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+
+
 def tag_pattern(*names: str) -> re.Pattern[str]:
-    """A tag at the start of a line (``Action:``, ``Action 2:``), case-insensitive."""
+    """A tag at the start of a line (``Action:``, ``Action 2:``, ``**Action:**``), case-insensitive."""
     words = "|".join(re.escape(name) for name in names)
-    return re.compile(rf"(?im)^[ \t]*(?:{words})(?:[ \t]*\d+)?[ \t]*:")
+    return re.compile(rf"(?im){LINE_START}(?:{words})(?:[ \t]*\d+)?[ \t]*[*_]*[ \t]*:[ \t]*{CLOSER}")
+
+
+def outside_fences(text: str) -> str:
+    """``text`` with its fenced blocks blanked (same length, newlines kept): what the model wrote
+    itself, not what it quotes in a block."""
+    return FENCED.sub(lambda block: re.sub(r"[^\n]", " ", block.group(0)), text)
 
 
 def find_tag(text: str, name: str) -> re.Match[str] | None:
@@ -47,12 +61,20 @@ def cut_invented(text: str, tags: Tags) -> str:
 
 
 def phrase_at_line_start(text: str, phrases: Sequence[str]) -> tuple[str, str] | None:
-    """(phrase, the text after it) for the first of ``phrases`` that starts a line of ``text``
-    (after spaces), case-insensitive; None when none does."""
+    """(phrase, the text after it) for the first of ``phrases`` that starts a line of ``text`` (after
+    spaces and markdown such as ``**``) outside fenced blocks, case-insensitive; None when none does."""
     if not phrases:
         return None
-    found = re.compile("(?im)^[ \t]*(?:" + "|".join(f"({re.escape(p)})" for p in phrases) + ")").search(text)
+    alternatives = "|".join(f"({_phrase(p)})" for p in phrases)
+    found = re.compile(rf"(?im){LINE_START}(?:{alternatives})[ \t]*{CLOSER}").search(outside_fences(text))
     return (phrases[found.lastindex - 1], text[found.end() :].strip()) if found and found.lastindex else None
+
+
+def _phrase(phrase: str) -> str:
+    """A phrase as a pattern; one that ends in a colon also matches ``**Final Answer**:``."""
+    if phrase.endswith(":"):
+        return re.escape(phrase[:-1].rstrip()) + r"[*_]*[ \t]*:"
+    return re.escape(phrase)
 
 
 def shown_observation(content: str, tags: Tags) -> str:

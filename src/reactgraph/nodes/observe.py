@@ -60,7 +60,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         usage = dict(state.get("tool_usage") or {})
         failures = dict(state.get("tool_failures") or {})
         errors, observations, tripped = [], [], False
-        calls = list(state.get("model_calls") or [])  # the turn's call, and a summary before it
+        calls = turn_calls(state)
         spent: dict[str, Any] = {}  # tokens of summarize_observations calls
         for o in outcomes:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
@@ -110,6 +110,14 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         return update | signals | {"termination": stop_reason(view, cfg, now)} | ({"token_usage": spent} if spent else {})
 
     return observe
+
+
+def turn_calls(state: ReActState) -> list[dict[str, Any]]:
+    """The model calls of the current turn (think's, and a summary before it). A turn always has
+    think's call; a run checkpointed before calls were kept has only ``turn_usage``."""
+    if calls := list(state.get("model_calls") or []):
+        return calls
+    return [{"purpose": "think", "token_usage": state["turn_usage"]}] if state.get("turn_usage") else []
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:

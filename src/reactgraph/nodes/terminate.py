@@ -15,8 +15,10 @@ from reactgraph import prompts
 from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
+from reactgraph.edges import stop_reason
 from reactgraph.formats import Format, ReadContext, Tags, prepare, starting_format, tool_specs
 from reactgraph.model_calls import invoke_within
+from reactgraph.nodes.observe import turn_calls
 from reactgraph.nodes.think import not_answers
 from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import status_text, think_messages
@@ -43,6 +45,12 @@ def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> 
     return termination["reason"] == "failure" and unreadable and not state.get("final_answer")
 
 
+def turn_open(state: ReActState) -> bool:
+    """True when the current turn has no step yet: think ended the run."""
+    steps = state.get("steps") or []
+    return state.get("iteration", 0) > (steps[-1]["iteration"] if steps else 0)
+
+
 def own_thought(thought: str, answer: str | None, phrases: tuple[str, ...]) -> str:
     """The final turn's thought without the answer it ends with (and the answer's tag): a reply that
     is all answer has no thought of its own."""
@@ -57,9 +65,8 @@ def own_thought(thought: str, answer: str | None, phrases: tuple[str, ...]) -> s
 def closing_step(state: ReActState, calls: list[dict[str, Any]], now: float, phrases: tuple[str, ...]) -> dict[str, Any] | None:
     """The run's last step: the turn that ended it (kind ``final``: no step has its iteration yet),
     else the partial-answer call (kind ``partial_answer``), else None."""
-    steps = state.get("steps") or []
+    final = turn_open(state)
     iteration = state.get("iteration", 0)
-    final = iteration > (steps[-1]["iteration"] if steps else 0)
     if not final and not calls:
         return None
     step: dict[str, Any] = {
@@ -86,12 +93,14 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         message."""
         cfg = deps.run_config()
         now = time.time()
-        termination: Termination | None = state.get("termination")
-        if termination is None:  # only when a state edited by hand (Studio, update_state) routes here
+        # recorded by think or observe; a run checkpointed before stops were recorded, or a state edited
+        # by hand (Studio, update_state), may reach terminate without one: find it the old way
+        termination: Termination | None = state.get("termination") or stop_reason(state, cfg, now)
+        if termination is None:
             termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
         update: dict[str, Any] = {"termination": termination, "finished_at": now, "model_calls": Overwrite([])}
         answer = state.get("final_answer")
-        calls = list(state.get("model_calls") or [])
+        calls = turn_calls(state) if turn_open(state) else list(state.get("model_calls") or [])
         if cut_short(state, termination, cfg):
             update["partial"] = True
             if cfg.early_stopping == "generate":

@@ -109,10 +109,12 @@ def decide(
     tools: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The state update for a parsed reply: a stop (success/failure) or the actions to run. A success
-    phrase counts at the start of a line only (inside a line it is quoted). A final reply that is no
+    phrase counts at the start of a line only (inside a line or a fenced block it is quoted), and not
+    beside native tool calls (they run). A final reply that is no
     answer (empty, a copy of one of the ``shown`` texts, a call to one of ``tools`` announced but not
     made) is sent back."""
-    if (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
+    native = parsed.source == "native"  # calls made through the API are the model's act, whatever its text says
+    if not native and (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
     if parsed.unanswered and (hit := find_phrase(parsed.unanswered, cfg.failure_phrases)) is not None:
         return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.unanswered)
@@ -157,7 +159,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         cfg = deps.run_config()
         now = time.time()
         update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
-        update |= {"turn_format": None, "turn_written": None}  # set below once the model answers
+        update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set below once the model answers
         if is_new_run(state):
             state, fresh = _fresh_run(state, now)
             update |= fresh
