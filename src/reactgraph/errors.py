@@ -7,8 +7,9 @@ history. ``ErrorKind`` is a ``StrEnum``: a kind equals its string (``ErrorKind.T
 checkpoint needs no enum type to be read.
 
 A tool's exception becomes a kind in ``tools.execution.kind_of``. A connection failure
-(``is_network_error``) is ``network_error``: it is always taken as transient, so it is retried
-(``max_retries``, with backoff) and, once the retries are used up, counted by the circuit breaker.
+(``is_network_error``) is ``network_error``: it is taken as transient, so it is retried (``max_retries``,
+with backoff; not when the tool's policy lists its own retryable errors) and, once the retries are used
+up, counted by the circuit breaker.
 """
 
 from __future__ import annotations
@@ -106,8 +107,8 @@ def is_network_error(exc: BaseException) -> bool:
         return False
     if isinstance(exc, urllib.error.URLError):
         return isinstance(exc.reason, BaseException) and is_network_error(exc.reason)
-    if isinstance(exc, ConnectionError | TimeoutError | socket.gaierror | socket.herror):
-        return True
+    if isinstance(exc, ConnectionError | socket.gaierror | socket.herror):
+        return True  # a bare TimeoutError (asyncio.wait_for in the tool, say) is the tool's own: not the network
     if isinstance(exc, OSError) and exc.errno in NETWORK_ERRNOS:
         return True
     for module_name, class_name in LIBRARY_NETWORK_ERRORS:

@@ -179,7 +179,7 @@ def flood_case(name: str, make: Callable[[], Any], *, cacheable: bool = False) -
         [obs] = observations(result)
         expect(obs.status == "ok", f"status {obs.status}")
         seen = "\n".join(m.text for m in model.calls[-1]["messages"])
-        expect("… [cut: " in seen and "bytes, showing the first 32,768]" in seen, "the model did not see the marked cut")
+        expect("[cut: " in seen and "bytes, showing the first 24,576 and the last 8,192]" in seen, "the model did not see the marked cut")
 
     return Case("tools", f"returns 50 MB ({name})", run)
 
@@ -256,7 +256,7 @@ def network_errors() -> dict[str, Callable[[], BaseException]]:
         "connection reset": lambda: ConnectionResetError(errno.ECONNRESET, "Connection reset by peer"),
         "DNS": lambda: socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
         "unreachable": lambda: OSError(errno.ENETUNREACH, "Network is unreachable"),
-        "socket timeout": lambda: TimeoutError("timed out"),
+        "socket timeout": lambda: TimeoutError(errno.ETIMEDOUT, "Connection timed out"),
         "urllib": lambda: urllib.error.URLError(ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")),
     }
     if importlib.util.find_spec("httpx"):

@@ -54,7 +54,7 @@ def test_error_kind_is_a_str_enum_with_every_kind_in_use():
         ConnectionResetError("connection reset by peer"),
         socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
         OSError(errno.ENETUNREACH, "Network is unreachable"),
-        TimeoutError("timed out"),
+        TimeoutError(errno.ETIMEDOUT, "Connection timed out"),
         urllib.error.URLError(ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")),
         httpx.ConnectError("All connection attempts failed"),
         httpx.ReadTimeout("The read operation timed out"),
@@ -110,3 +110,22 @@ def test_network_errors_reach_the_trace_as_the_enum_and_trip_the_breaker(tmp_pat
     assert len(calls) == 3  # the fourth call was refused: fetch was disabled after three network failures
     state = agent.graph.get_state({"configurable": {"thread_id": result.thread_id}}).values
     assert all(type(e["error_kind"]) is str for e in state["errors"])
+
+
+def test_a_tools_own_timeout_is_not_a_network_error_and_an_own_retry_list_is_all_that_is_retried():
+    sleeps: list[float] = []
+    registry, calls = failing(TimeoutError("the bank did not confirm"), sleeps)
+    outcome = execute(action("fetch", url="http://x"), registry, AgentConfig(max_retries=2))
+    assert outcome["error_kind"] == ErrorKind.EXECUTION_FAILED and "could not reach" not in outcome["content"]
+    calls.clear()
+    registry = ToolRegistry()
+    once: list[str] = []
+
+    def pay(amount: int) -> str:
+        """Pay an amount (must not run twice)."""
+        once.append("paid")
+        raise ConnectionResetError("connection reset by peer")
+
+    registry.register(pay, policy=ToolPolicy(retryable_errors=(), sleep=sleeps.append))
+    outcome = execute(action("pay", amount=5), registry, AgentConfig(max_retries=3))
+    assert outcome["error_kind"] == ErrorKind.NETWORK_ERROR and once == ["paid"]  # no retry: the tool said so

@@ -44,15 +44,21 @@ def test_two_50_mb_results_leave_a_small_database_and_the_model_sees_the_marked_
     print(f"\ncheckpoint database after two 50 MB tool results (cacheable={cacheable}): {size:,} bytes")
     assert size < 5_000_000
     seen = "\n".join(m.text for m in model.calls[-1]["messages"])
-    assert "part 2: xxx" in seen and f"[cut: {FIFTY_MB:,} bytes, showing the first 32,768]" in seen
+    assert "part 2: xxx" in seen and f"[cut: {FIFTY_MB:,} bytes, showing the first 24,576 and the last 8,192]" in seen
 
 
-def test_the_cut_is_configurable_and_keeps_the_first_bytes():
-    registry = dump_registry(cacheable=False)
-    outcome = execute({"id": "c", "index": 0, "tool": "dump", "args": {"part": 7}}, registry, AgentConfig(max_tool_output_bytes=2048))
-    head, marker = outcome["content"].rsplit("\n", 1)
-    assert head == "part 7: " + "x" * (2048 - 8)
-    assert marker == f"… [cut: {FIFTY_MB:,} bytes, showing the first 2,048]"
+def test_the_cut_is_configurable_and_keeps_the_first_and_the_last_bytes():
+    def build_log() -> str:
+        """A long build log that ends with the error."""
+        return "compiling...\n" * 5000 + "BUILD FAILED: missing symbol foo"
+
+    registry = ToolRegistry([build_log])
+    outcome = execute({"id": "c", "index": 0, "tool": "build_log", "args": {}}, registry, AgentConfig(max_tool_output_bytes=2048))
+    head, tail = outcome["content"].split("\n…\n")
+    tail, marker = tail.rsplit("\n", 1)
+    assert head.startswith("compiling...") and len(head.encode()) == 1536
+    assert tail.endswith("BUILD FAILED: missing symbol foo") and len(tail.encode()) == 512
+    assert marker == "[cut: 65,032 bytes, showing the first 1,536 and the last 512]"
 
 
 def test_a_cut_never_splits_a_character():
@@ -62,8 +68,9 @@ def test_a_cut_never_splits_a_character():
 
     registry = ToolRegistry([letters])
     outcome = execute({"id": "c", "index": 0, "tool": "letters", "args": {}}, registry, AgentConfig(max_tool_output_bytes=1025))
-    head, marker = outcome["content"].rsplit("\n", 1)
-    assert head == "ä" * 512 and marker == "… [cut: 20,000 bytes, showing the first 1,024]"
+    head, gap, tail, marker = outcome["content"].split("\n")
+    assert head == "ä" * 384 and tail == "ä" * 128 and gap == "…"  # 1025 * 3 // 4 = 768 and 1025 // 4 = 256 bytes
+    assert marker == "[cut: 20,000 bytes, showing the first 768 and the last 256]"
 
 
 def test_a_huge_error_message_is_cut_too():

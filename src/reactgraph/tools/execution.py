@@ -239,14 +239,17 @@ def describe(exc: BaseException) -> str:
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` as valid UTF-8 (a lone surrogate becomes '?') within ``limit`` bytes: its first bytes
-    (never half a character) and a line that marks the cut, e.g.
-    ``… [cut: 52,428,800 bytes, showing the first 32,768]``."""
+    """``text`` as valid UTF-8 (a lone surrogate becomes '?') within about ``limit`` bytes: its first
+    three quarters and its last quarter (an error or a total is often at the end; never half a
+    character), ``…`` between them and a last line that marks the cut (where a shortened observation
+    still shows it), e.g. ``[cut: 52,428,800 bytes, showing the first 24,576 and the last 8,192]``."""
     data = text.encode("utf-8", errors="replace")
     if len(data) <= limit:
         return data.decode()
-    head = data[:limit].decode("utf-8", errors="ignore")
-    return f"{head}\n… [cut: {len(data):,} bytes, showing the first {len(head.encode()):,}]"
+    head = data[: limit * 3 // 4].decode("utf-8", errors="ignore")
+    tail = data[len(data) - limit // 4 :].decode("utf-8", errors="ignore")
+    shown = f"showing the first {len(head.encode()):,} and the last {len(tail.encode()):,}"
+    return f"{head}\n…\n{tail}\n[cut: {len(data):,} bytes, {shown}]"
 
 
 def _type_name(annotation: Any) -> str:

@@ -43,8 +43,9 @@ class ToolPolicy(BaseModel):
     max_delay: float | None = Field(default=None, ge=0, description="Longest wait between retries.")
     retryable_errors: tuple[type[BaseException] | str, ...] | None = Field(
         default=None,
-        description="Exception types and message patterns (case-insensitive substrings) worth a retry, besides "
-        "network errors (always retried); None = the run's retryable_exceptions and retryable_errors.",
+        description="Exception types and message patterns (case-insensitive substrings) worth a retry; None = the "
+        "run's retryable_exceptions and retryable_errors, and network errors. A list of the tool's own is all that "
+        "is retried (() = no retries): a tool that must not run twice says so.",
     )
     cacheable: bool = Field(
         default=False, description="Identical calls in one run reuse the first result (read-only tools only)."
@@ -70,6 +71,7 @@ class ToolPolicy(BaseModel):
             max_delay=float(pick(self.max_delay, cfg.max_delay)),
             retryable_types=tuple(e for e in errors if isinstance(e, type)),
             retryable_patterns=tuple(e.lower() for e in errors if isinstance(e, str)),
+            retry_network=self.retryable_errors is None,
             sleep=self.sleep or time.sleep,
         )
 
@@ -85,14 +87,15 @@ class ExecutionPolicy:
     max_delay: float
     retryable_types: tuple[type[BaseException], ...]
     retryable_patterns: tuple[str, ...]
+    retry_network: bool  # network errors are retried (unless the tool listed its own retryable errors)
     sleep: Callable[[float], None]
 
     def is_retryable(self, exc: BaseException) -> bool:
-        """A network error, a listed exception type, or a message containing a listed pattern; never our
-        own timeout or bad arguments."""
+        """A network error (unless the tool listed its own retryable errors), a listed exception type,
+        or a message containing a listed pattern; never our own timeout or bad arguments."""
         if isinstance(exc, NEVER_RETRIED):
             return False
-        if isinstance(exc, self.retryable_types) or is_network_error(exc):  # a network failure is transient
+        if isinstance(exc, self.retryable_types) or (self.retry_network and is_network_error(exc)):
             return True
         text = f"{type(exc).__name__}: {exc}".lower()
         return any(pattern in text for pattern in self.retryable_patterns)
