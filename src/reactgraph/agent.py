@@ -15,7 +15,6 @@ from langgraph.types import Command
 
 from reactgraph.checkpoints import (
     DEFAULT_CHECKPOINTER,
-    READ_ERRORS,
     DefaultCheckpointer,
     HistoryEntry,
     RunInfo,
@@ -25,6 +24,7 @@ from reactgraph.checkpoints import (
     fork_point,
     history,
     list_runs,
+    reading_run,
     resolve_checkpointer,
     run_info,
     snapshot_result,
@@ -225,7 +225,7 @@ class ReActAgent:
     def get_result(self, thread_id: str | None = None) -> ReActResult:
         """The result of the run on ``thread_id`` (default: the last run), from its checkpoint."""
         thread_id = self._thread(thread_id)
-        with store_errors(self.db_path, READ_ERRORS, thread_id):
+        with reading_run(self.db_path, thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
             if not snapshot.values and not snapshot.next:
                 raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
@@ -242,18 +242,18 @@ class ReActAgent:
     def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
         """The state after each node (each super-step) of the run, oldest first, from the checkpointer."""
         thread_id = self._thread(thread_id)
-        with store_errors(self.db_path, READ_ERRORS, thread_id):
+        with reading_run(self.db_path, thread_id):
             return history(self.graph, thread_id)
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
-        with store_errors(self.db_path, READ_ERRORS, thread_id):
+        with reading_run(self.db_path, thread_id):
             return run_info(self.graph, thread_id)
 
     def list_runs(self, limit: int | None = None) -> list[RunInfo]:
         """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,
         started, updated), most recently updated first."""
-        with store_errors(self.db_path, READ_ERRORS):
+        with reading_run(self.db_path):
             return list_runs(self.graph, limit)
 
     # -- internals -------------------------------------------------------------------------
@@ -312,7 +312,7 @@ class ReActAgent:
 
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
-        with store_errors(self.db_path, READ_ERRORS, thread_id):
+        with reading_run(self.db_path, thread_id):
             metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
             return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
 
@@ -330,7 +330,7 @@ class ReActAgent:
     def _require_run(self, thread_id: str | None) -> None:
         if thread_id is None:
             raise ValueError("continuing a run needs its thread_id")
-        with store_errors(self.db_path, READ_ERRORS, thread_id):
+        with reading_run(self.db_path, thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:
             raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")

@@ -89,7 +89,6 @@ SAVER_COLUMNS = {
 # What decoding a stored row raises when its bytes are not what the saver wrote (bad msgpack or
 # UTF-8 or JSON, an unknown serializer, a value of the wrong shape).
 DECODE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, IndexError, NotImplementedError)
-READ_ERRORS = (sqlite3.Error, *DECODE_ERRORS)  # what reading a run back may raise on a damaged file
 UNTOUCHED = "it was left untouched: move it aside or choose another file with --db / REACTGRAPH_DB"
 
 
@@ -117,6 +116,25 @@ def describe_error(path: Path, exc: BaseException, run: str | None = None) -> st
     else:
         what, advice = "cannot be used", "check that the path names a writable SQLite file, or choose another with --db / REACTGRAPH_DB"
     return f"checkpoint database {Path(path).absolute()}: {what} ({detail}); {advice}"
+
+
+@contextmanager
+def reading_run(path: Path | None, run: str | None = None) -> Iterator[None]:
+    """Reading a run back: SQLite errors as ``store_errors`` names them; a state that decodes (the
+    saver checks that) but is no result of this version (a corrupt value, a hand edit, another
+    version's state) is CheckpointStoreError naming the run and all three causes."""
+    with store_errors(path, (sqlite3.Error,), run):
+        try:
+            yield
+        except DECODE_ERRORS as exc:
+            if path is None:
+                raise
+            which = f"run {run!r}" if run is not None else "a stored run"
+            raise CheckpointStoreError(
+                f"checkpoint database {Path(path).absolute()}: the state of {which} cannot be read as a result "
+                f"({type(exc).__name__}: {exc}); a stored value is corrupt, or the state was edited by hand "
+                "(update_state, Studio) or written by another version of reactgraph"
+            ) from exc
 
 
 @contextmanager
@@ -285,9 +303,12 @@ def checked(item: CheckpointTuple | None) -> CheckpointTuple | None:
 
 class WaitOnce:
     """A saver's lock that also rations waiting for other processes: once a statement has waited its
-    whole busy timeout for a lock and failed, the connection stops waiting for one more busy timeout,
-    so the writes a run had queued behind it fail at once instead of each waiting again (a free lock
-    still lets them through). The state changes while the saver's lock is held."""
+    whole busy timeout for a lock and failed, the connection stops waiting for ``NO_WAIT_SECONDS``,
+    so the writes the failing run had queued behind it (they follow at once) fail at once instead of
+    each waiting again (a free lock still lets them through); a later run waits as usual. The state
+    changes while the saver's lock is held."""
+
+    NO_WAIT_SECONDS = 1.0
 
     def __init__(self, lock: Any, conn: Any, busy_timeout: float) -> None:
         self._lock, self._conn, self._busy_ms = lock, conn, int(busy_timeout * 1000)
@@ -296,7 +317,7 @@ class WaitOnce:
     def _change(self, exc: BaseException | None) -> str | None:
         """The PRAGMA that moves to the next state, if any."""
         if self._until is None and is_locked(exc):
-            self._until = time.monotonic() + self._busy_ms / 1000
+            self._until = time.monotonic() + min(self.NO_WAIT_SECONDS, self._busy_ms / 1000)
             return "PRAGMA busy_timeout = 0"
         if self._until is not None and time.monotonic() >= self._until:
             self._until = None

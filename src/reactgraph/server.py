@@ -26,6 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.config import AgentConfig, make_config
+from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph, recursion_limit
 from reactgraph.tools.registry import ToolRegistry
 
@@ -69,10 +70,16 @@ LANGGRAPH_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "run_
 
 
 def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfig:
-    """A run's context as an AgentConfig; an unknown option is a ConfigError and an unknown tool
-    name an UnknownToolError, each naming the close matches."""
+    """A run's context as an AgentConfig; a misspelt option (a key close to one) is a ConfigError and
+    an unknown tool name an UnknownToolError, each naming the close matches. A key like no option is
+    left alone: when a run sets no context, the server hands over its ``configurable``, where a
+    caller may keep keys of its own (a session id)."""
     options = {
-        k: v for k, v in context.items() if k not in LANGGRAPH_KEYS and not k.startswith(("__", "langgraph_"))
+        k: v
+        for k, v in context.items()
+        if k not in LANGGRAPH_KEYS
+        and not k.startswith(("__", "langgraph_"))
+        and (k in AgentConfig.model_fields or did_you_mean(k, AgentConfig.model_fields))
     }
     config = make_config(**options)
     tools.select(config.tools)

@@ -239,3 +239,18 @@ def test_disk_full_says_so_and_earlier_runs_survive(tmp_path):
     agent.close()
     with ReActAgent(checkpointer=db) as reader:
         assert reader.get_result("before").final_answer == "first"
+
+
+def test_a_hand_edited_state_is_named_as_such_not_as_a_corrupt_file(tmp_path):
+    from reactgraph.testing import ScriptedChatModel as Scripted
+
+    db = tmp_path / "edited.sqlite"
+    with ReActAgent(model=Scripted(responses=["4"]), checkpointer=db) as agent:
+        agent.run("2 + 2?", thread_id="t")
+        config = {"configurable": {"thread_id": "t"}}
+        agent.graph.update_state(config, {"termination": {"reason": "weird", "detail": "", "limit": None, "observed": None}})
+        with pytest.raises(CheckpointStoreError) as raised:
+            agent.get_result("t")
+    message = str(raised.value)
+    assert "run 't'" in message and "edited by hand" in message and "'weird' is not a valid TerminationReason" in message
+    assert "move it aside" not in message

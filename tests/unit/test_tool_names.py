@@ -98,4 +98,6 @@ class TestServerContext:
         from reactgraph import server
 
         assert server.serve(runtime({"max_iterations": 3, "tools": ["calculator"], "thread_id": "t"})) is server.graph
+        # a key like no option is the caller's own (the server copies configurable into the context)
+        assert server.serve(runtime({"session_id": "abc", "max_iterations": 3})) is server.graph
         assert server.serve(runtime()) is server.graph

@@ -86,15 +86,10 @@ def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply
         actions.append({"id": call.get("id") or new_id(), "tool": call["name"], "args": dict(call.get("args") or {})})
     for bad in getattr(message, "invalid_tool_calls", None) or []:
         name = bad.get("name") or "(unnamed)"
-        actions.append(
-            {
-                "id": bad.get("id") or new_id(),
-                "tool": name,
-                "args": {},
-                "rejection_kind": ErrorKind.INVALID_PARAMETERS.value,
-                "rejection": f"Error (invalid_parameters): your call to {name} could not be read "
-                f"({bad.get('error') or 'arguments are not valid JSON'}): {bad.get('args')!r}. "
-                "Send the arguments as a JSON object matching the tool's schema.",
-            }
+        problem = (
+            f"your call to {name} could not be read ({bad.get('error') or 'arguments are not valid JSON'}): "
+            f"{bad.get('args')!r}. Send the arguments as a JSON object matching the tool's schema"
         )
+        rejected = reject(ErrorKind.INVALID_PARAMETERS, problem, ctx)
+        actions.append(rejected | {"id": bad.get("id") or rejected["id"], "tool": name})
     return ParsedReply(thought=text, actions=actions, source="native") if actions else None
