@@ -2,7 +2,7 @@
 how they are found: only at the start of a line (after markdown such as ``**``), optionally numbered
 (``Thought 2:``). A tag or a success phrase inside a line, or inside a fenced block beside tags
 outside it, is text the model quotes, not its own structure. Tool output goes
-back under the observation tag as data: several lines in a fenced block."""
+back under the observation tag as data: fenced when a line of it looks like structure."""
 
 from __future__ import annotations
 
@@ -70,6 +70,15 @@ def phrase_at_line_start(text: str, phrases: Sequence[str]) -> tuple[str, str] |
     return (phrases[found.lastindex - 1], text[found.end() :].strip()) if found and found.lastindex else None
 
 
+STRUCTURE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,}|<tool_call|\{)")
+
+
+def looks_like_structure(text: str, tags: Tags) -> bool:
+    """Whether a line of ``text`` starts like a tag, a fence, a JSON object or a ``<tool_call>`` block."""
+    words = (tags.thought, tags.action, tags.observation, tags.final_answer)
+    return bool(tag_pattern(*words).search(text) or STRUCTURE.search(text))
+
+
 def _phrase(phrase: str) -> str:
     """A phrase as a pattern; one that ends in a colon also matches ``**Final Answer**:``."""
     if phrase.endswith(":"):
@@ -78,9 +87,11 @@ def _phrase(phrase: str) -> str:
 
 
 def shown_observation(content: str, tags: Tags) -> str:
-    """Tool output under the observation tag: one line after it, several in a fenced block (its fence
-    longer than any run of backticks inside), so that no line of it reads as a tag of the model's."""
-    if len(content.splitlines()) <= 1:
+    """Tool output under the observation tag: after it, or, when a line of it could pass for the
+    model's own structure (a tag, a fence, a JSON or ``<tool_call>`` block), in a fenced block (its
+    fence longer than any run of backticks inside). Plain output stays unfenced: a small model read
+    a fenced directory listing worse (it answered with the directory's name)."""
+    if len(content.splitlines()) <= 1 or not looks_like_structure(content, tags):
         return f"{tags.observation}: {content}"
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", content)), default=0))
     return f"{tags.observation}:\n{fence}\n{content}\n{fence}"
