@@ -3,6 +3,7 @@ the agent remembering it, and each turn's format in the trace."""
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage, SystemMessage
 from langchain_openai.chat_models.base import _convert_message_to_dict
 
@@ -81,6 +82,18 @@ def test_a_recovered_call_is_shown_back_with_the_models_own_text(math_tools, log
     assert [(c["name"], c["args"]) for c in shown.tool_calls] == [("lookup", {"key": "paris"})]
     sent = _convert_message_to_dict(shown)  # what an OpenAI-compatible client sends for it
     assert sent["content"] == '{"name": "lookup", "arguments": {"key": "paris"}}' and sent["tool_calls"]
+
+
+@pytest.mark.parametrize("tool_calling", ["native", "json"])
+def test_a_result_the_model_invents_after_its_call_is_not_shown_back(math_tools, log, tool_calling):
+    """Seen on Qwen2.5-Coder-1.5B: the call as JSON, then "The result ... is 700932." (wrong); shown
+    back beside the real result 7006652, the model answered with its own invention."""
+    call = '{"name": "multiply", "arguments": {"a": 1234, "b": 5678}}'
+    model = ScriptedChatModel(responses=[f"I will multiply.\n\n{call}\n\nThe result is 700932.", "7006652"])
+    result = agent_for(model, math_tools, tool_calling=tool_calling).run("1234 * 5678?")
+    shown = next(m for m in model.calls[1]["messages"] if isinstance(m, AIMessage))
+    assert shown.content == f"I will multiply.\n\n{call}" and "700932" not in shown.content
+    assert "700932" in result.trace.steps[0].written  # the trace keeps what the model wrote
 
 
 def test_the_json_format_describes_tools_as_schemas_and_shows_the_reply_back(math_tools, log):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from reactgraph.errors import ErrorKind
@@ -164,6 +165,22 @@ def loads_lenient(text: str) -> Any:
 def bracketed_spans(text: str) -> list[str]:
     """Top-level ``{...}`` / ``[...]`` spans of ``text`` (quotes respected); an unclosed one runs to the end."""
     return [text[start:end] for start, end in span_bounds(text)]
+
+
+CLOSERS = re.compile(r"(?:[ \t]*(?:```|</tool_call>|</?tools?>)[ \t]*\n?)*")
+
+
+def through_last_call(text: str, tools: Sequence[str]) -> str:
+    """``text`` up to the end of its last JSON block that names one of ``tools`` (with the line's
+    rest and closing fences or tags): what a model writes after its call is an invented result, and
+    shown back, the model would read it as the tool's. ``text`` whole when no block names a tool."""
+    names = [f'"{name}"' for name in tools] + [f"'{name}'" for name in tools]
+    ends = [b for a, b in span_bounds(text) if any(name in text[a:b] for name in names)]
+    if not ends:
+        return text
+    end = text.find("\n", ends[-1])
+    end = len(text) if end < 0 else end + 1
+    return (text[:end] + CLOSERS.match(text, end).group(0)).rstrip()
 
 
 def span_bounds(text: str) -> list[tuple[int, int]]:

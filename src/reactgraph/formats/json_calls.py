@@ -15,7 +15,7 @@ from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
 from reactgraph.formats.base import Format
-from reactgraph.formats.native import calls_else_answer
+from reactgraph.formats.native import calls_else_answer, own_part
 from reactgraph.formats.reading import ParsedReply, ReadContext
 from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags, shown_observation
@@ -43,7 +43,7 @@ class JsonFormat(Format):
         messages: list[BaseMessage] = []
         for step in steps:
             calls = [{"name": a["tool"], "arguments": a["args"]} for a in step["actions"] if a["tool"]]
-            written = step.get("written") or "\n".join(
+            written = own_part(step, ctx) or "\n".join(
                 filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
             )
             messages.append(AIMessage(content=written))

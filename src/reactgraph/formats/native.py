@@ -19,10 +19,10 @@ from reactgraph import prompts
 from reactgraph.errors import ErrorKind
 from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
-from reactgraph.formats.json_blocks import read_json_calls
+from reactgraph.formats.json_blocks import read_json_calls, through_last_call
 from reactgraph.formats.reading import ParsedReply, ReadContext, new_id, reject
 from reactgraph.formats.specs import ToolSpec
-from reactgraph.formats.tags import Tags, find_tag, shown_observation
+from reactgraph.formats.tags import Tags, cut_invented, find_tag, shown_observation
 from reactgraph.state import Action
 
 
@@ -48,7 +48,7 @@ class NativeFormat(Format):
             calls = [a for a in step["actions"] if a["tool"]]
             messages.append(
                 AIMessage(
-                    content=step.get("written") or step.get("thought", ""),
+                    content=own_part(step, ctx) or step.get("thought", ""),
                     tool_calls=[{"name": a["tool"], "args": a["args"], "id": a["id"], "type": "tool_call"} for a in calls],
                 )
             )
@@ -60,6 +60,13 @@ class NativeFormat(Format):
         if tail and messages:
             messages.append(HumanMessage(content=tail))
         return messages
+
+
+def own_part(step: dict[str, Any], ctx: ReadContext) -> str:
+    """The model's text of a turn whose calls were read from it, without what it invented after its
+    calls (a result, an observation of its own): shown back, the model would take that for the tool's."""
+    written = step.get("written") or ""
+    return cut_invented(through_last_call(written, [a["tool"] for a in step["actions"] if a["tool"]]), ctx.tags).strip()
 
 
 def calls_else_answer(reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
