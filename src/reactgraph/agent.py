@@ -20,13 +20,13 @@ from reactgraph.checkpoints import (
     RunInfo,
     RunNotFoundError,
     async_sqlite_saver,
-    busy_timeout,
     fork_point,
     history,
     list_runs,
     reading_run,
     resolve_checkpointer,
     run_info,
+    saver_busy_timeout,
     snapshot_result,
     store_errors,
     thread_config,
@@ -283,7 +283,7 @@ class ReActAgent:
         if self.db_path is None:
             yield self.graph
             return
-        async with async_sqlite_saver(self.db_path, busy_timeout(self.checkpointer)) as saver:
+        async with async_sqlite_saver(self.db_path, saver_busy_timeout(self.checkpointer)) as saver:
             yield self.graph.copy({"checkpointer": saver})
 
     def _prepare(

@@ -222,7 +222,7 @@ async def async_sqlite_saver(path: str | os.PathLike[str], busy_timeout: float =
         await conn.close()
 
 
-def busy_timeout(saver: BaseCheckpointSaver) -> float:
+def saver_busy_timeout(saver: BaseCheckpointSaver) -> float:
     """The seconds a write through ``saver`` waits for another process's lock."""
     return saver.busy_timeout if isinstance(saver, CheckpointFile) else BUSY_TIMEOUT
 
