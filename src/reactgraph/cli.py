@@ -18,6 +18,7 @@ import importlib
 import json
 import os
 import sys
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from reactgraph.checkpoints import (
     DEFAULT_CHECKPOINTER,
     CheckpointStoreError,
     RunNotFoundError,
+    default_db_path,
     format_trace,
 )
 from reactgraph.config import ConfigError
@@ -53,6 +55,7 @@ PROVIDERS = frozenset(
      "ibm", "openrouter", "litellm", "upstage"}
 )  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
 PIPE_WIDTH = 200
+QUESTION_WIDTH = 12  # the least width of the runs table's question column
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
 
 
@@ -64,8 +67,11 @@ class UsageError(Exception):
 
 
 def load_object(spec: str) -> Any:
-    """The object named by 'package.module:attribute'."""
+    """The object named by 'package.module:attribute', found on the path or in the current directory
+    (as ``python -m`` would)."""
     module_name, _, attr = spec.partition(":")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())
     try:
         return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
@@ -116,7 +122,10 @@ def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
 def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[ReActAgent, dict[str, Any]]:
     """The agent the options describe, and the run's config overrides."""
     checkpointer = args.db or DEFAULT_CHECKPOINTER
-    if not with_model:
+    if not with_model:  # the reading commands: they never create a database
+        path = Path(args.db) if args.db else default_db_path()
+        if not path.exists():
+            raise CheckpointStoreError(f"checkpoint database {path.absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
     registry, selection = load_tools(args.tools)
     overrides = {
@@ -248,8 +257,10 @@ def report(result: ReActResult, args: argparse.Namespace, console: Console) -> i
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
-    """reactgraph run QUESTION: a new run, shown live."""
+    """reactgraph run QUESTION: a new run, shown live; its thread id first, to resume it by."""
     agent, overrides = make_agent(args)
+    args.thread = args.thread or uuid.uuid4().hex  # named now: Ctrl-C says how to continue it
+    (Console(stderr=True) if args.json else console).print(f"[dim]thread {args.thread}[/]")
     with agent:
         return drive(agent, args, overrides, console, args.question, args.thread, None)
 
@@ -274,13 +285,22 @@ def cmd_runs(args: argparse.Namespace, console: Console) -> int:
         sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
         return EXIT_OK
     table = Table(title=f"{len(runs)} run(s) in {agent.db_path or 'the checkpointer'}")
-    for name in ("thread", "question", "status", "reason", "iterations", "tokens", "started", "updated"):
-        table.add_column(name, no_wrap=name != "question", overflow="fold", min_width=12 if name == "question" else None)
-    for r in runs:
-        table.add_row(
-            r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens),
-            _when(r.started), _when(r.updated),
-        )
+    rows = [
+        (r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens), _when(r.started), _when(r.updated))
+        for r in runs
+    ]
+    names = ("thread", "question", "status", "reason", "iterations", "tokens", "started", "updated")
+    needed = 1 + 3 * len(names) + QUESTION_WIDTH  # borders and padding, and the question's least width
+    for i, name in enumerate(names):
+        if name == "question":  # the one column that folds when the terminal is narrow
+            table.add_column(name, overflow="fold", min_width=QUESTION_WIDTH)
+        else:  # never cut: the thread id is what users copy into trace and resume
+            table.add_column(name, no_wrap=True)
+            needed += max([len(name), *(len(row[i]) for row in rows)])
+    for row in rows:
+        table.add_row(*row)
+    if console.width < needed:  # wider than the terminal rather than cut (rich only narrows a print)
+        console = Console(file=console.file, width=needed, highlight=False, soft_wrap=True)
     console.print(table)
     return EXIT_OK
 
@@ -399,7 +419,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         errors.print(f"reactgraph: {exc}", markup=False)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        errors.print("reactgraph: interrupted; continue with `reactgraph resume THREAD`", markup=False)
+        thread = getattr(args, "thread", None)
+        how = f"continue with `reactgraph resume {thread}`" if thread else "nothing was started"
+        errors.print(f"reactgraph: interrupted; {how}", markup=False)
         return EXIT_ERROR
 
 

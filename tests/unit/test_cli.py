@@ -252,3 +252,55 @@ def test_resume_after_sigkill_uses_the_runs_model_and_tools(db, tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert "Answer: Paris is in France." in resumed.stdout
     assert calls.read_text().split() == ["paris"]  # the lookup before the kill was not run again
+
+
+# -- rough edges (issue 13) ----------------------------------------------------------------
+
+
+def test_runs_at_100_columns_keeps_whole_thread_ids_and_reasons(db):
+    thread = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+    question = "Where is Paris? Look it up in the table of capitals and name the country."
+    assert cli("run", question, "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", thread).returncode == 0
+    for columns in ("100", "60"):
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": columns}  # cli() drops COLUMNS
+        shown = subprocess.run([str(REACTGRAPH), "runs", "--db", str(db)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert thread in shown.stdout and "success" in shown.stdout and "finished" in shown.stdout
+        assert "Where is" in shown.stdout  # the question column is folded, not dropped
+
+
+def test_run_names_its_thread_first_and_ctrl_c_says_how_to_resume(db, tmp_path):
+    block = tmp_path / "blocked"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLI_FIXTURE_BLOCK_FILE": str(block)}
+    proc = subprocess.Popen(
+        [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not block.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(2)  # SIGINT, as Ctrl-C
+    out, err = proc.communicate(timeout=60)
+    thread = out.splitlines()[0].removeprefix("thread ").strip()
+    assert len(thread) == 32 and f"continue with `reactgraph resume {thread}`" in err
+
+
+def test_a_model_factory_in_the_current_directory_imports(tmp_path):
+    (tmp_path / "my_local_model.py").write_text(
+        "from reactgraph.testing import ScriptedChatModel\n\ndef make():\n    return ScriptedChatModel(responses=['Forty-two.'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [str(REACTGRAPH), "run", "Answer?", "--model", "my_local_model:make", "--db", str(tmp_path / "x.sqlite")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Answer: Forty-two." in done.stdout
+
+
+@pytest.mark.parametrize("command", [("runs",), ("trace", "t1")])
+def test_reading_commands_create_no_database(tmp_path, command):
+    missing = tmp_path / "no-such-dir" / "typo.sqlite"
+    done = cli(*command, "--db", str(missing))
+    assert done.returncode == 1 and "no such file (nothing was created)" in done.stderr
+    assert not missing.exists() and not missing.parent.exists()
