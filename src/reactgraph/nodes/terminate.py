@@ -62,10 +62,11 @@ def own_thought(thought: str, answer: str | None, phrases: tuple[str, ...]) -> s
     return text[: len(text) - len(tag)].rstrip()
 
 
-def closing_step(state: ReActState, calls: list[dict[str, Any]], now: float, phrases: tuple[str, ...]) -> dict[str, Any] | None:
-    """The run's last step: the turn that ended it (kind ``final``: no step has its iteration yet),
-    else the partial-answer call (kind ``partial_answer``), else None."""
-    final = turn_open(state)
+def closing_step(
+    state: ReActState, final: bool, calls: list[dict[str, Any]], now: float, phrases: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """The run's last step: the turn that ended it (``final``, see ``turn_open``), else the
+    partial-answer call (kind ``partial_answer``), else None."""
     iteration = state.get("iteration", 0)
     if not final and not calls:
         return None
@@ -100,7 +101,8 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
         update: dict[str, Any] = {"termination": termination, "finished_at": now, "model_calls": Overwrite([])}
         answer = state.get("final_answer")
-        calls = turn_calls(state) if turn_open(state) else list(state.get("model_calls") or [])
+        final = turn_open(state)
+        calls = turn_calls(state) if final else []  # observe already put the turn's calls on its step
         if cut_short(state, termination, cfg):
             update["partial"] = True
             if cfg.early_stopping == "generate":
@@ -108,7 +110,7 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                 update |= extra
                 if "token_usage" in extra:
                     calls.append({"purpose": "partial_answer", "token_usage": extra["token_usage"]})
-        if step := closing_step(state, calls, now, cfg.success_phrases):
+        if step := closing_step(state, final, calls, now, cfg.success_phrases):
             update["steps"] = [step]
         update["final_answer"] = answer
         if answer:
