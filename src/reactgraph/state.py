@@ -6,10 +6,11 @@ stores only the new entries, so checkpoint bytes grow with the run, not its squa
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 from typing_extensions import (
@@ -43,6 +44,28 @@ def merge_batches(state: dict | None, batches: Sequence[dict]) -> dict:
     for batch in batches:
         out.update(batch)
     return out
+
+
+def add_message_batches(state: list | None, batches: Sequence[Any]) -> list[BaseMessage]:
+    """DeltaChannel reducer for the chat ``messages``: ``add_messages`` folded over each write. A message
+    without an id gets one made from its place and content, not a random one: the channel is rebuilt
+    by replaying the writes, and the question's message must keep its id (think compares it)."""
+    out: list[BaseMessage] = list(state or [])
+    for batch in batches:
+        incoming = [_with_stable_id(m, len(out) + i) for i, m in enumerate(convert_to_messages(_as_list(batch)))]
+        out = add_messages(out, incoming)
+    return out
+
+
+def _as_list(write: Any) -> list:
+    return list(write) if isinstance(write, list | tuple) else [write]
+
+
+def _with_stable_id(message: BaseMessage, position: int) -> BaseMessage:
+    if message.id is not None:
+        return message
+    digest = hashlib.sha256(f"{position}\0{message.type}\0{message.content}".encode(errors="surrogatepass")).hexdigest()
+    return message.model_copy(update={"id": f"msg-{position}-{digest[:12]}"})
 
 
 def add_usage(current: dict | None, update: dict) -> dict:
@@ -114,14 +137,16 @@ class TokenCount(TypedDict, total=False):
 class InputState(TypedDict, total=False):
     """What a caller sends: chat ``messages`` (Studio's chat view) or a plain ``query``."""
 
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
     query: str
 
 
 class OutputState(TypedDict, total=False):
     """What a finished run returns."""
 
-    messages: Annotated[list[AnyMessage], add_messages]
+    # The chat: the question, each turn's tool calls (think) and results (act, cut like the trace's
+    # observations), and the answer (terminate); a DeltaChannel, so checkpoints grow with the run.
+    messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
     # think (the model's answer) or terminate (a partial answer at a limit).
     final_answer: str | None
     # think (the model's own stop) or observe (a limit, a callback, a cancel): why the run ended,

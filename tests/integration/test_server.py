@@ -254,8 +254,9 @@ class TestRepositoryServer:
 class Streamed:
     """One run streamed with stream_mode ['updates', 'tasks'].
 
-    The server filters 'updates' to the output schema's keys (act's update shows as None);
-    'tasks' carries each task's input (for act: the tool call) and its full result."""
+    The server filters 'updates' to the output schema's keys: think's tool calls (with its thought)
+    and act's results arrive as chat messages; 'tasks' carries each task's input (for act: the tool
+    call) and its full result."""
 
     updates: list[dict]
     tasks: list[dict]
@@ -320,6 +321,25 @@ class TestScriptedServer:
             [("multiply", "42"), ("multiply", "8")],
             [("add", "50")],
         ]
+
+    def test_updates_show_each_turns_thought_calls_and_results(self, arithmetic) -> None:
+        _, streamed = arithmetic
+        thinks = [u["think"]["messages"] for u in streamed.updates if "think" in u and u["think"].get("messages")]
+        assert [[(m["content"], [(c["name"], c["args"]) for c in m["tool_calls"]]) for m in msgs] for msgs in thinks] == [
+            [("First the two products.", [("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})])],
+            [("Now add the two products.", [("add", {"a": 42, "b": 8})])],
+        ]
+        results = [m for u in streamed.updates if "act" in u for m in u["act"]["messages"]]
+        assert [(m["type"], m["name"]) for m in results] == [("tool", "multiply")] * 2 + [("tool", "add")]
+        calls = {c["id"]: c for msgs in thinks for c in msgs[0]["tool_calls"]}
+        assert sorted((calls[m["tool_call_id"]]["args"]["a"], m["content"]) for m in results) == [(2, "8"), (6, "42"), (42, "50")]
+
+    def test_thread_messages_hold_the_tool_calls_and_results(self, client, arithmetic) -> None:
+        thread_id, _ = arithmetic
+        chat = client.threads.get_state(thread_id)["values"]["messages"]
+        assert [m["type"] for m in chat] == ["human", "ai", "tool", "tool", "ai", "tool", "ai"]
+        assert [c["name"] for c in chat[1]["tool_calls"]] == ["multiply", "multiply"]
+        assert chat[5]["content"] == "50" and chat[6]["content"] == "6*7 + 2*4 = 50."
 
     def test_final_state_has_answer_reason_trace_and_chat_reply(self, client, arithmetic) -> None:
         thread_id, _ = arithmetic

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
+from langchain_core.messages import ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind
-from reactgraph.state import Action
+from reactgraph.state import Action, Outcome
+from reactgraph.tokens import truncate
 from reactgraph.tools.execution import (
     CallSlots,
     call_key,
@@ -39,21 +41,32 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
         action = payload["action"]
         if "rejection" in action:
             kind = action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT
-            return {"outcomes": [error_outcome(action, kind, action["rejection"])]}
+            return reported(error_outcome(action, kind, action["rejection"]), cfg.max_observation_tokens)
         if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = interrupt({"question": question, "tool_call_id": action["id"]})
-            return {"outcomes": [ok_outcome(action, f"The user answered: {answer}")]}
+            return reported(ok_outcome(action, f"The user answered: {answer}"), cfg.max_observation_tokens)
         if payload.get("cached") is not None:
-            return {"outcomes": [ok_outcome(action, payload["cached"], cached=True)]}
+            return reported(ok_outcome(action, payload["cached"], cached=True), cfg.max_observation_tokens)
         thread_id = get_config().get("configurable", {}).get("thread_id")
         with slots.hold(thread_id, cfg.max_parallel_tools):
             outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"])
-        update: dict[str, Any] = {"outcomes": [outcome]}
+        update = reported(outcome, cfg.max_observation_tokens)
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
         return update
 
     return act
+
+
+def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:
+    """act's update for one outcome: the outcome, and (for a call of a named tool, which think put in
+    the chat) its result as a ToolMessage, cut as the trace's observation is."""
+    update: dict[str, Any] = {"outcomes": [outcome]}
+    if outcome.get("tool"):
+        status = "success" if outcome["status"] == "ok" else "error"
+        content, _ = truncate(outcome.get("content", ""), max_tokens)
+        update["messages"] = [ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status)]
+    return update
 

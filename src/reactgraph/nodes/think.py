@@ -40,7 +40,7 @@ from reactgraph.formats.tags import phrase_at_line_start
 from reactgraph.inputs import checked_query
 from reactgraph.model_calls import CallCancelled, CallCut, invoke_within
 from reactgraph.scratchpad import status_text, think_messages
-from reactgraph.state import ReActState, Termination
+from reactgraph.state import Action, ReActState, Termination
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_message, disabled_tools
 
@@ -204,9 +204,21 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         written = reply_text(reply) if parsed.source in ("json", "text") else None
         turn = {"tool_format": following, "turn_format": fmt.name, "turn_written": written}
         counts = {"turn_usage": usage, "token_usage": total, "model_calls": Overwrite(call) if fresh_run else call}
-        return update | turn | counts | {"thought": parsed.thought, "parse_failures": failures} | decision
+        chat = {"messages": [message]} if (message := calls_message(parsed.thought, decision["pending_actions"])) else {}
+        return update | turn | counts | {"thought": parsed.thought, "parse_failures": failures} | decision | chat
 
     return think
+
+
+def calls_message(thought: str, actions: Sequence[Action]) -> AIMessage | None:
+    """The turn in the chat: the thought with the calls of named tools (act answers each with a
+    ToolMessage); None for a turn without any (an answer, an unreadable reply)."""
+    calls = [
+        {"name": a["tool"], "args": a["args"] if isinstance(a.get("args"), dict) else {}, "id": a["id"], "type": "tool_call"}
+        for a in actions
+        if a.get("tool")
+    ]
+    return AIMessage(content=thought, tool_calls=calls) if calls else None
 
 
 def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Termination:

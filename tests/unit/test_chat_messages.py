@@ -1,0 +1,79 @@
+"""The thread's chat ``messages``: each turn's tool calls and results as AI and Tool messages, so chat
+views (Studio, Agent Chat UI) show the run; their ids survive the checkpoint's replay."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from reactgraph import ReActAgent, build_graph
+from reactgraph import TerminationReason as R
+from reactgraph.config import AgentConfig
+from reactgraph.state import add_message_batches
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
+
+
+def long_text(n: int) -> str:
+    """Return n characters of text."""
+    return "y" * n
+
+
+def divide(a: int, b: int) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+def test_a_run_puts_its_calls_and_results_in_the_chat(math_tools, tmp_path):
+    two = tool_calls([("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})], thought="First the two products.")
+    script = [two, tool_call("add", {"a": 42, "b": 8}, thought="Now the sum."), "6*7 + 2*4 = 50."]
+    graph = build_graph(ScriptedChatModel(responses=script), math_tools)
+    out = graph.invoke({"messages": [{"role": "user", "content": "What is 6*7 + 2*4?"}]})
+    chat = out["messages"]
+    assert [type(m) for m in chat] == [HumanMessage, AIMessage, ToolMessage, ToolMessage, AIMessage, ToolMessage, AIMessage]
+    first, second = chat[1], chat[4]
+    assert first.content == "First the two products."
+    assert [(c["name"], c["args"]) for c in first.tool_calls] == [("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})]
+    assert {m.tool_call_id for m in chat[2:4]} == {c["id"] for c in first.tool_calls}  # each call answered
+    assert sorted(m.content for m in chat[2:4]) == ["42", "8"]
+    assert second.content == "Now the sum." and chat[5].tool_call_id == second.tool_calls[0]["id"]
+    assert chat[5].content == "50" and chat[5].name == "add" and chat[5].status == "success"
+    assert chat[-1].content == "6*7 + 2*4 = 50." and not chat[-1].tool_calls
+
+
+def test_a_failed_call_is_an_error_tool_message_and_long_results_are_cut():
+    script = [tool_calls([("divide", {"a": 1, "b": 0}), ("long_text", {"n": 50_000})]), "Done."]
+    graph = build_graph(ScriptedChatModel(responses=script), [divide, long_text], AgentConfig(max_observation_tokens=100))
+    chat = graph.invoke({"query": "Try both."})["messages"]
+    failed, long = sorted((m for m in chat if isinstance(m, ToolMessage)), key=lambda m: m.name)
+    assert failed.name == "divide" and failed.status == "error" and "ZeroDivisionError" in failed.content
+    assert long.status == "success" and len(long.content) < 600 and "characters truncated" in long.content
+
+
+def test_a_reply_that_is_not_a_call_adds_no_message(math_tools):
+    graph = build_graph(ScriptedChatModel(responses=["", "42"]), math_tools)  # an empty reply is sent back
+    out = graph.invoke({"query": "What is 6*7?"})
+    assert [m.type for m in out["messages"]] == ["ai"] and out["messages"][0].content == "42"
+
+
+def test_message_ids_survive_a_reload_and_a_paused_run_resumes(math_tools, tmp_path):
+    """The channel is rebuilt from its writes: a question sent without an id keeps the id it was
+    given, so a new process resumes the paused run instead of starting it again."""
+    db = tmp_path / "runs.sqlite"
+    model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which city?"}), "Rome is in Italy."])
+    with ReActAgent(model=model, tools=math_tools, checkpointer=db) as agent:
+        agent.graph.invoke({"messages": [{"role": "user", "content": "Where is the city?"}]}, {"configurable": {"thread_id": "t"}})
+        ids = [m.id for m in agent.graph.get_state({"configurable": {"thread_id": "t"}}).values["messages"]]
+    with ReActAgent(model=model, tools=math_tools, checkpointer=db) as again:
+        assert [m.id for m in again.graph.get_state({"configurable": {"thread_id": "t"}}).values["messages"]] == ids
+        done = again.resume("t", "Rome")
+    assert done.termination_reason is R.SUCCESS and done.question == "Where is the city?"
+    assert done.trace.total_iterations == 2 and model.calls[-1]["messages"]  # the same run went on
+
+
+def test_the_reducer_is_batching_invariant_and_keeps_explicit_ids():
+    a, b = {"role": "user", "content": "one"}, AIMessage("two", id="mine")
+    c = HumanMessage("three")
+    one_by_one = add_message_batches(add_message_batches([], [[a]]), [[b], [c]])
+    at_once = add_message_batches([], [[a], [b], [c]])
+    assert [(m.id, m.content) for m in one_by_one] == [(m.id, m.content) for m in at_once]
+    assert one_by_one[1].id == "mine" and all(m.id for m in one_by_one)
+    assert add_message_batches(one_by_one, [[AIMessage("replaced", id="mine")]])[1].content == "replaced"
