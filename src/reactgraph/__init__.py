@@ -11,6 +11,7 @@ from reactgraph.result import (
     ReActStep,
     ReActTrace,
     TerminationReason,
+    Token,
     TokenUsage,
 )
 from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
@@ -26,6 +27,7 @@ __all__ = [
     "ReActStep",
     "ReActTrace",
     "TerminationReason",
+    "Token",
     "TokenUsage",
     "ToolRegistrationError",
     "ToolRegistry",

@@ -9,7 +9,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from langchain_core.callbacks import Callbacks
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
@@ -35,7 +38,7 @@ from reactgraph.config import AgentConfig, make_config
 from reactgraph.graph import build_deps, build_graph, recursion_limit
 from reactgraph.inputs import checked_query
 from reactgraph.models import check_ollama
-from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason
+from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason, Token
 from reactgraph.tools.registry import ToolRegistry
 
 ClarificationHandler = Callable[[str], str]
@@ -43,6 +46,7 @@ CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpo
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
 DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
 STEP_NODES = ("observe", "terminate")  # the nodes that write trace steps
+Update = tuple[str, dict[str, Any]]  # (node, the node's update)
 
 
 class ReActAgent:
@@ -53,6 +57,10 @@ class ReActAgent:
     keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id:
     by default to the SQLite file ``./.reactgraph/checkpoints.sqlite`` (or ``REACTGRAPH_DB``);
     ``checkpointer`` may instead be another file path, any LangGraph saver, or None (in memory).
+
+    Every way to run takes ``callbacks`` (LangChain callback handlers: LangSmith, OpenTelemetry,
+    your own see each model and tool call) and ``config`` (a LangChain RunnableConfig merged into
+    the run's: tags, metadata, run_name, callbacks; its ``configurable.thread_id`` names the thread).
     """
 
     def __init__(
@@ -100,6 +108,8 @@ class ReActAgent:
         *,
         thread_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> ReActResult | str:
         """Run ``query`` to its end. ``overrides`` are AgentConfig fields for this run only.
@@ -107,8 +117,8 @@ class ReActAgent:
         a handler the run pauses and the result has reason 'clarification' (answer with ``resume``).
         A ``query`` that is not a string raises InvalidInputError."""
         checked_query(query)
-        context, config, thread_id = self._prepare(thread_id, overrides)
-        return self._drive({"query": query}, config, context, thread_id, on_clarification)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
+        return self._drive({"query": query}, run_config, context, thread_id, on_clarification)
 
     def resume(
         self,
@@ -116,15 +126,17 @@ class ReActAgent:
         answer: str | None = None,
         *,
         on_clarification: ClarificationHandler | None = None,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> ReActResult | str:
         """Continue the run on ``thread_id`` from its last checkpoint (after a crash or a pause);
         ``answer`` answers a pending clarification question. Tool calls that finished before a
         crash are not run again. A finished run is returned as it is."""
         self._require_run(thread_id)
-        context, config, thread_id = self._prepare(thread_id, overrides, inherit=True)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         payload = Command(resume=answer) if answer is not None else None
-        return self._drive(payload, config, context, thread_id, on_clarification)
+        return self._drive(payload, run_config, context, thread_id, on_clarification)
 
     def fork(
         self,
@@ -133,6 +145,8 @@ class ReActAgent:
         iteration: int | None = None,
         checkpoint_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> ReActResult | str:
         """Re-run the run on ``thread_id`` from a chosen point with changed config (LangGraph time
@@ -143,9 +157,9 @@ class ReActAgent:
             raise ValueError("fork needs exactly one of iteration= or checkpoint_id=")
         if checkpoint_id is None:
             checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
-        context, config, thread_id = self._prepare(thread_id, overrides, inherit=True)
-        start = config | thread_config(thread_id, checkpoint_id)
-        return self._drive(None, config, context, thread_id, on_clarification, start=start)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
+        start = run_config | thread_config(thread_id, checkpoint_id)
+        return self._drive(None, run_config, context, thread_id, on_clarification, start=start)
 
     async def arun(
         self,
@@ -153,43 +167,66 @@ class ReActAgent:
         *,
         thread_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> ReActResult | str:
         """Async ``run``."""
         checked_query(query)
-        context, config, thread_id = self._prepare(thread_id, overrides)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
         payload: Any = {"query": query}
         async with self._async_graph() as graph:
             with store_errors(self.db_path):
                 while True:
-                    await graph.ainvoke(payload, config, context=context, durability=DURABILITY)
-                    result = snapshot_result(await graph.aget_state(config), thread_id)
+                    await graph.ainvoke(payload, run_config, context=context, durability=DURABILITY)
+                    result = snapshot_result(await graph.aget_state(run_config), thread_id)
                     if result.termination_reason is TerminationReason.CLARIFICATION and on_clarification:
                         payload = Command(resume=on_clarification(result.termination_detail))
                         continue
                     return self._output(result, context)
 
-    def stream(self, query: str, *, thread_id: str | None = None, **overrides: Any) -> Iterator[ReActStep | ReActResult]:
-        """Yield each ReActStep as it completes, then the ReActResult."""
-        for item in self.stream_updates(query, thread_id=thread_id, **overrides):
-            if isinstance(item, ReActResult):
+    def stream(
+        self,
+        query: str,
+        *,
+        thread_id: str | None = None,
+        tokens: bool = False,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
+        **overrides: Any,
+    ) -> Iterator[ReActStep | Token | ReActResult]:
+        """Yield each ReActStep as it completes, then the ReActResult; with ``tokens``, also each
+        Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
+        for item in self.stream_updates(query, thread_id=thread_id, tokens=tokens, callbacks=callbacks, config=config, **overrides):
+            if isinstance(item, ReActResult | Token):
                 yield item
-            elif item[0] in STEP_NODES:
-                for step in item[1].get("steps") or []:
-                    yield ReActStep.model_validate(step)
+            else:
+                yield from steps_of(*item)
 
-    async def astream(self, query: str, *, thread_id: str | None = None, **overrides: Any) -> AsyncIterator[ReActStep | ReActResult]:
+    async def astream(
+        self,
+        query: str,
+        *,
+        thread_id: str | None = None,
+        tokens: bool = False,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
+        **overrides: Any,
+    ) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
         checked_query(query)
-        context, config, thread_id = self._prepare(thread_id, overrides)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
         async with self._async_graph() as graph:
             with store_errors(self.db_path):
-                stream = graph.astream({"query": query}, config, context=context, stream_mode="updates", durability=DURABILITY)
-                async for chunk in stream:
-                    for node in STEP_NODES:
-                        for step in (chunk.get(node) or {}).get("steps") or []:
-                            yield ReActStep.model_validate(step)
-                yield snapshot_result(await graph.aget_state(config), thread_id)
+                modes = stream_modes(tokens)
+                async for mode, chunk in graph.astream({"query": query}, run_config, context=context, stream_mode=modes, durability=DURABILITY):
+                    for item in stream_items(mode, chunk):
+                        if isinstance(item, Token):
+                            yield item
+                        else:
+                            for step in steps_of(*item):
+                                yield step
+                yield snapshot_result(await graph.aget_state(run_config), thread_id)
 
     def stream_updates(
         self,
@@ -198,23 +235,28 @@ class ReActAgent:
         thread_id: str | None = None,
         answer: str | None = None,
         metadata: dict[str, str] | None = None,
+        tokens: bool = False,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> Iterator[tuple[str, dict[str, Any]] | ReActResult]:
+    ) -> Iterator[Update | Token | ReActResult]:
         """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
-        summarize, terminate), then the ReActResult. With ``query`` a new run starts; without it
-        the run on ``thread_id`` continues (``answer`` answers its pending clarification).
-        ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
+        summarize, terminate), then the ReActResult; with ``tokens``, also each Token of the model's
+        replies as it is written. With ``query`` a new run starts; without it the run on
+        ``thread_id`` continues (``answer`` answers its pending clarification). ``metadata`` is
+        stored with every checkpoint of the run (see ``run_info``)."""
         if checked_query(query) is None:
             self._require_run(thread_id)
-        context, config, thread_id = self._prepare(thread_id, overrides, inherit=query is None)
-        config["metadata"] |= metadata or {}
+        context, run_config, thread_id = self._prepare(
+            thread_id, overrides, inherit=query is None, callbacks=callbacks, config=config
+        )
+        run_config["metadata"] |= metadata or {}
         payload: Any = {"query": query} if query is not None else (Command(resume=answer) if answer is not None else None)
         with store_errors(self.db_path):
-            for chunk in self.graph.stream(payload, config, context=context, stream_mode="updates", durability=DURABILITY):
-                for node, update in chunk.items():
-                    if not node.startswith("__") and isinstance(update, dict):
-                        yield node, update
-            yield snapshot_result(self.graph.get_state(config), thread_id)
+            modes = stream_modes(tokens)
+            for mode, chunk in self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY):
+                yield from stream_items(mode, chunk)
+            yield snapshot_result(self.graph.get_state(run_config), thread_id)
 
     def cancel(self, thread_id: str | None = None) -> None:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step."""
@@ -287,11 +329,19 @@ class ReActAgent:
             yield self.graph.copy({"checkpointer": saver})
 
     def _prepare(
-        self, thread_id: str | None, overrides: dict[str, Any], *, inherit: bool = False
+        self,
+        thread_id: str | None,
+        overrides: dict[str, Any],
+        *,
+        inherit: bool = False,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
     ) -> tuple[AgentConfig | None, dict, str]:
-        """Validate overrides, check the model is reachable, and build the run's LangGraph config.
-        The run's overrides are stored in its checkpoints' metadata; with ``inherit`` (resume, fork)
-        the stored ones apply under the new ones, so a continued run keeps its limits and tools."""
+        """Validate overrides, check the model is reachable, and build the run's LangGraph config
+        (the caller's ``config`` and ``callbacks`` merged in). The run's overrides are stored in its
+        checkpoints' metadata; with ``inherit`` (resume, fork) the stored ones apply under the new
+        ones, so a continued run keeps its limits and tools."""
+        thread_id = thread_id or (config or {}).get("configurable", {}).get("thread_id")
         if inherit and thread_id is not None:
             overrides = self._stored_overrides(thread_id) | overrides
         context = make_config(**overrides) if overrides else None
@@ -303,12 +353,14 @@ class ReActAgent:
         thread_id = thread_id or uuid.uuid4().hex
         self._deps.clear_cancel(thread_id)
         self._last_thread = thread_id
-        config = thread_config(thread_id) | {
+        own = thread_config(thread_id) | {
             "max_concurrency": effective.max_parallel_tools,
             "recursion_limit": recursion_limit(effective.max_iterations),
             "metadata": {RUN_OVERRIDES: json.dumps({k: v for k, v in overrides.items() if not callable(v)})},
         }
-        return context, config, thread_id
+        merged = merge_configs(config, {"callbacks": callbacks} if callbacks else None, own)
+        merged["metadata"] = dict(merged.get("metadata") or {})  # stream_updates adds its labels to the run's own
+        return context, dict(merged), thread_id
 
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
@@ -341,3 +393,35 @@ class ReActAgent:
     def _output(self, result: ReActResult, context: AgentConfig | None) -> ReActResult | str:
         mode = self.config.merge(context).output_mode
         return (result.final_answer or "") if mode == "simple" else result
+
+
+def stream_modes(tokens: bool) -> list[str]:
+    """LangGraph stream modes: node updates, and with ``tokens`` the models' messages as written."""
+    return ["updates", "messages"] if tokens else ["updates"]
+
+
+def stream_items(mode: str, chunk: Any) -> Iterator[Update | Token]:
+    """What one LangGraph stream chunk gives a caller: ``(node, update)`` pairs, or a Token."""
+    if mode == "messages":
+        if (token := token_of(*chunk)) is not None:
+            yield token
+        return
+    for node, update in chunk.items():
+        if not node.startswith("__") and isinstance(update, dict):
+            yield node, update
+
+
+def token_of(message: Any, metadata: dict[str, Any]) -> Token | None:
+    """Text a chat model wrote (LangChain marks its model runs with ``ls_model_type``), not a message
+    a node put in the state; None for an empty piece (a tool call's chunk)."""
+    if "ls_model_type" not in metadata:
+        return None
+    text = message.text if isinstance(message.text, str) else ""
+    return Token(node=str(metadata.get("langgraph_node", "")), text=text) if text else None
+
+
+def steps_of(node: str, update: dict[str, Any]) -> Iterator[ReActStep]:
+    """The trace steps in a node's update (observe's and terminate's)."""
+    if node in STEP_NODES:
+        for step in update.get("steps") or []:
+            yield ReActStep.model_validate(step)

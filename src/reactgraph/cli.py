@@ -17,9 +17,12 @@ import argparse
 import importlib
 import json
 import os
+import signal
 import sys
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +42,9 @@ from reactgraph.checkpoints import (
 )
 from reactgraph.config import ConfigError
 from reactgraph.evaluation.suite import SuiteError
+from reactgraph.model_calls import interrupt_calls
 from reactgraph.models import ModelUnavailableError
-from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason
+from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason, Token
 from reactgraph.tools.registry import (
     RegisteredTool,
     ToolRegistrationError,
@@ -144,23 +148,44 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
 
 
 class LiveView:
-    """Prints each node's update as it arrives, with a spinner while the agent works."""
+    """Prints each node's update as it arrives, with a spinner while the agent works; the spinner's
+    line shows the model's reply as it is written (the end of it, on one line)."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        self.written = ""  # the current turn's reply so far
+        self.status_text = ""
 
     def follow(self, updates: Iterator[Any]) -> ReActResult:
         with self.console.status("[dim]thinking...[/]", spinner="dots") as status:
+
+            def say(text: str) -> None:
+                self.status_text = text
+                status.update(text)
+
             for item in updates:
                 if isinstance(item, ReActResult):
                     return item
+                if isinstance(item, Token):
+                    if item.node == "think":
+                        self.written += item.text
+                        say(f"[dim]thinking:[/] {escape(self.line_end(self.written))}")
+                    continue
                 node, update = item
                 self.show(node, update)
-                if node == "think" and update.get("pending_actions"):
-                    status.update("[dim]running tools...[/]")
+                if node == "think":
+                    self.written = ""
+                    if update.get("pending_actions"):
+                        say("[dim]running tools...[/]")
                 elif node in ("observe", "summarize"):
-                    status.update("[dim]thinking...[/]")
+                    say("[dim]thinking...[/]")
         raise RuntimeError("the run ended without a result")
+
+    def line_end(self, text: str) -> str:
+        """The end of ``text`` on one line that fits beside the spinner."""
+        room = max(20, self.console.width - 16)
+        flat = " ".join(text.split())
+        return flat if len(flat) <= room else "..." + flat[-(room - 3) :]
 
     def show(self, node: str, update: dict[str, Any]) -> None:
         """One node's update: think -> thought and tool calls; act -> observation; summarize -> summary."""
@@ -214,8 +239,9 @@ def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any]
     view = LiveView(console)
     labels = {key: value for key, value in (("reactgraph_model", args.model), ("reactgraph_tools", args.tools)) if value}
     while True:
-        updates = agent.stream_updates(query, thread_id=thread, answer=answer, metadata=labels, **overrides)
-        result = last_result(updates) if args.json else view.follow(updates)
+        updates = agent.stream_updates(query, thread_id=thread, answer=answer, metadata=labels, tokens=not args.json, **overrides)
+        with interrupts_calls():
+            result = last_result(updates) if args.json else view.follow(updates)
         if result.termination_reason is TerminationReason.CLARIFICATION and sys.stdin.isatty():
             question = escape(result.termination_detail)
             asker = Console(stderr=True) if args.json else console  # keep --json output clean
@@ -223,6 +249,24 @@ def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any]
             query, thread = None, result.thread_id
             continue
         return report(result, args, console)
+
+
+@contextmanager
+def interrupts_calls() -> Iterator[None]:
+    """While a run is shown, Ctrl-C also stops the model call in flight (``interrupt_calls``)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        interrupt_calls()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def last_result(updates: Iterator[Any]) -> ReActResult:

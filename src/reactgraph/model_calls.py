@@ -67,6 +67,15 @@ class CallCancelled(CallCut):
 
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
+_interrupted = threading.Event()
+
+
+def interrupt_calls() -> None:
+    """Ctrl-C for a process that ends: every model call in flight, and every later one, raises
+    KeyboardInterrupt in the node that waits for it. LangGraph runs a node in a worker thread when
+    it streams tokens and waits for it before a KeyboardInterrupt leaves ``stream``; the node's task
+    fails, so nothing of the turn is recorded and a resume runs it again."""
+    _interrupted.set()
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
@@ -105,6 +114,8 @@ def invoke_within(
                 return future.result(timeout=wait)
             except TimeoutError:
                 pass
+            if _interrupted.is_set():
+                raise KeyboardInterrupt
             if cancelled is not None and cancelled():
                 raise CallCancelled("the run was cancelled during a model call")
             if deadline is not None and time.time() >= deadline:

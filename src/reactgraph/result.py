@@ -91,6 +91,13 @@ class ReActStep(BaseModel):
     calls: list[ModelCall] = Field(default_factory=list)
 
 
+class Token(BaseModel):
+    """A piece of a model reply as the model writes it (``ReActAgent.stream(..., tokens=True)``)."""
+
+    node: str = Field(description="The node whose model call it is: think, summarize or terminate (a partial answer).")
+    text: str
+
+
 class ReActTrace(BaseModel):
     steps: list[ReActStep] = Field(default_factory=list)
     final_result: str | None = None

@@ -18,20 +18,23 @@ builds a reply that depends only on the prompt, so a scripted run can be resumed
 process (the model needs no memory of earlier calls). When the script
 runs out, the model raises ``ScriptExhausted`` unless ``repeat_last=True``. Every call is
 recorded in ``calls`` (the messages, the names of the tools bound and the stop sequences), and token usage is
-reported as 1 token per 4 characters unless ``report_usage=False``.
+reported as 1 token per 4 characters unless ``report_usage=False``. When streamed (LangGraph's
+``stream_mode="messages"``, ``ReActAgent.stream(..., tokens=True)``) a text reply comes word by
+word, its tool calls and usage with the last piece.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
@@ -110,6 +113,27 @@ class ScriptedChatModel(BaseChatModel):
             item = self.responses[self._position]
             self._position += 1
             return item
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The reply word by word; its tool calls and usage come with the last piece."""
+        message = self._generate(messages, stop, **kwargs).generations[0].message
+        text = message.content if isinstance(message.content, str) else message_text(message)
+        for word in re.findall(r"\S+\s*|\s+", text):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=word, id=message.id))
+            if run_manager:
+                run_manager.on_llm_new_token(word, chunk=chunk)
+            yield chunk
+        last = AIMessageChunk(
+            content="", id=message.id, tool_calls=message.tool_calls, invalid_tool_calls=message.invalid_tool_calls,
+            usage_metadata=message.usage_metadata, additional_kwargs=message.additional_kwargs,
+        )
+        yield ChatGenerationChunk(message=last)
 
     def _generate(
         self,

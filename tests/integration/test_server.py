@@ -334,6 +334,15 @@ class TestScriptedServer:
         calls = {c["id"]: c for msgs in thinks for c in msgs[0]["tool_calls"]}
         assert sorted((calls[m["tool_call_id"]]["args"]["a"], m["content"]) for m in results) == [(2, "8"), (6, "42"), (42, "50")]
 
+    def test_messages_mode_streams_the_model_tokens(self, client) -> None:
+        thread_id = client.threads.create()["thread_id"]
+        parts = list(client.runs.stream(thread_id, "scripted", input={"query": scripted.ARITHMETIC}, stream_mode="messages-tuple"))
+        assert not [p for p in parts if p.event == "error"]
+        pieces = [(m["content"], meta["langgraph_node"]) for p in parts if p.event == "messages" for m, meta in [p.data]
+                  if m["type"] == "AIMessageChunk" and m["content"]]
+        assert [text for text, node in pieces if node == "think"][:3] == ["First ", "the ", "two "]
+        assert "".join(text for text, node in pieces if node == "think").endswith("6*7 + 2*4 = 50.")
+
     def test_thread_messages_hold_the_tool_calls_and_results(self, client, arithmetic) -> None:
         thread_id, _ = arithmetic
         chat = client.threads.get_state(thread_id)["values"]["messages"]

@@ -12,6 +12,7 @@ tool runs, so the state, the cache and the checkpoints never hold more than that
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import threading
 import time
@@ -70,7 +71,8 @@ def prepare_args(entry: RegisteredTool, args: dict[str, Any], registry: ToolRegi
 
 
 def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: float) -> Any:
-    """One attempt, in a daemon worker thread so a hung tool never blocks the run (or interpreter exit).
+    """One attempt, in a daemon worker thread so a hung tool never blocks the run (or interpreter exit),
+    in the caller's context (LangChain callbacks and the LangGraph config reach the tool).
 
     An async tool runs in its own event loop under ``asyncio.wait_for``, so it is cancelled when
     its time is up; a sync tool cannot be killed, so the run stops waiting for it.
@@ -100,7 +102,8 @@ def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: floa
         finally:
             done.set()
 
-    threading.Thread(target=work, name=f"tool-{entry.name}", daemon=True).start()
+    context = contextvars.copy_context()  # the node's config: the run's callbacks see the tool call
+    threading.Thread(target=context.run, args=(work,), name=f"tool-{entry.name}", daemon=True).start()
     if not done.wait(timeout):
         raise ToolTimeout(f"no result within {timeout:g}s")
     if "error" in box:
