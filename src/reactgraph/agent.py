@@ -37,7 +37,7 @@ from reactgraph.checkpoints import (
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.graph import build_deps, build_graph, recursion_limit
 from reactgraph.inputs import checked_query
-from reactgraph.models import check_ollama
+from reactgraph.models import check_model
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason, Token
 from reactgraph.tools.registry import ToolRegistry
 
@@ -349,7 +349,7 @@ class ReActAgent:
         self.registry.select(effective.tools)  # UnknownToolError naming the close matches
         by_name = self._deps.model is None or effective.model != self.config.model
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
-            self._preflight(effective.model)
+            self._preflight(effective)
         thread_id = thread_id or uuid.uuid4().hex
         self._deps.clear_cancel(thread_id)
         self._last_thread = thread_id
@@ -368,11 +368,12 @@ class ReActAgent:
             metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
             return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
 
-    def _preflight(self, model: str) -> None:
-        """Report an unreachable Ollama or a model not pulled once, before the first call."""
-        if model.startswith("ollama:") and model not in self._checked_models:
-            check_ollama(model.removeprefix("ollama:"))
-            self._checked_models.add(model)
+    def _preflight(self, cfg: AgentConfig) -> None:
+        """Report a model that cannot be used (no provider package, no API key, Ollama unreachable or
+        the model not pulled) before the run, once per model."""
+        if cfg.model not in self._checked_models:
+            check_model(cfg.model, cfg)
+            self._checked_models.add(cfg.model)
 
     def _thread(self, thread_id: str | None) -> str:
         if thread_id := thread_id or self._last_thread:

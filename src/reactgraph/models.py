@@ -1,14 +1,12 @@
-"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and the Ollama preflight.
+"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and the preflight
+that finds a misconfigured model before a run (``check_model``).
 
 How a model is called (bounded in time, retried, with fallbacks) is in ``model_calls``.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.error
-import urllib.request
 
 from langchain_core.language_models import BaseChatModel
 
@@ -58,20 +56,37 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
     return init_chat_model(spec, **{k: v for k, v in options.items() if v is not None})
 
 
+def check_model(spec: str, cfg: AgentConfig | None = None) -> None:
+    """Raise ModelUnavailableError, saying what to do, when the model ``spec`` names cannot be used:
+    its provider's package is not installed, its client refuses to start (a missing API key), or,
+    for Ollama, the server does not answer or has not pulled it. No model is called."""
+    try:
+        resolve_model(spec, cfg)
+    except ValueError as exc:
+        if ":" not in spec:
+            raise
+        raise ModelUnavailableError(f"model {spec!r} cannot be used: {exc}") from None
+    except Exception as exc:  # ImportError (no provider package), the provider client's own errors (no API key)
+        raise ModelUnavailableError(f"model {spec!r} cannot be used: {type(exc).__name__}: {exc}") from None
+    if spec.startswith("ollama:"):
+        check_ollama(spec.removeprefix("ollama:"))
+
+
 def ollama_models(*, timeout: float = 3.0) -> list[str]:
-    """The models pulled in the Ollama at OLLAMA_HOST (any Ollama-compatible endpoint); raises
-    ModelUnavailableError, saying where it looked, when nothing answers there."""
+    """The models pulled in the Ollama at OLLAMA_HOST (any Ollama-compatible endpoint), asked with the
+    ``ollama`` client; raises ModelUnavailableError, saying where it looked, when nothing answers there."""
+    import httpx
+    from ollama import Client, ResponseError
+
     host = ollama_host()
     try:
-        with urllib.request.urlopen(f"{host}/api/tags", timeout=timeout) as response:
-            tags = json.load(response)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+        listed = Client(host=host, timeout=timeout).list()
+    except (ConnectionError, httpx.HTTPError, ResponseError, ValueError) as exc:
         raise ModelUnavailableError(
             f"Ollama is not reachable at {host} ({exc}). Start it with `ollama serve`, set OLLAMA_HOST "
             f"to where it runs, or choose another model with --model / model='provider:model'."
         ) from None
-    models = tags.get("models", []) if isinstance(tags, dict) else []
-    return list(dict.fromkeys(n for m in models for n in (m.get("name"), m.get("model")) if n))
+    return list(dict.fromkeys(m.model for m in listed.models if m.model))
 
 
 def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:

@@ -12,12 +12,15 @@ your own tools, point a ``langgraph.json`` of your own at a module that calls
 ``make_graph(tools=[...])``.
 
 ``langgraph.json`` names the factory ``serve``, which hands the server ``graph`` and first checks a
-run's context: the server drops context keys that its context schema lacks, so a misspelt option
-would otherwise be ignored without a word.
+run's context — the server drops context keys that its context schema lacks, so a misspelt option
+would otherwise be ignored without a word — and the run's model (``check_model``): a model that
+cannot be used (no provider package, no API key, Ollama unreachable or the model not pulled) fails
+the run with the reason, instead of a run that "succeeds" with a failure inside.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -28,6 +31,7 @@ from langgraph.graph.state import CompiledStateGraph
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph, recursion_limit
+from reactgraph.models import check_model
 from reactgraph.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -86,11 +90,15 @@ def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfi
     return config
 
 
-def serve(runtime: ServerRuntime) -> CompiledStateGraph:
+async def serve(runtime: ServerRuntime) -> CompiledStateGraph:
     """The served graph (``langgraph.json`` names this factory): ``graph``, once the context of the
-    run it is asked for has passed ``check_context`` (a failed check fails the run with its message)."""
+    run it is asked for has passed ``check_context`` and its model ``check_model`` (a failed check
+    fails the run with its message). The check runs in a worker thread, off the server's event loop."""
     execution = runtime.execution_runtime
+    if execution is None:  # the server asks for the graph's shape (schemas, Studio's drawing), not a run
+        return graph
     context = getattr(execution, "context", None)
-    if isinstance(context, Mapping):
-        check_context(context, TOOLS)
+    config = check_context(context, TOOLS) if isinstance(context, Mapping) else AgentConfig()
+    if not config.fallback_models:  # with fallbacks, an unusable primary falls back
+        await asyncio.to_thread(check_model, config.model, config)
     return graph

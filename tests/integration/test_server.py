@@ -75,6 +75,8 @@ def _server_env() -> dict[str, str]:
         PYTHONUNBUFFERED="1",
     )
     env.pop(served.FILES_ROOT_ENV, None)
+    env.pop("OPENAI_API_KEY", None)
+    env["OLLAMA_HOST"] = "http://127.0.0.1:9"  # nothing answers: the default model cannot be used
     return env
 
 
@@ -245,6 +247,25 @@ class TestRepositoryServer:
         errors = [part.data for part in parts if part.event == "error"]
         assert errors and "unknown option 'max_iteratons' (did you mean 'max_iterations'?)" in str(errors[0])
         assert client.threads.get_state(thread_id)["values"] in ({}, None, [])  # nothing ran
+
+
+    @pytest.mark.parametrize(
+        ("context", "expected"),
+        [
+            ({"model": "openai:gpt-4o-mini"}, "OPENAI_API_KEY"),
+            (None, "Ollama is not reachable at http://127.0.0.1:9"),  # the default model
+        ],
+    )
+    def test_a_model_that_cannot_be_used_fails_the_run_before_it_starts(self, server: Server, context, expected) -> None:
+        client = server.client()
+        thread_id = client.threads.create()["thread_id"]
+        run = {"context": context} if context else {}
+        parts = list(client.runs.stream(thread_id, "reactgraph", input={"query": "What is 2 + 2?"}, **run))
+        errors = [part.data for part in parts if part.event == "error"]
+        assert errors and expected in str(errors[0])
+        assert client.threads.get_state(thread_id)["values"] in ({}, None, [])  # nothing ran
+        [listed] = client.runs.list(thread_id)
+        assert listed["status"] == "error"
 
 
 # -- 2. the scripted graph through langgraph-sdk -------------------------------------------

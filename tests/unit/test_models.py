@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import socket
 import threading
 
@@ -246,3 +247,28 @@ def test_a_cut_call_is_neither_retried_nor_handed_to_a_fallback():
     with pytest.raises(DeadlineReached):
         call_with_fallbacks([cut, fallback], lambda m: m.invoke("hi"), FAST, sleep=lambda s: None)
     assert (cut.position, fallback.position) == (1, 0) and not is_transient(DeadlineReached("timed out"))
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("openai:gpt-4o-mini", "OPENAI_API_KEY"),  # no key: the client refuses to start
+        ("anthropic:claude-3-5-haiku-latest", "pip install langchain-anthropic"),  # no provider package
+    ],
+)
+def test_a_model_that_cannot_be_used_fails_before_the_run(monkeypatch, tmp_path, model, expected):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with ReActAgent(model, tools=[], checkpointer=tmp_path / "runs.sqlite") as agent:
+        with pytest.raises(ModelUnavailableError, match=re.escape(expected)) as info:
+            agent.run("hi")
+        assert str(info.value).startswith(f"model {model!r} cannot be used")
+        assert agent.list_runs() == []  # nothing started
+
+
+def test_the_cli_reports_a_missing_key_before_the_run(monkeypatch, tmp_path, capsys):
+    from reactgraph.cli import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["run", "hi", "--model", "openai:gpt-4o-mini", "--db", str(tmp_path / "runs.sqlite")]) == 1
+    err = capsys.readouterr().err
+    assert "model 'openai:gpt-4o-mini' cannot be used" in err and "OPENAI_API_KEY" in err

@@ -3,12 +3,14 @@ context) or an unknown option is a clear error listing the close matches; nothin
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import re
 import typing
 
 import pytest
 
-from reactgraph import AgentConfig, ConfigError, ReActAgent, build_graph
+from reactgraph import AgentConfig, ConfigError, ModelUnavailableError, ReActAgent, build_graph
 from reactgraph.cli import UsageError, load_tools
 from reactgraph.testing import ScriptedChatModel
 from reactgraph.tools import ToolRegistry, UnknownToolError
@@ -86,18 +88,36 @@ class TestServerContext:
         from reactgraph import server
 
         with pytest.raises(ConfigError, match=r"unknown option 'max_iteratons' \(did you mean 'max_iterations'\?\)"):
-            server.serve(runtime({"max_iteratons": 3}))
+            asyncio.run(server.serve(runtime({"max_iteratons": 3})))
 
     def test_a_typo_in_the_context_tools_is_an_error(self, runtime):
         from reactgraph import server
 
         with pytest.raises(UnknownToolError, match=r"'calculater' \(did you mean 'calculator'\?\)"):
-            server.serve(runtime({"tools": ["calculater"]}))
+            asyncio.run(server.serve(runtime({"tools": ["calculater"]})))
 
-    def test_a_valid_context_gives_the_served_graph(self, runtime):
+    def test_a_valid_context_gives_the_served_graph(self, runtime, monkeypatch):
         from reactgraph import server
 
-        assert server.serve(runtime({"max_iterations": 3, "tools": ["calculator"], "thread_id": "t"})) is server.graph
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the client starts; no model is called
+        model = {"model": "openai:gpt-4o-mini"}
+        assert asyncio.run(server.serve(runtime(model | {"max_iterations": 3, "tools": ["calculator"], "thread_id": "t"}))) is server.graph
         # a key like no option is the caller's own (the server copies configurable into the context)
-        assert server.serve(runtime({"session_id": "abc", "max_iterations": 3})) is server.graph
-        assert server.serve(runtime()) is server.graph
+        assert asyncio.run(server.serve(runtime(model | {"session_id": "abc", "max_iterations": 3}))) is server.graph
+        assert asyncio.run(server.serve(runtime())) is server.graph  # a read: nothing to check
+
+    @pytest.mark.parametrize(
+        ("model", "expected"),
+        [
+            ("openai:gpt-4o-mini", "OPENAI_API_KEY"),  # the key is missing
+            ("anthropic:claude-3-5-haiku-latest", "pip install langchain-anthropic"),  # the package is missing
+            ("ollama:qwen2.5:7b", "Ollama is not reachable at http://127.0.0.1:9"),
+        ],
+    )
+    def test_a_model_that_cannot_be_used_fails_the_run_before_it_starts(self, runtime, monkeypatch, model, expected):
+        from reactgraph import server
+
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+        with pytest.raises(ModelUnavailableError, match=re.escape(expected)):
+            asyncio.run(server.serve(runtime({"model": model})))
