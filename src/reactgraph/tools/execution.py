@@ -109,7 +109,8 @@ def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: floa
     if not done.wait(timeout):
         raise ToolTimeout(f"no result within {timeout:g}s")
     if "error" in box:
-        error = box["error"]
+        # an exception group (anyio's task groups raise them; the MCP client does): the error inside it
+        error = next((e for e in leaves(box["error"]) if isinstance(e, Exception)), box["error"])
         if isinstance(error, Exception):
             raise error
         # SystemExit, KeyboardInterrupt, CancelledError raised by the tool's own code: its failure, not the run's
@@ -235,6 +236,13 @@ def to_text(value: Any) -> str:
         if isinstance(text, str):
             return str.__str__(text)
     return f"(a {type(content).__name__} value that cannot be shown as text)"
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside an exception group (and inside the groups in it); ``[exc]`` for any other."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
 
 
 def describe(exc: BaseException) -> str:
