@@ -1,11 +1,11 @@
 """The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
 
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
-                              [--token-budget N] [--db PATH] [--tools a,b] [--json]
+                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--json]
     reactgraph resume THREAD [--answer TEXT] [...the run options]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
-    reactgraph tools [--json]
+    reactgraph tools [--tools a,b] [--mcp FILE] [--json]
 
 Exit codes: 0 success, 1 error (or the model gave up / the run was cancelled), 2 usage,
 3 stopped for clarification, 4 stopped by a limit (the partial answer is printed).
@@ -45,6 +45,7 @@ from reactgraph.evaluation.suite import SuiteError
 from reactgraph.model_calls import interrupt_calls
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason, Token
+from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError, load_mcp_tools
 from reactgraph.tools.registry import (
     RegisteredTool,
     ToolRegistrationError,
@@ -98,10 +99,12 @@ def builtin_tools() -> ToolRegistry:
     return ToolRegistry.with_builtins(root=Path.cwd())
 
 
-def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
+def load_tools(spec: str | None, mcp: str | None = None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
     """--tools a,b: built-in tool names, or 'module:attribute' naming a tool, a list of tools or a
-    ToolRegistry. Returns the registry and the selection (None = every built-in tool)."""
+    ToolRegistry; --mcp FILE: the tools of the file's MCP servers, added to the selection. Returns the
+    registry and the selection (None = every registered tool)."""
     registry = builtin_tools()
+    mcp_names = add_mcp_tools(registry, mcp) if mcp else []
     if spec is None:
         return registry, None
     names: list[str] = []
@@ -120,7 +123,14 @@ def load_tools(spec: str | None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
             else:
                 entry = registry.register(tool, replace=True)
             names.append(entry.name)
-    return registry, tuple(names)
+    return registry, tuple(names + mcp_names)
+
+
+def add_mcp_tools(registry: ToolRegistry, path: str) -> list[str]:
+    """Register the tools of the MCP servers in the file at ``path`` (category ``mcp:<server>``; a
+    built-in of the same name is replaced) and return their names."""
+    tools = load_mcp_tools(path)
+    return [registry.register(t, {"category": f"mcp:{t.metadata['mcp_server']}"}, replace=True).name for t in tools]
 
 
 def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[ReActAgent, dict[str, Any]]:
@@ -131,7 +141,7 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         if not path.exists():
             raise CheckpointStoreError(f"checkpoint database {path.absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
-    registry, selection = load_tools(args.tools)
+    registry, selection = load_tools(args.tools, args.mcp)
     overrides = {
         "max_iterations": args.max_iterations,
         "timeout_seconds": args.timeout,
@@ -237,7 +247,8 @@ def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any]
     """Run (or continue) until the run ends; when the model asks a question and there is a
     terminal, ask the user and continue with the answer."""
     view = LiveView(console)
-    labels = {key: value for key, value in (("reactgraph_model", args.model), ("reactgraph_tools", args.tools)) if value}
+    given = (("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp))
+    labels = {key: value for key, value in given if value}
     while True:
         updates = agent.stream_updates(query, thread_id=thread, answer=answer, metadata=labels, tokens=not args.json, **overrides)
         with interrupts_calls():
@@ -312,9 +323,10 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
 def cmd_resume(args: argparse.Namespace, console: Console) -> int:
     """reactgraph resume THREAD: continue a crashed or paused run, shown live."""
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
-        remembered = reader.run_info(args.thread).metadata  # the --model and --tools the run was started with
+        remembered = reader.run_info(args.thread).metadata  # the --model, --tools and --mcp the run was started with
     args.model = args.model or remembered.get("reactgraph_model")
     args.tools = args.tools or remembered.get("reactgraph_tools")
+    args.mcp = args.mcp or remembered.get("reactgraph_mcp")
     agent, overrides = make_agent(args)
     with agent:
         return drive(agent, args, overrides, console, None, args.thread, args.answer)
@@ -360,7 +372,7 @@ def cmd_trace(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_tools(args: argparse.Namespace, console: Console) -> int:
     """reactgraph tools: the registry with categories and descriptions."""
-    registry, _ = load_tools(args.tools)
+    registry, _ = load_tools(args.tools, args.mcp)
     entries = registry.list()
     if args.json:
         rows = [{"name": t.name, "category": t.category, "description": t.description} for t in entries]
@@ -399,6 +411,13 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--db", metavar="PATH", help="checkpoint file (default: $REACTGRAPH_DB or ./.reactgraph/checkpoints.sqlite)")
         return p
 
+    def with_mcp(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--mcp", metavar="FILE", type=lambda path: str(Path(path).absolute()),
+            help="also the tools of these MCP servers: a JSON file, {\"mcpServers\": {\"name\": {\"command\": ..., \"args\": [...]}}} "
+            "(as Claude Desktop's) or langchain-mcp-adapters' connections (needs reactgraph[mcp])",
+        )
+
     def with_run_options(p: argparse.ArgumentParser) -> None:
         with_db(p)
         p.add_argument("--model", metavar="M", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
@@ -410,6 +429,7 @@ def parser() -> argparse.ArgumentParser:
             help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
         )
         p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
+        with_mcp(p)
         p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
     run = sub.add_parser("run", help="answer a question, showing each step live")
@@ -436,6 +456,7 @@ def parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help="list the tools with their categories and descriptions")
     tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
+    with_mcp(tools)
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(func=cmd_tools)
 
@@ -456,10 +477,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     errors = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return args.func(args, console)
-    except (UsageError, ConfigError, ToolRegistrationError, UnknownToolError, SuiteError) as exc:
+    except (UsageError, ConfigError, ToolRegistrationError, UnknownToolError, SuiteError, MCPConfigError) as exc:
         errors.print(f"reactgraph: usage error: {exc}", markup=False)
         return EXIT_USAGE
-    except (ModelUnavailableError, CheckpointStoreError, RunNotFoundError) as exc:
+    except (ModelUnavailableError, CheckpointStoreError, RunNotFoundError, MCPServerError, MCPUnavailableError) as exc:
         errors.print(f"reactgraph: {exc}", markup=False)
         return EXIT_ERROR
     except KeyboardInterrupt:

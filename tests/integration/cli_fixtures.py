@@ -83,3 +83,19 @@ def blocking() -> ScriptedChatModel:
         return "Paris is in France."
 
     return _scripted(by_prompt(("France", answer), default=tool_call("lookup", {"key": "paris"}, thought="I look Paris up.")))
+
+
+def adding() -> ScriptedChatModel:
+    """Adds 1234 and 4321 with the MCP server's add tool (tests/integration/mcp_server.py), then answers."""
+    return _scripted(by_prompt(("5555", "1234 + 4321 = 5555."), default=tool_call("add", {"a": 1234, "b": 4321}, thought="Add them.")))
+
+
+def asking_then_adding() -> ScriptedChatModel:
+    """Asks which numbers to add, then adds them with the MCP server's add tool."""
+    return _scripted(
+        by_prompt(
+            ("5555", "1234 + 4321 = 5555."),
+            ("The user answered:", tool_call("add", {"a": 1234, "b": 4321})),
+            default=tool_call("ask_user", {"question": "Which numbers?"}),
+        )
+    )

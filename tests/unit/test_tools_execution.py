@@ -270,3 +270,18 @@ def test_an_unknown_tool_that_is_an_option_of_a_tool_on_offer_is_pointed_to_it()
     assert outcome["content"].endswith("'count' is an option (operation) of text: call text with operation='count'.")
     outcome = execute({"id": "2", "tool": "calculater", "args": {}, "index": 0}, registry, AgentConfig())
     assert outcome["content"].endswith("; the closest name is calculator.")
+
+
+def test_an_exception_group_is_reported_as_the_error_inside_it():
+    """anyio's task groups (the MCP client's) wrap a tool's failure in an ExceptionGroup."""
+    sleeps: list[float] = []
+
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [ConnectionRefusedError("connection refused")])
+
+    registry = ToolRegistry()
+    registry.register(fetch, policy=ToolPolicy(sleep=sleeps.append))
+    outcome = execute(action("fetch", url="http://x"), registry, AgentConfig(max_retries=1))
+    assert outcome["error_kind"] == "network_error" and outcome["retries"] == 1 and len(sleeps) == 1
+    assert outcome["failures"] == ["ConnectionRefusedError: connection refused"] * 2

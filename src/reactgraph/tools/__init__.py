@@ -1,6 +1,13 @@
-"""Tools: the registry, execution policies, the circuit breaker and the built-ins."""
+"""Tools: the registry, execution policies, the circuit breaker, the built-ins and MCP servers' tools."""
 
 from reactgraph.tools.builtin import BUILTINS, DocumentIndex, register_builtins
+from reactgraph.tools.mcp import (
+    MCPConfigError,
+    MCPServerError,
+    MCPUnavailableError,
+    aload_mcp_tools,
+    load_mcp_tools,
+)
 from reactgraph.tools.policy import InvalidArguments, ToolPolicy, ToolTimeout
 from reactgraph.tools.registry import (
     RegisteredTool,
@@ -15,6 +22,9 @@ __all__ = [
     "BUILTINS",
     "DocumentIndex",
     "InvalidArguments",
+    "MCPConfigError",
+    "MCPServerError",
+    "MCPUnavailableError",
     "RegisteredTool",
     "ToolMetadata",
     "ToolPolicy",
@@ -22,6 +32,8 @@ __all__ = [
     "ToolRegistry",
     "ToolTimeout",
     "UnknownToolError",
+    "aload_mcp_tools",
+    "load_mcp_tools",
     "register_builtins",
     "to_langchain_tool",
 ]

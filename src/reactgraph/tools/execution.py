@@ -26,6 +26,8 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.formats.specs import tool_specs, unknown_tool
 from reactgraph.state import Action, Outcome
+from reactgraph.tools.content import blocks_text
+from reactgraph.tools.json_args import check_json_args
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ToolTimeout
 from reactgraph.tools.registry import RegisteredTool, ToolRegistry
 
@@ -36,10 +38,13 @@ def call_key(tool: str, args: dict[str, Any]) -> str:
 
 
 def validate_args(entry: RegisteredTool, args: dict[str, Any]) -> dict[str, Any]:
-    """Check ``args`` against the tool's schema; raise InvalidArguments saying what was expected."""
+    """Check ``args`` against the tool's schema (pydantic, or a JSON schema: ``tools.json_args``); raise
+    InvalidArguments saying what was expected."""
     if not isinstance(args, dict):
         raise InvalidArguments(f"arguments must be an object of named values, got {type(args).__name__}")
     schema = entry.tool.args_schema
+    if isinstance(schema, dict):
+        return check_json_args(schema, args)
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
         return args
     problems = [f"unexpected argument {name!r}" for name in sorted(set(args) - set(schema.model_fields))]
@@ -107,7 +112,8 @@ def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: floa
     if not done.wait(timeout):
         raise ToolTimeout(f"no result within {timeout:g}s")
     if "error" in box:
-        error = box["error"]
+        # an exception group (anyio's task groups raise them; the MCP client does): the error inside it
+        error = next((e for e in leaves(box["error"]) if isinstance(e, Exception)), box["error"])
         if isinstance(error, Exception):
             raise error
         # SystemExit, KeyboardInterrupt, CancelledError raised by the tool's own code: its failure, not the run's
@@ -211,9 +217,10 @@ def ok_outcome(action: Action, content: str, *, cached: bool = False) -> Outcome
 
 
 def to_text(value: Any) -> str:
-    """A tool's return value as the observation text: a string as it is, bytes decoded, a structured
-    value as JSON, anything else by ``str`` or ``repr``; a value none of these can show (a broken
-    ``__str__``, a structure nested too deep) is named by its type."""
+    """A tool's return value as the observation text: a string as it is, bytes decoded, content
+    blocks (MCP tools' results) as their text, a structured value as JSON, anything else by ``str``
+    or ``repr``; a value none of these can show (a broken ``__str__``, a structure nested too deep)
+    is named by its type."""
     try:
         content = getattr(value, "content", value)  # a ToolMessage or a similar wrapper
     except Exception:
@@ -222,6 +229,8 @@ def to_text(value: Any) -> str:
         return str.__str__(content)  # a plain str, also for a str subclass
     if isinstance(content, bytes | bytearray):
         return bytes(content).decode("utf-8", errors="replace")
+    if (text := blocks_text(content)) is not None:
+        return text
     for show in (lambda v: json.dumps(v, ensure_ascii=False, default=str), str, repr):
         try:
             text = show(content)
@@ -230,6 +239,13 @@ def to_text(value: Any) -> str:
         if isinstance(text, str):
             return str.__str__(text)
     return f"(a {type(content).__name__} value that cannot be shown as text)"
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside an exception group (and inside the groups in it); ``[exc]`` for any other."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
 
 
 def describe(exc: BaseException) -> str:

@@ -131,6 +131,12 @@ def _with_metadata(tool: BaseTool, name: str, meta: ToolMetadata) -> BaseTool:
                 for p, text in meta.parameters.items()
             }
             update["args_schema"] = create_model(schema.__name__, __base__=schema, **fields)
+        elif isinstance(schema, dict):  # a JSON schema (MCP tools): a copy with the descriptions set
+            properties = {
+                p: {**prop, "description": meta.parameters[p]} if p in meta.parameters else prop
+                for p, prop in schema["properties"].items()
+            }
+            update["args_schema"] = {**schema, "properties": properties}
     return tool.model_copy(update=update) if update else tool
 
 

@@ -1,0 +1,175 @@
+"""MCP tools: the tools of MCP servers as LangChain tools, through langchain-mcp-adapters
+(``pip install 'reactgraph[mcp]'``).
+
+    tools = load_mcp_tools("servers.json")        # or a dict; `await aload_mcp_tools(...)` in async code
+    agent = ReActAgent(model, tools=tools)
+
+``servers`` is a dict, or the path of a JSON file, in either shape:
+
+- the adapters' connections, taken as given (any transport and option of ``MultiServerMCPClient``):
+  ``{"math": {"transport": "stdio", "command": "python", "args": ["math.py"]}}``;
+- the ``mcpServers`` config of Claude Desktop, Cursor and others: ``{"mcpServers": {"files": {"command":
+  "npx", "args": [...], "env": {...}}, "web": {"url": "https://host/mcp", "headers": {...}}}}``. A
+  ``command`` runs the server over stdio, a ``url`` reaches it over streamable HTTP (``"type": "sse"``
+  for SSE); other keys (other clients' settings) are ignored; a server with ``"disabled": true`` is left out.
+
+Each call opens its own session (a stdio server is started for the call and stopped after it), so
+the tools hold no connection: they run in any thread and event loop, under reactgraph's timeout. An
+error the server reports raises (an execution_failed observation), instead of coming back as output.
+
+Names: a tool keeps its server's name for it (characters other than letters, digits, ``_`` and ``-``
+become ``_``, as chat model APIs require); when two servers offer the same name, both are named
+``<server>_<tool>`` (with ``prefix=True``, every tool is). ``tool.metadata["mcp_server"]`` names the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from langchain_core.tools import BaseTool
+
+from reactgraph.tools.execution import describe, leaves
+
+INSTALL = "pip install 'reactgraph[mcp]'"
+TRANSPORTS = ("stdio", "sse", "streamable_http", "streamable-http", "http", "websocket")
+FILE_TYPES = {"stdio": "stdio", "sse": "sse", "http": "streamable_http", "streamable_http": "streamable_http",
+              "streamable-http": "streamable_http"}  # "type" in mcpServers configs -> the adapters' transport
+FILE_KEYS = {"stdio": ("command", "args", "env", "cwd"), "url": ("url", "headers")}  # what those configs carry
+
+Servers = Mapping[str, Any] | str | os.PathLike[str]
+
+
+class MCPConfigError(ValueError):
+    """The MCP servers config cannot be read; the message names the file and the server."""
+
+
+class MCPServerError(RuntimeError):
+    """An MCP server did not start or did not list its tools."""
+
+
+class MCPUnavailableError(ImportError):
+    """langchain-mcp-adapters (or mcp) is not installed."""
+
+
+def load_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: float = 30.0) -> list[BaseTool]:
+    """The tools of every server in ``servers`` (see the module), each server given ``timeout``
+    seconds to start and list its tools. In async code, ``await aload_mcp_tools(...)``."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(aload_mcp_tools(servers, prefix=prefix, timeout=timeout))
+    raise RuntimeError("load_mcp_tools cannot run inside a running event loop: use `await aload_mcp_tools(...)`")
+
+
+async def aload_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: float = 30.0) -> list[BaseTool]:
+    """``load_mcp_tools`` for async code."""
+    connections = mcp_connections(servers)
+    try:
+        from langchain_mcp_adapters.client import MultiServerMCPClient
+    except ImportError as exc:
+        raise MCPUnavailableError(f"MCP tools need langchain-mcp-adapters and mcp ({exc}): {INSTALL}") from None
+    client = MultiServerMCPClient(connections, handle_tool_errors=False)  # an error result raises, not returns
+    loaded = await asyncio.gather(
+        *(asyncio.wait_for(client.get_tools(server_name=name), timeout) for name in connections), return_exceptions=True
+    )
+    failed = [
+        f"MCP server {name!r} ({_address(connections[name])}) did not start: {_reason(result, timeout)}"
+        for name, result in zip(connections, loaded, strict=True)
+        if isinstance(result, BaseException)
+    ]
+    if failed:
+        raise MCPServerError("; ".join(failed))
+    named = {server: [(_safe(tool.name), tool) for tool in tools] for server, tools in zip(connections, loaded, strict=True)}
+    counts = Counter(name for tools in named.values() for name, _ in tools)
+    return [
+        tool.model_copy(update={
+            "name": f"{_safe(server)}_{name}" if prefix or counts[name] > 1 else name,
+            "metadata": {**(tool.metadata or {}), "mcp_server": server},
+        })
+        for server, tools in named.items()
+        for name, tool in tools
+    ]
+
+
+def mcp_connections(servers: Servers) -> dict[str, dict[str, Any]]:
+    """The adapters' connections for ``servers`` (a dict, or a JSON file's path, in either shape)."""
+    where = "MCP config"
+    if isinstance(servers, Mapping):
+        data: Any = dict(servers)
+    else:
+        path = Path(servers)
+        where = f"MCP config {path}"
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise MCPConfigError(f"{where}: no such file") from None
+        except json.JSONDecodeError as exc:
+            raise MCPConfigError(f"{where}: not valid JSON ({exc})") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise MCPConfigError(f"{where}: cannot be read ({describe(exc)})") from None
+    entries = data.get("mcpServers", data) if isinstance(data, dict) else data
+    if not isinstance(entries, dict):
+        raise MCPConfigError(f'{where}: give an object of servers, such as {{"mcpServers": {{"name": {{"command": ...}}}}}}')
+    connections = {}
+    for name, entry in entries.items():
+        if (found := _connection(entry, f"{where}: server {name!r}")) is not None:
+            connections[name] = found
+    if not connections:
+        raise MCPConfigError(f'{where}: no MCP servers in it (give {{"mcpServers": {{"name": {{"command": ...}}}}}})')
+    return connections
+
+
+def _connection(entry: Any, where: str) -> dict[str, Any] | None:
+    """One server's connection; None for a disabled server."""
+    if not isinstance(entry, dict):
+        raise MCPConfigError(f"{where}: give an object (command, args, env, or url), not {type(entry).__name__}")
+    if entry.get("disabled") is True:
+        return None
+    if "transport" in entry:  # the adapters' own shape
+        found, transport = {key: value for key, value in entry.items() if key != "disabled"}, entry["transport"]
+        if transport not in TRANSPORTS:
+            raise MCPConfigError(f"{where}: unknown transport {transport!r} (one of {', '.join(TRANSPORTS)})")
+    else:  # an mcpServers entry: its type, else what it gives
+        kind = entry.get("type")
+        transport = FILE_TYPES.get(kind) if kind is not None else "stdio" if "command" in entry else "streamable_http"
+        if transport is None:
+            raise MCPConfigError(f"{where}: unknown type {kind!r} (one of {', '.join(FILE_TYPES)})")
+        keys = FILE_KEYS["stdio" if transport == "stdio" else "url"]
+        found = {"transport": transport, **{key: entry[key] for key in keys if key in entry}}
+    if transport == "stdio":
+        if not isinstance(found.get("command"), str) or not found["command"]:
+            raise MCPConfigError(f"{where}: give a command (stdio) or a url")
+        found.setdefault("args", [])
+        if not (isinstance(found["args"], list) and all(isinstance(a, str) for a in found["args"])):
+            raise MCPConfigError(f"{where}: args must be a list of strings")
+        if not isinstance(found.get("env") or {}, dict):
+            raise MCPConfigError(f"{where}: env must be an object of names and values")
+    elif not isinstance(found.get("url"), str) or not found["url"]:
+        raise MCPConfigError(f"{where}: give a command (stdio) or a url")
+    return found
+
+
+def _address(connection: Mapping[str, Any]) -> str:
+    """How a server is reached: its command line, or its URL."""
+    if connection["transport"] == "stdio":
+        return shlex.join([connection["command"], *connection["args"]])
+    return str(connection["url"])
+
+
+def _reason(exc: BaseException, timeout: float) -> str:
+    """Why a server failed, from the exceptions inside the task groups the MCP client raises."""
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {timeout:g}s"
+    return "; ".join(describe(leaf) for leaf in leaves(exc))
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
