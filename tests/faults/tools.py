@@ -339,7 +339,8 @@ def typo_cases() -> list[Case]:
         from reactgraph import server
 
         def serve(context: dict[str, Any]) -> Any:
-            return server.serve(_ExecutionRuntime(access_context="threads.create_run", store=InMemoryStore(), context=context))
+            runtime = _ExecutionRuntime(access_context="threads.create_run", store=InMemoryStore(), context=context)
+            return asyncio.run(server.serve(runtime))
 
         refused(lambda: serve({"max_iteratons": 3}), ConfigError, "did you mean 'max_iterations'")
         refused(lambda: serve({"tools": ["calculater"]}), UnknownToolError, "did you mean 'calculator'")

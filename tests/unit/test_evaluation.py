@@ -98,7 +98,8 @@ def test_suite_run_recovers_from_transient_fault_through_retries(tmp_path):
     assert totals["iteration_share"] == 2 / 10
 
 
-def test_suite_compares_with_prebuilt_and_reports_side_by_side():
+@pytest.mark.parametrize("peer", ["prebuilt", "create_agent"])
+def test_suite_compares_with_a_peer_and_reports_side_by_side(peer):
     tasks = [
         faulty_task(),
         Task(id="t2", category="impossible", question="Weather?", tools=["calculator"],
@@ -118,16 +119,16 @@ def test_suite_compares_with_prebuilt_and_reports_side_by_side():
         )
 
     seen = []
-    report = run_suite(tasks, model_for, SUITE, agents=["reactgraph", "prebuilt"], progress=lambda r: seen.append((r.task_id, r.agent)))
-    assert seen == [("t1", "reactgraph"), ("t1", "prebuilt"), ("t2", "reactgraph"), ("t2", "prebuilt"), ("t3", "reactgraph"), ("t3", "prebuilt")]
+    report = run_suite(tasks, model_for, SUITE, agents=["reactgraph", peer], progress=lambda r: seen.append((r.task_id, r.agent)))
+    assert seen == [(t, agent) for t in ("t1", "t2", "t3") for agent in ("reactgraph", peer)]
     by = {(r.task_id, r.agent): r for r in report.runs}
-    assert by["t1", "reactgraph"].correct and by["t1", "prebuilt"].correct
-    assert by["t2", "reactgraph"].reason == "failure" == by["t2", "prebuilt"].reason
+    assert by["t1", "reactgraph"].correct and by["t1", peer].correct
+    assert by["t2", "reactgraph"].reason == "failure" == by["t2", peer].reason
     assert by["t3", "reactgraph"].reason == "max_iterations" and by["t3", "reactgraph"].answer == "partial"
-    assert by["t3", "prebuilt"].reason == "max_iterations" and by["t3", "prebuilt"].answer is None  # it crashed
-    assert "GraphRecursionError" in by["t3", "prebuilt"].detail
+    assert by["t3", peer].reason == "max_iterations" and by["t3", peer].answer is None  # it crashed
+    assert "GraphRecursionError" in by["t3", peer].detail
     md = report.to_markdown()
-    assert md.splitlines()[0].startswith("| task | reactgraph correct |") and "prebuilt correct" in md
+    assert md.splitlines()[0].startswith("| task | reactgraph correct |") and f"{peer} correct" in md
     assert "reactgraph: correct 3/3" in md
     data = json.loads(report.to_json())
     assert data["totals"]["reactgraph"]["reason_right"] == 3 and len(data["runs"]) == 6
@@ -229,3 +230,13 @@ def test_answers_that_copy_an_error_are_refused_and_counted_for_both_agents():
     assert prebuilt.answer == error_copy and prebuilt.copied_answer and not prebuilt.correct
     assert report.totals("prebuilt")["copied_answers"] == 1 and report.totals("reactgraph")["non_answer_replies"] == 1
     assert "final answers that are no answer (empty, a copied error or budget line) 1" in report.to_markdown()
+
+
+def test_eval_compares_with_langchains_create_agent(tmp_path):
+    from reactgraph import cli
+
+    model = ["--model", "tests.unit.test_evaluation:answers_10063", "--only", "arith-mul"]
+    assert cli.main(["eval", "--compare", "create_agent", "--out", str(tmp_path), *model]) == 0
+    report = json.loads((tmp_path / "eval.json").read_text())
+    assert [(r["agent"], r["task_id"]) for r in report["runs"]] == [("reactgraph", "arith-mul"), ("create_agent", "arith-mul")]
+    assert "--compare create_agent" in (tmp_path / "eval.md").read_text()

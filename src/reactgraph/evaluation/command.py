@@ -21,7 +21,7 @@ from rich.table import Table
 
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
 from reactgraph.evaluation.report import SuiteReport, TaskRun
-from reactgraph.evaluation.runner import RUNNERS, run_suite
+from reactgraph.evaluation.runner import PEERS, RUNNERS, run_suite
 from reactgraph.evaluation.suite import load_suite
 from reactgraph.models import resolve_model
 
@@ -33,9 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
     parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="a task file or directory (default: the shipped suite)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
-    parser.add_argument("--compare", choices=["prebuilt"], help="also run LangGraph's prebuilt create_react_agent")
     parser.add_argument(
-        "--agents", help="comma-separated agents to run instead: reactgraph, prebuilt (e.g. --agents prebuilt)"
+        "--compare", choices=list(PEERS),
+        help="also run a peer on the same tasks: prebuilt (LangGraph's create_react_agent) or create_agent (LangChain's)",
+    )
+    parser.add_argument(
+        "--agents", help=f"comma-separated agents to run instead: {', '.join(RUNNERS)} (e.g. --agents prebuilt)"
     )
     parser.add_argument(
         "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"

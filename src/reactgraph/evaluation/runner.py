@@ -1,17 +1,19 @@
-"""Run the suite's tasks through reactgraph, and optionally through LangGraph's prebuilt agent."""
+"""Run the suite's tasks through reactgraph, and optionally through its peers: LangGraph's prebuilt
+``create_react_agent`` and LangChain's ``create_agent``."""
 
 from __future__ import annotations
 
 import time
 import warnings
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
-from langgraph.prebuilt import create_react_agent
+from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers import non_answer
@@ -74,14 +76,34 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
     )
 
 
-def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:
-    """The same task through ``langgraph.prebuilt.create_react_agent`` with the same tools and prompt;
-    of the config it honours max_iterations (as its recursion limit) and the failure phrases."""
+def prebuilt_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
+    """LangGraph's prebuilt ``create_react_agent`` (deprecated in favour of ``create_agent``; still what many run)."""
+    from langgraph.prebuilt import create_react_agent
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return create_react_agent(model, tools, prompt=SYSTEM_PROMPT)
+
+
+def create_agent_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
+    """LangChain's ``create_agent`` (langchain 1.x), with no middleware: its plain ReAct loop."""
+    from langchain.agents import create_agent
+
+    return create_agent(model, tools, system_prompt=SYSTEM_PROMPT)
+
+
+PEERS: dict[str, Callable[[BaseChatModel, list[Any]], CompiledStateGraph]] = {
+    "prebuilt": prebuilt_graph,
+    "create_agent": create_agent_graph,
+}
+
+
+def run_peer(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any], *, peer: str) -> TaskRun:
+    """The same task through a peer agent (``PEERS``) with the same tools and prompt; of the config it
+    honours max_iterations (as its recursion limit: a model and a tools step per turn) and the failure phrases."""
     registry = task_registry(task, suite_dir)
     config = task_config(task, overrides)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent; still what users run
-        graph = create_react_agent(model, [entry.tool for entry in registry.list()], prompt=SYSTEM_PROMPT)
+    graph = PEERS[peer](model, [entry.tool for entry in registry.list()])
     start = time.perf_counter()
     detail, messages = "", []
     try:
@@ -92,7 +114,7 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
         last = messages[-1]
         answer: str | None = last.text if isinstance(last, AIMessage) else None
         reason = "failure" if answer and find_phrase(answer, config.failure_phrases) else "success"
-    except GraphRecursionError as exc:  # the prebuilt agent's only stop at a limit: an exception, no answer
+    except GraphRecursionError as exc:  # the peers' only stop at a limit: an exception, no answer
         answer, reason, detail = None, "max_iterations", f"GraphRecursionError: {str(exc)[:120]}"
     except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
         answer, reason, detail = None, "error", f"{type(exc).__name__}: {str(exc)[:160]}"
@@ -102,7 +124,7 @@ def run_prebuilt(task: Task, model: BaseChatModel, suite_dir: Path, overrides: d
     acting = [m for m in ai if m.tool_calls or m.invalid_tool_calls]
     return _task_run(
         task,
-        "prebuilt",
+        peer,
         answer=answer,
         reason=reason,
         iterations=len(ai),
@@ -157,7 +179,7 @@ def _task_run(task: Task, agent: str, *, answer: str | None, reason: str, **meas
 
 RUNNERS: dict[str, Callable[[Task, BaseChatModel, Path, dict[str, Any]], TaskRun]] = {
     "reactgraph": run_reactgraph,
-    "prebuilt": run_prebuilt,
+    **{peer: partial(run_peer, peer=peer) for peer in PEERS},
 }
 
 
