@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from langchain_core.utils.json import parse_partial_json
+
 from reactgraph.errors import ErrorKind
 from reactgraph.formats.binding import bind_call
 from reactgraph.formats.reading import ParsedReply, ReadContext, reject
@@ -145,8 +147,10 @@ def python_call(text: str, ctx: ReadContext) -> Action | None:
 
 def loads_lenient(text: str) -> Any:
     """JSON as small models write it: strict JSON, else without trailing commas, else with doubled
-    outer braces undone (``{{...}}``, copied from escaped prompt templates), else a Python literal
-    (single quotes, True/None). None when it is none of these."""
+    outer braces undone (``{{...}}``, copied from escaped prompt templates), else with up to
+    MAX_MISSING_CLOSERS closing brackets added (langchain-core's ``parse_partial_json``; never when a
+    string is cut off, whose value would be a guess), else a Python literal (single quotes,
+    True/None). None when it is none of these."""
     candidates = [text, re.sub(r",\s*([}\]])", r"\1", text)]
     if text.startswith("{{") and text.endswith("}}"):
         candidates.append(text[1:-1])
@@ -155,11 +159,37 @@ def loads_lenient(text: str) -> Any:
             return json.loads(candidate)
         except (ValueError, RecursionError):
             pass
+    if 0 < _missing_closers(candidates[1]) <= MAX_MISSING_CLOSERS:
+        try:
+            return parse_partial_json(candidates[1])
+        except (ValueError, RecursionError):
+            pass
     pythonic = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", candidates[1])))
     try:
         return ast.literal_eval(pythonic)
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return None
+
+
+MAX_MISSING_CLOSERS = 3  # a model that stops a bracket or two early; deeper is no call
+
+
+def _missing_closers(text: str) -> int:
+    """How many brackets ``text`` leaves open at its end; -1 when it stops inside a string."""
+    inside = escaped = False
+    depth = 0
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = inside
+        elif char == '"':
+            inside = not inside
+        elif not inside and char in "{[":
+            depth += 1
+        elif not inside and char in "}]":
+            depth -= 1
+    return -1 if inside else depth
 
 
 def bracketed_spans(text: str) -> list[str]:
