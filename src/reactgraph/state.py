@@ -26,6 +26,7 @@ TerminationReasonName = Literal[
     "cancelled",
     "custom",
     "clarification",
+    "approval",
 ]
 
 
