@@ -254,3 +254,15 @@ def test_the_bare_graph_pauses_and_a_resume_without_the_context_still_decides(ma
     assert graph.get_state(config).next == ("act",) and log.calls == []
     out = graph.invoke(Command(resume={"type": "approve"}), config)  # decided with the turn: no context needed now
     assert out["final_answer"] == "3" and log.calls == [("add", {"a": 1, "b": 2})]
+
+
+def test_arun_decides_with_on_approval_too(tmp_path, math_tools, log):
+    import asyncio
+
+    turn = tool_calls([("multiply", {"a": 6, "b": 7}), ("add", {"a": 1, "b": 2})], ids=["m", "a"])
+    agent, _ = agent_for([turn, "42"], math_tools, tmp_path, approve_tools=("*",))
+    decide = {"m": Approve(), "a": Reject("no sums")}
+    with agent:
+        done = asyncio.run(agent.arun("both", thread_id="t", on_approval=lambda call: decide[call.call_id]))
+    assert done.final_answer == "42" and log.calls == [("multiply", {"a": 6, "b": 7})]
+    assert "no sums" in done.trace.steps[0].observations[1].content
