@@ -39,8 +39,9 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
     slots = CallSlots()
 
     def act(payload: ActInput) -> dict[str, Any]:
-        """Reads one pending action; writes its outcome (ok or error kind, content, duration, retries,
-        cached) and, for a cacheable tool's success, the run's cache entry."""
+        """Reads one pending action (and, when it needs approval, a person's decision: approved, run
+        with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
+        retries, cached) and, for a cacheable tool's success, the run's cache entry."""
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
