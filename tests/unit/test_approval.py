@@ -266,3 +266,17 @@ def test_arun_decides_with_on_approval_too(tmp_path, math_tools, log):
         done = asyncio.run(agent.arun("both", thread_id="t", on_approval=lambda call: decide[call.call_id]))
     assert done.final_answer == "42" and log.calls == [("multiply", {"a": 6, "b": 7})]
     assert "no sums" in done.trace.steps[0].observations[1].content
+
+
+def test_a_question_and_a_call_to_approve_in_one_turn(tmp_path, math_tools, log):
+    turn = tool_calls([("ask_user", {"question": "Which city?"}), ("multiply", {"a": 6, "b": 7})], ids=["q", "m"])
+    agent, _ = agent_for([turn, "Rome, 42"], math_tools, tmp_path, approve_tools=("multiply",))
+    with agent:
+        paused = agent.run("?", thread_id="t")
+        assert paused.termination_reason is R.CLARIFICATION and paused.termination_detail == "Which city?"
+        assert [p.call_id for p in paused.pending_approvals] == ["m"]
+        answered = agent.resume("t", "Rome")  # the call keeps waiting
+        assert answered.termination_reason is R.APPROVAL and log.calls == []
+        done = agent.resume("t", approval=Approve())
+    assert done.final_answer == "Rome, 42" and log.calls == [("multiply", {"a": 6, "b": 7})]
+    assert [o.content for o in done.trace.steps[0].observations] == ["The user answered: Rome", "42"]
