@@ -7,6 +7,7 @@ from reactgraph.graph import build_graph
 from reactgraph.inputs import InvalidInputError
 from reactgraph.models import ModelUnavailableError
 from reactgraph.result import (
+    PendingApproval,
     ReActResult,
     ReActStep,
     ReActTrace,
@@ -14,18 +15,25 @@ from reactgraph.result import (
     Token,
     TokenUsage,
 )
+from reactgraph.tools.approval import Approve, Edit, Reject
 from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
+from reactgraph.waiting import AnswerError
 
 __all__ = [
     "AgentConfig",
+    "AnswerError",
+    "Approve",
     "ConfigError",
     "InvalidInputError",
+    "Edit",
     "ErrorKind",
     "ModelUnavailableError",
+    "PendingApproval",
     "ReActAgent",
     "ReActResult",
     "ReActStep",
     "ReActTrace",
+    "Reject",
     "TerminationReason",
     "Token",
     "TokenUsage",

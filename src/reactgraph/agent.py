@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -38,10 +38,10 @@ from reactgraph.config import AgentConfig, make_config
 from reactgraph.graph import build_deps, build_graph, recursion_limit
 from reactgraph.inputs import checked_query
 from reactgraph.models import check_model
-from reactgraph.result import ReActResult, ReActStep, ReActTrace, TerminationReason, Token
+from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.tools.registry import ToolRegistry
+from reactgraph.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
 
-ClarificationHandler = Callable[[str], str]
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
 DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
@@ -74,7 +74,7 @@ class ReActAgent:
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         self._deps = build_deps(model, tools, config)
-        self.registry.select(self.config.tools)  # a misspelt tool name is an error now, not a run without the tool
+        self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer)
@@ -108,6 +108,7 @@ class ReActAgent:
         *,
         thread_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
+        on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
@@ -115,28 +116,40 @@ class ReActAgent:
         """Run ``query`` to its end. ``overrides`` are AgentConfig fields for this run only.
         When the model asks the user a question, ``on_clarification(question)`` answers it; without
         a handler the run pauses and the result has reason 'clarification' (answer with ``resume``).
+        A call of a tool that needs approval (``approve_tools``, ``ToolPolicy(approve=True)``) is
+        decided by ``on_approval(call)`` (a PendingApproval; it returns ``Approve()``, ``Edit(args)``
+        or ``Reject(reason)``, or LangChain's decision dict); without it the run pauses with reason
+        'approval' and the calls in ``pending_approvals`` (decide with ``resume``).
         A ``query`` that is not a string raises InvalidInputError."""
         checked_query(query)
         context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
-        return self._drive({"query": query}, run_config, context, thread_id, on_clarification)
+        return self._drive({"query": query}, run_config, context, thread_id, on_clarification, on_approval)
 
     def resume(
         self,
         thread_id: str,
         answer: str | None = None,
         *,
+        approval: Any = None,
+        approvals: dict[str, Any] | None = None,
         on_clarification: ClarificationHandler | None = None,
+        on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> ReActResult | str:
-        """Continue the run on ``thread_id`` from its last checkpoint (after a crash or a pause);
-        ``answer`` answers a pending clarification question. Tool calls that finished before a
-        crash are not run again. A finished run is returned as it is."""
+        """Continue the run on ``thread_id`` from its last checkpoint (after a crash or a pause).
+        ``answer`` answers a pending clarification question; ``approval`` decides the one call
+        waiting for approval, ``approvals`` several by tool call id (``{call_id: decision}``; calls
+        left out keep waiting). A decision is ``Approve()``, ``Edit(args)`` or ``Reject(reason)``, or
+        LangChain's dict (``{"type": "approve"}``, ``{"type": "edit", "edited_action": {"args": ...}}``,
+        ``{"type": "reject", "message": ...}``); one that does not fit raises AnswerError before
+        anything runs. Tool calls that finished before a crash are not run again. A finished run is
+        returned as it is."""
         self._require_run(thread_id)
         context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
-        payload = Command(resume=answer) if answer is not None else None
-        return self._drive(payload, run_config, context, thread_id, on_clarification)
+        payload = self._resume_command(run_config, answer, approval, approvals)
+        return self._drive(payload, run_config, context, thread_id, on_clarification, on_approval)
 
     def fork(
         self,
@@ -145,6 +158,7 @@ class ReActAgent:
         iteration: int | None = None,
         checkpoint_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
+        on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
@@ -159,7 +173,7 @@ class ReActAgent:
             checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
         context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return self._drive(None, run_config, context, thread_id, on_clarification, start=start)
+        return self._drive(None, run_config, context, thread_id, on_clarification, on_approval, start=start)
 
     async def arun(
         self,
@@ -167,6 +181,7 @@ class ReActAgent:
         *,
         thread_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
+        on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
@@ -179,11 +194,11 @@ class ReActAgent:
             with store_errors(self.db_path):
                 while True:
                     await graph.ainvoke(payload, run_config, context=context, durability=DURABILITY)
-                    result = snapshot_result(await graph.aget_state(run_config), thread_id)
-                    if result.termination_reason is TerminationReason.CLARIFICATION and on_clarification:
-                        payload = Command(resume=on_clarification(result.termination_detail))
+                    snapshot = await graph.aget_state(run_config)
+                    if answers := handler_values(snapshot.interrupts, on_clarification, on_approval):
+                        payload = Command(resume=answers)
                         continue
-                    return self._output(result, context)
+                    return self._output(snapshot_result(snapshot, thread_id), context)
 
     def stream(
         self,
@@ -234,6 +249,7 @@ class ReActAgent:
         *,
         thread_id: str | None = None,
         answer: str | None = None,
+        approvals: dict[str, Any] | None = None,
         metadata: dict[str, str] | None = None,
         tokens: bool = False,
         callbacks: Callbacks = None,
@@ -243,15 +259,16 @@ class ReActAgent:
         """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
         summarize, terminate), then the ReActResult; with ``tokens``, also each Token of the model's
         replies as it is written. With ``query`` a new run starts; without it the run on
-        ``thread_id`` continues (``answer`` answers its pending clarification). ``metadata`` is
-        stored with every checkpoint of the run (see ``run_info``)."""
+        ``thread_id`` continues (``answer`` answers its pending clarification, ``approvals`` decides
+        calls waiting for approval, by tool call id, as in ``resume``). ``metadata`` is stored with
+        every checkpoint of the run (see ``run_info``)."""
         if checked_query(query) is None:
             self._require_run(thread_id)
         context, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=query is None, callbacks=callbacks, config=config
         )
         run_config["metadata"] |= metadata or {}
-        payload: Any = {"query": query} if query is not None else (Command(resume=answer) if answer is not None else None)
+        payload: Any = {"query": query} if query is not None else self._resume_command(run_config, answer, None, approvals)
         with store_errors(self.db_path):
             modes = stream_modes(tokens)
             for mode, chunk in self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY):
@@ -306,18 +323,31 @@ class ReActAgent:
         config: dict[str, Any],
         context: AgentConfig | None,
         thread_id: str,
-        handler: ClarificationHandler | None,
+        on_clarification: ClarificationHandler | None,
+        on_approval: ApprovalHandler | None,
         *,
         start: dict[str, Any] | None = None,
     ) -> Any:
-        """Invoke until the run ends, answering clarification questions with ``handler``."""
+        """Invoke until the run ends or waits on what no handler answers (questions by
+        ``on_clarification``, calls to approve by ``on_approval``)."""
         with store_errors(self.db_path):
             self.graph.invoke(payload, start or config, context=context, durability=DURABILITY)
             while True:
-                result = snapshot_result(self.graph.get_state(config), thread_id)
-                if result.termination_reason is not TerminationReason.CLARIFICATION or handler is None:
-                    return self._output(result, context)
-                self.graph.invoke(Command(resume=handler(result.termination_detail)), config, context=context, durability=DURABILITY)
+                snapshot = self.graph.get_state(config)
+                if not (answers := handler_values(snapshot.interrupts, on_clarification, on_approval)):
+                    return self._output(snapshot_result(snapshot, thread_id), context)
+                self.graph.invoke(Command(resume=answers), config, context=context, durability=DURABILITY)
+
+    def _resume_command(
+        self, config: dict[str, Any], answer: str | None, approval: Any, approvals: dict[str, Any] | None
+    ) -> Command | None:
+        """The Command answering the run's pending question and calls (None when nothing is given);
+        AnswerError when an answer or a decision does not fit what the run waits for."""
+        if answer is None and approval is None and not approvals:
+            return None
+        with reading_run(self.db_path, config["configurable"]["thread_id"]):
+            interrupts = self.graph.get_state(config).interrupts
+        return Command(resume=resume_values(interrupts, answer=answer, approval=approval, approvals=approvals))
 
     @asynccontextmanager
     async def _async_graph(self) -> AsyncIterator[Any]:
@@ -346,7 +376,7 @@ class ReActAgent:
             overrides = self._stored_overrides(thread_id) | overrides
         context = make_config(**overrides) if overrides else None
         effective = self.config.merge(context)
-        self.registry.select(effective.tools)  # UnknownToolError naming the close matches
+        self.registry.check(effective)  # UnknownToolError naming the close matches
         by_name = self._deps.model is None or effective.model != self.config.model
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
             self._preflight(effective)

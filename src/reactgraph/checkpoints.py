@@ -34,6 +34,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel
 
 from reactgraph.result import ReActResult, result_from_state
+from reactgraph.waiting import pending_approvals, question_of, waiting_reason
 
 DB_ENV = "REACTGRAPH_DB"
 DEFAULT_DB = Path(".reactgraph") / "checkpoints.sqlite"
@@ -55,8 +56,8 @@ class RunInfo(BaseModel):
 
     thread_id: str
     question: str
-    status: RunStatus  # finished; waiting for a clarification answer; interrupted (crashed, or still running)
-    reason: str | None  # the termination reason once finished ('clarification' while waiting)
+    status: RunStatus  # finished; waiting for an answer or an approval; interrupted (crashed, or still running)
+    reason: str | None  # the termination reason once finished ('clarification' or 'approval' while waiting)
     iterations: int
     tokens: int
     started: datetime | None
@@ -422,9 +423,12 @@ def thread_ids(saver: BaseCheckpointSaver) -> list[str]:
 
 
 def snapshot_result(snapshot: Any, thread_id: str) -> ReActResult:
-    """The ReActResult a state snapshot stands for (a pending interrupt means 'clarification')."""
-    question = next((i.value.get("question") for i in snapshot.interrupts if isinstance(i.value, dict)), None)
-    return result_from_state(snapshot.values, thread_id=thread_id, interrupt_question=question)
+    """The ReActResult a state snapshot stands for (a pending question means 'clarification', pending
+    tool calls 'approval')."""
+    interrupts = snapshot.interrupts
+    return result_from_state(
+        snapshot.values, thread_id=thread_id, interrupt_question=question_of(interrupts), pending_approvals=pending_approvals(interrupts)
+    )
 
 
 def run_info(graph: Any, thread_id: str) -> RunInfo:
@@ -439,7 +443,7 @@ def run_info(graph: Any, thread_id: str) -> RunInfo:
         status = "interrupted"
     else:
         status = "finished"
-    reason = "clarification" if status == "waiting" else (values.get("termination") or {}).get("reason")
+    reason = waiting_reason(snapshot.interrupts) if status == "waiting" else (values.get("termination") or {}).get("reason")
     started = values.get("started_at")
     return RunInfo(
         thread_id=thread_id,

@@ -1,14 +1,16 @@
 """The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
 
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
-                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--json]
-    reactgraph resume THREAD [--answer TEXT] [...the run options]
+                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--approve-tools a,b] [--json]
+    reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
+                             [...the run options]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
     reactgraph tools [--tools a,b] [--mcp FILE] [--json]
 
 Exit codes: 0 success, 1 error (or the model gave up / the run was cancelled), 2 usage,
-3 stopped for clarification, 4 stopped by a limit (the partial answer is printed).
+3 waiting for an answer or an approval (without a terminal; the command to continue is printed),
+4 stopped by a limit (the partial answer is printed).
 """
 
 from __future__ import annotations
@@ -53,12 +55,13 @@ from reactgraph.tools.registry import (
     UnknownToolError,
 )
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CLARIFICATION, EXIT_LIMIT = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_WAITING, EXIT_LIMIT = 0, 1, 2, 3, 4
 PROVIDERS = frozenset(
     {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
      "mistralai", "groq", "cohere", "fireworks", "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia",
      "ibm", "openrouter", "litellm", "upstage"}
 )  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
+WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)
 PIPE_WIDTH = 200
 QUESTION_WIDTH = 12  # the least width of the runs table's question column
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
@@ -148,6 +151,7 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         "token_budget": args.token_budget,
         "tool_calling": args.tool_calling,
         "tools": selection,
+        "approve_tools": tuple(filter(None, (n.strip() for n in args.approve_tools.split(",")))) if args.approve_tools else None,
     }
     return ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer), {
         k: v for k, v in overrides.items() if v is not None
@@ -232,10 +236,10 @@ def footer(result: ReActResult) -> str:
 
 
 def exit_code(result: ReActResult) -> int:
-    """0 success (or custom stop), 1 failure or cancelled, 3 clarification, 4 a limit."""
+    """0 success (or custom stop), 1 failure or cancelled, 3 waiting (clarification, approval), 4 a limit."""
     reason = result.termination_reason
-    if reason is TerminationReason.CLARIFICATION:
-        return EXIT_CLARIFICATION
+    if reason in WAITING:
+        return EXIT_WAITING
     if reason in LIMIT_REASONS:
         return EXIT_LIMIT
     if reason in (TerminationReason.FAILURE, TerminationReason.CANCELLED):
@@ -243,20 +247,30 @@ def exit_code(result: ReActResult) -> int:
     return EXIT_OK
 
 
-def drive(agent: ReActAgent, args: argparse.Namespace, overrides: dict[str, Any], console: Console, query: str | None, thread: str | None, answer: str | None) -> int:
-    """Run (or continue) until the run ends; when the model asks a question and there is a
-    terminal, ask the user and continue with the answer."""
+def drive(
+    agent: ReActAgent,
+    args: argparse.Namespace,
+    overrides: dict[str, Any],
+    console: Console,
+    query: str | None,
+    thread: str | None,
+    answer: str | None,
+    approvals: dict[str, Any] | None = None,
+) -> int:
+    """Run (or continue) until the run ends; when it waits (the model's question, tool calls to
+    approve) and there is a terminal, ask the user and continue with what they say."""
     view = LiveView(console)
     given = (("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp))
     labels = {key: value for key, value in given if value}
     while True:
-        updates = agent.stream_updates(query, thread_id=thread, answer=answer, metadata=labels, tokens=not args.json, **overrides)
+        updates = agent.stream_updates(
+            query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, **overrides
+        )
         with interrupts_calls():
             result = last_result(updates) if args.json else view.follow(updates)
-        if result.termination_reason is TerminationReason.CLARIFICATION and sys.stdin.isatty():
-            question = escape(result.termination_detail)
+        if result.termination_reason in WAITING and sys.stdin.isatty():
             asker = Console(stderr=True) if args.json else console  # keep --json output clean
-            answer = Prompt.ask(f"[bold]The agent asks:[/] {question}\n[bold]Your answer[/]", console=asker)
+            answer, approvals = ask_in_terminal(result, asker)
             query, thread = None, result.thread_id
             continue
         return report(result, args, console)
@@ -280,6 +294,43 @@ def interrupts_calls() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def ask_in_terminal(result: ReActResult, console: Console) -> tuple[str | None, dict[str, Any]]:
+    """The user's answer to the model's question (if it asked one) and their decision on each call
+    waiting for approval: approve, edit (new arguments as a JSON object) or reject (with a reason)."""
+    from reactgraph.tools.approval import Approve, Edit, Reject
+
+    answer = None
+    if result.termination_reason is TerminationReason.CLARIFICATION:
+        answer = Prompt.ask(f"[bold]The agent asks:[/] {escape(result.termination_detail)}\n[bold]Your answer[/]", console=console)
+    decisions: dict[str, Any] = {}
+    for call in result.pending_approvals:
+        shown = escape(f"{call.tool} {json.dumps(call.args, ensure_ascii=False)}")
+        choice = Prompt.ask(f"[bold]The agent wants to run[/] {shown}\n[bold]Approve, edit or reject?[/]", choices=["a", "e", "r"], console=console)
+        if choice == "a":
+            decisions[call.call_id] = Approve()
+        elif choice == "r":
+            decisions[call.call_id] = Reject(Prompt.ask("[bold]Why not?[/] (the agent is told)", default="", console=console))
+        else:
+            while True:
+                try:
+                    decisions[call.call_id] = Edit(edited_args(Prompt.ask("[bold]New arguments[/] (a JSON object)", console=console)))
+                    break
+                except UsageError as exc:
+                    console.print(f"[red]{escape(str(exc))}[/]")
+    return answer, decisions
+
+
+def edited_args(text: str) -> dict[str, Any]:
+    """--edit's JSON object of arguments; UsageError when it is not one."""
+    try:
+        args = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--edit: not JSON ({exc}): {text!r}") from None
+    if not isinstance(args, dict):
+        raise UsageError(f"--edit: the arguments must be a JSON object of named values, got {text!r}")
+    return args
+
+
 def last_result(updates: Iterator[Any]) -> ReActResult:
     """Consume the updates silently (for --json) and return the result."""
     result: Any = None
@@ -299,7 +350,19 @@ def report(result: ReActResult, args: argparse.Namespace, console: Console) -> i
     if result.termination_reason is TerminationReason.CLARIFICATION:
         console.print(f"[bold]The agent asks:[/] {escape(result.termination_detail)}")
         console.print(f"Answer with: reactgraph resume {result.thread_id} --answer \"...\"", markup=False)
-    else:
+    if result.pending_approvals:
+        import shlex
+
+        several = len(result.pending_approvals) > 1
+        for call in result.pending_approvals:
+            call_args = json.dumps(call.args, ensure_ascii=False)
+            console.print(f"[bold]Waiting for approval:[/] {escape(f'{call.tool} {call_args}')} (call {escape(call.call_id)})")
+            which = f" --call {shlex.quote(call.call_id)}" if several else ""
+            console.print(
+                f"Decide with: reactgraph resume {result.thread_id}{which} --approve | --reject \"reason\" | --edit {shlex.quote(call_args)}",
+                markup=False,
+            )
+    if result.termination_reason not in WAITING:
         label = "Partial answer" if result.partial else "Answer"
         console.print(f"\n[bold green]{label}:[/] {escape(result.final_answer or '(none)')}")
         if result.termination_reason is not TerminationReason.SUCCESS:
@@ -321,15 +384,45 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_resume(args: argparse.Namespace, console: Console) -> int:
-    """reactgraph resume THREAD: continue a crashed or paused run, shown live."""
+    """reactgraph resume THREAD: continue a crashed or paused run, shown live; --answer answers its
+    question, --approve / --reject / --edit decide a call waiting for approval (--call names it)."""
+    from reactgraph.waiting import AnswerError
+
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
         remembered = reader.run_info(args.thread).metadata  # the --model, --tools and --mcp the run was started with
+        approvals = decided(args, reader.get_result(args.thread))
     args.model = args.model or remembered.get("reactgraph_model")
     args.tools = args.tools or remembered.get("reactgraph_tools")
     args.mcp = args.mcp or remembered.get("reactgraph_mcp")
     agent, overrides = make_agent(args)
     with agent:
-        return drive(agent, args, overrides, console, None, args.thread, args.answer)
+        try:
+            return drive(agent, args, overrides, console, None, args.thread, args.answer, approvals)
+        except AnswerError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def decided(args: argparse.Namespace, result: ReActResult) -> dict[str, Any]:
+    """The decision of --approve / --reject / --edit for the call --call names (or the one waiting)."""
+    from reactgraph.tools.approval import Approve, Edit, Reject
+
+    if args.approve:
+        decision: Any = Approve()
+    elif args.reject is not None:
+        decision = Reject(args.reject)
+    elif args.edit is not None:
+        decision = Edit(edited_args(args.edit))
+    elif args.call:
+        raise UsageError("--call names the call to decide: add --approve, --reject REASON or --edit JSON")
+    else:
+        return {}
+    waiting = [call.call_id for call in result.pending_approvals]
+    if args.call is None and len(waiting) != 1:
+        raise UsageError(
+            f"{len(waiting)} calls wait for approval ({', '.join(waiting)}): name one with --call" if waiting
+            else f"run {args.thread} is not waiting for an approval"
+        )
+    return {args.call or waiting[0]: decision}
 
 
 def cmd_runs(args: argparse.Namespace, console: Console) -> int:
@@ -430,6 +523,7 @@ def parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
         with_mcp(p)
+        p.add_argument("--approve-tools", metavar="a,b", help="tools whose calls wait for your approval before they run ('*' = all)")
         p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
     run = sub.add_parser("run", help="answer a question, showing each step live")
@@ -441,6 +535,11 @@ def parser() -> argparse.ArgumentParser:
     resume = sub.add_parser("resume", help="continue a run after a crash, or answer its question (same --model/--tools by default)")
     resume.add_argument("thread")
     resume.add_argument("--answer", help="the answer to the question the run is waiting on")
+    decision = resume.add_mutually_exclusive_group()
+    decision.add_argument("--approve", action="store_true", help="run the call waiting for approval")
+    decision.add_argument("--reject", metavar="REASON", help="do not run it; the agent is told why")
+    decision.add_argument("--edit", metavar="JSON", help="run it with these arguments instead (a JSON object)")
+    resume.add_argument("--call", metavar="ID", help="the call to decide, when several wait (ids as printed)")
     with_run_options(resume)
     resume.set_defaults(func=cmd_resume)
 

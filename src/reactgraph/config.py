@@ -119,6 +119,11 @@ class AgentConfig(BaseModel):
     tools: tuple[str, ...] | None = Field(
         default=None, description="Names of the registered tools to offer in this run (None = all)."
     )
+    approve_tools: tuple[str, ...] = Field(
+        default=(),
+        description="Tools whose calls wait for a person to approve, edit or reject them before they run ('*' = "
+        "every tool); the run pauses (interrupt) until they decide. A tool's own ToolPolicy(approve=True) always waits.",
+    )
     allow_clarification: bool = Field(
         default=True, description="Offer the model an ask_user tool; the run pauses (interrupt) until the user answers."
     )

@@ -14,7 +14,7 @@ run's ``termination`` (decided once: the router and terminate read it, never rec
 If none fires: summarize when a summary is due (every ``summary_every`` iterations, or when
 the next prompt would pass ``summary_token_threshold``), else think again. After think, the
 model's own stops (final answer -> success, giving up -> failure) go to terminate,
-tool calls fan out to act (one ``Send`` task per call).
+tool calls fan out to act (one ``Send`` task per call; a call that needs approval waits there).
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from langgraph.types import Send
 from reactgraph.config import AgentConfig
 from reactgraph.scratchpad import over_threshold
 from reactgraph.state import ReActState, Termination
+from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
+from reactgraph.tools.registry import ToolRegistry
 
 Rule = Callable[[ReActState, AgentConfig, float], Termination | None]
 
@@ -118,13 +120,16 @@ def route_after_observe(state: ReActState, cfg: AgentConfig) -> Literal["termina
     return "summarize" if summary_due(state, cfg) else "think"
 
 
-def route_after_think(state: ReActState, cfg: AgentConfig) -> Literal["terminate"] | list[Send]:
-    """The model's own stop goes to terminate; each tool call becomes one act task."""
+def route_after_think(state: ReActState, cfg: AgentConfig, registry: ToolRegistry) -> Literal["terminate"] | list[Send]:
+    """The model's own stop goes to terminate; each tool call becomes one act task, told its cached
+    result (if any) and whether it waits for approval."""
     if state.get("termination") or not state.get("pending_actions"):
         return "terminate"
     deadline = cfg.deadline(state["started_at"])
     cache = state.get("tool_cache") or {}
-    return [
-        Send("act", {"action": a, "deadline": deadline, "cached": cache.get(call_key(a["tool"], a["args"]))})
-        for a in state["pending_actions"]
-    ]
+    sends = []
+    for a in state["pending_actions"]:
+        cached = cache.get(call_key(a["tool"], a["args"]))
+        approve = cached is None and needs_approval(a, registry, cfg)
+        sends.append(Send("act", {"action": a, "deadline": deadline, "cached": cached, "approve": approve}))
+    return sends

@@ -33,6 +33,7 @@ class ErrorKind(StrEnum):
     NETWORK_ERROR = "network_error"  # the tool could not reach its service
     TIMEOUT = "timeout"  # the tool gave no result within its time
     DISABLED = "disabled"  # the circuit breaker took the tool out of the run
+    REJECTED = "rejected"  # the user refused the call when asked to approve it (no failure of the tool)
     # a model reply (the formats' readers, think)
     MALFORMED_OUTPUT = "malformed_output"  # a call that cannot be read
     MISSING_ACTION = "missing_action"  # reasoning without an action or an answer
@@ -41,7 +42,7 @@ class ErrorKind(StrEnum):
     NON_ANSWER = "non_answer"  # a final reply that is no answer (a copy of an error, an announced call)
 
 
-# The observation for each kind. Fields: problem (what went wrong), tool, tried (" (after 2 retries)"
+# The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"
 # or ""), failures (max_tool_failures).
 TEXTS: dict[ErrorKind, str] = {
     ErrorKind.TOOL_NOT_FOUND: "Error (tool_not_found): {problem}.",
@@ -52,6 +53,9 @@ TEXTS: dict[ErrorKind, str] = {
     ErrorKind.TIMEOUT: "Error (timeout): {tool} gave {problem}{tried}. Try simpler arguments or another tool.",
     ErrorKind.DISABLED: "Error (disabled): {tool} failed {failures} times in this run and is no longer available. "
     "Use another tool or answer from what you have.",
+    ErrorKind.REJECTED: "Error (rejected): the user did not allow this call of {tool}, so it was not run. Their reason: "
+    "{problem}. Do not make the same call again unless the user asks for it; take their reason into account, "
+    "try another approach or answer from what you have.",
 }
 DEFAULT_TEXT = "Error ({kind}): {problem}."  # the reply kinds: the prompt adds the expected format
 ADVICE = "Check the arguments, or try another approach."

@@ -64,7 +64,7 @@ def build_graph(
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_after_think(state: ReActState) -> Literal["terminate"] | list[Send]:
-        return edges.route_after_think(state, deps.run_config())
+        return edges.route_after_think(state, deps.run_config(), deps.registry)
 
     def route_after_observe(state: ReActState) -> Literal["terminate", "summarize", "think"]:
         return edges.route_after_observe(state, deps.run_config())

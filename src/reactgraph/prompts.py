@@ -62,6 +62,9 @@ NEXT_STEP = (
     "If the observations answer the question, reply with {thought} and {final_answer}; otherwise take the next step."
 )
 
+# Put before the result of a call whose arguments the user changed when asked to approve it.
+EDITED_CALL = "(The user changed this call's arguments before it ran; you had asked for {asked}. Do not repeat your original call.)\n"
+
 # -- the tool-calling formats' texts: how a reply should look (after an unreadable one too) ---------
 
 NATIVE_EXPECTED = (

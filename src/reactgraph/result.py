@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from typing import Annotated, Any, Literal
 
@@ -21,7 +22,8 @@ class TerminationReason(str, Enum):
     TIMEOUT = "timeout"
     CANCELLED = "cancelled"
     CUSTOM = "custom"
-    CLARIFICATION = "clarification"
+    CLARIFICATION = "clarification"  # waiting for the user's answer to the model's question
+    APPROVAL = "approval"  # waiting for a person to approve, edit or reject tool calls
     # the names the ReAct requirements use, as aliases
     FAILURE_DETECTED = "failure"
     USER_CANCELLED = "cancelled"
@@ -120,6 +122,18 @@ class ReActTrace(BaseModel):
         return "\n".join(lines)
 
 
+class PendingApproval(BaseModel):
+    """A tool call waiting for a person's decision: answer it with ``ReActAgent.resume(thread_id,
+    approval=...)`` (or ``approvals={call_id: ...}`` when several wait)."""
+
+    call_id: str
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    description: str = ""
+    problem: str | None = Field(default=None, description="Why the last answer to this call could not be used, if any.")
+    interrupt_id: str = Field(default="", description="The LangGraph interrupt that shows it (resume it by this id).")
+
+
 class ReActResult(BaseModel):
     """Everything a run produced. ``partial`` is True when a limit cut it short."""
 
@@ -136,6 +150,9 @@ class ReActResult(BaseModel):
     summary: str = ""
     thread_id: str | None = None
     question: str | None = None
+    pending_approvals: list[PendingApproval] = Field(
+        default_factory=list, description="The tool calls the run waits on (reason 'approval'), in call order."
+    )
 
 
 def _args_text(args: dict[str, Any]) -> str:
@@ -148,12 +165,22 @@ def steps_from_state(raw_steps: list[dict]) -> list[ReActStep]:
     return [ReActStep.model_validate(s) for s in raw_steps]
 
 
-def result_from_state(state: dict[str, Any], *, thread_id: str | None, interrupt_question: str | None = None) -> ReActResult:
-    """Build the ReActResult from a graph state (finished, or paused for clarification)."""
+def result_from_state(
+    state: dict[str, Any],
+    *,
+    thread_id: str | None,
+    interrupt_question: str | None = None,
+    pending_approvals: list[PendingApproval] | None = None,
+) -> ReActResult:
+    """Build the ReActResult from a graph state (finished, or paused for a question or for approvals;
+    a question comes first when both wait)."""
     steps = steps_from_state(state.get("steps") or [])
     usage = TokenUsage.model_validate(state.get("token_usage") or {})
     if interrupt_question is not None:
         reason, detail, answer = TerminationReason.CLARIFICATION, interrupt_question, None
+    elif pending_approvals:
+        shown = "; ".join(f"{p.tool} {json.dumps(p.args, ensure_ascii=False, default=str)}" for p in pending_approvals)
+        reason, detail, answer = TerminationReason.APPROVAL, f"waiting for approval: {shown}", None
     else:
         term = state.get("termination") or {}
         reason = TerminationReason(term.get("reason", "failure"))
@@ -182,4 +209,5 @@ def result_from_state(state: dict[str, Any], *, thread_id: str | None, interrupt
         summary=state.get("summary", ""),
         thread_id=thread_id,
         question=state.get("question"),
+        pending_approvals=list(pending_approvals or []),
     )

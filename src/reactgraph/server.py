@@ -86,7 +86,7 @@ def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfi
         and (k in AgentConfig.model_fields or did_you_mean(k, AgentConfig.model_fields))
     }
     config = make_config(**options)
-    tools.select(config.tools)
+    tools.check(config)
     return config
 
 

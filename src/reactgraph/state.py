@@ -27,6 +27,7 @@ TerminationReasonName = Literal[
     "cancelled",
     "custom",
     "clarification",
+    "approval",
 ]
 
 

@@ -53,6 +53,19 @@ def asking() -> ScriptedChatModel:
     return _scripted(by_prompt(("The user answered:", after_answer), default=tool_call("ask_user", {"question": "Paris or Rome?"})))
 
 
+def deciding() -> ScriptedChatModel:
+    """Looks Paris up; answers from what the lookup gave (Rome, when the user changed the call), or
+    says it was not allowed."""
+    return _scripted(
+        by_prompt(
+            ("France", "Paris is in France."),
+            ("Italy", "You had me look Rome up: Italy."),
+            ("Error (rejected)", "I was not allowed to look it up."),
+            default=tool_call("lookup", {"key": "paris"}, thought="I look Paris up."),
+        )
+    )
+
+
 def looping() -> ScriptedChatModel:
     """Never answers by itself; gives a partial answer when told to stop."""
     return _scripted(

@@ -1,10 +1,12 @@
 """A real ReAct run for the fault-injection test, run as its own process.
 
-    python crash_worker.py DB THREAD SIDE_DIR [--block-at POINT] [--resume]
+    python crash_worker.py DB THREAD SIDE_DIR [--block-at POINT] [--resume] [--approve]
 
 Tools record every execution in SIDE_DIR/executions.log before they return. With
 ``--block-at`` the process stops at that point (writing SIDE_DIR/blocked first) and waits
-there until the test kills it; ``--resume`` continues THREAD from its checkpoint. The model is
+there until the test kills it; ``--resume`` continues THREAD from its checkpoint; with ``--approve``
+every fetch waits for approval, which the worker gives, recording each call id it was asked about
+in SIDE_DIR/approvals.log. The model is
 a ScriptedChatModel whose replies depend only on the prompt, so a new process continues the
 script where the killed one stopped. The result is printed as JSON.
 
@@ -20,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from reactgraph import ReActAgent
+from reactgraph import Approve, PendingApproval, ReActAgent
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call, tool_calls
 
 BLOCK_POINTS = ("mid_parallel_act", "before_act", "after_observe", "during_summarize")
@@ -36,6 +38,7 @@ def main() -> int:
     parser.add_argument("side", type=Path)
     parser.add_argument("--block-at", choices=BLOCK_POINTS)
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--approve", action="store_true")
     args = parser.parse_args()
 
     def block(point: str) -> None:
@@ -76,11 +79,17 @@ def main() -> int:
         ],
         repeat_last=True,
     )
+    def approve(call: PendingApproval) -> Approve:
+        with open(args.side / "approvals.log", "a") as log:
+            log.write(f"{call.call_id}\n")
+        return Approve()
+
+    approval = {"approve_tools": ("fetch",), "on_approval": approve} if args.approve else {}
     agent = ReActAgent(model=model, tools=[fetch], checkpointer=args.db, summary_every=2, keep_recent_steps=5)
     if args.resume:
-        result = agent.resume(args.thread)
+        result = agent.resume(args.thread, on_approval=approval.get("on_approval"))
     else:
-        result = agent.run("Fetch the four keys and report their values.", thread_id=args.thread)
+        result = agent.run("Fetch the four keys and report their values.", thread_id=args.thread, **approval)
     sys.stdout.write(result.model_dump_json())
     return 0
 

@@ -112,3 +112,30 @@ def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
     ]
     assert resumed["summary"] == reference["summary"]
     assert resumed["tool_usage"] == {"fetch": 4}
+
+
+def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path):
+    """Every fetch waits for approval; both calls of the parallel turn are approved, fetch(a) runs,
+    the process is killed in fetch(b). The resumed run (approve_tools is a stored run option) does
+    not run fetch(a) again; fetch(b), whose approval died with the process, is asked about again."""
+    db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-approval"
+    proc = subprocess.Popen(
+        worker(db, thread, side, "--approve", "--block-at", "mid_parallel_act"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        wait_for((side / "blocked").exists, proc, "the worker to block in fetch(b)")
+        with ReActAgent(checkpointer=db) as inspector:
+            wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=WAIT_LIMIT)
+        proc.stdout.close()
+        proc.stderr.close()
+    assert executions(side) == ["a"]
+
+    resumed = run_to_end(worker(db, thread, side, "--approve", "--resume"))
+
+    assert resumed["termination_reason"] == "success"
+    assert sorted(executions(side)) == ["a", "b", "c", "d"]  # each approved call ran exactly once
+    assert (side / "approvals.log").read_text().split() == ["call_a", "call_b", "call_b", "call_c", "call_d"]
+    assert [[a["id"] for a in s["actions"]] for s in resumed["trace"]["steps"][:-1]] == EXPECTED_ACTIONS

@@ -4,7 +4,8 @@
    and their edges) and the input / output / context schemas of its forms.
 2. On tests/integration/server_fixture/langgraph.json, whose graph is the same served graph
    on a ScriptedChatModel: langgraph-sdk runs with tool calls streamed node by node, the
-   final state and its history, a 10-iteration run, and a clarification round trip.
+   final state and its history, a 10-iteration run, a clarification round trip, and tool approval
+   (approve, edit, reject, a malformed answer) of three parallel calls.
 """
 
 from __future__ import annotations
@@ -167,6 +168,14 @@ def test_served_graph_has_no_checkpointer_and_room_for_long_runs() -> None:
     assert served.graph.config["recursion_limit"] >= 4 * served.MAX_SERVED_ITERATIONS
 
 
+def test_the_served_factory_refuses_an_unknown_tool_to_approve() -> None:
+    from reactgraph.tools import UnknownToolError
+
+    assert served.check_context({"approve_tools": ["calculator"]}, served.TOOLS).approve_tools == ("calculator",)
+    with pytest.raises(UnknownToolError, match="approve_tools: no tool named 'calculater' \\(did you mean 'calculator'\\?\\)"):
+        served.check_context({"approve_tools": ["calculater"]}, served.TOOLS)
+
+
 # -- 1. the repository's own langgraph.json ------------------------------------------------
 
 
@@ -227,6 +236,7 @@ class TestRepositoryServer:
             "summary_every": "integer",
             "tools": None,
             "allow_clarification": "boolean",
+            "approve_tools": "array",
         }
         for name, json_type in wanted.items():
             assert name in fields, name
@@ -446,3 +456,44 @@ class TestScriptedServer:
         assert state["next"] == [] and state["interrupts"] == []
         assert state["values"]["final_answer"] == "The weather in Paris is sunny."
         assert state["values"]["termination"]["reason"] == "success"
+
+    def test_tool_approval_round_trip(self, client) -> None:
+        """approve_tools in the run's context: the three parallel calls each wait; one resume by
+        interrupt id approves Ann's, edits Bob's and sends no decision for Cy's, which is asked
+        about again saying why; a second resume rejects it. No call runs twice."""
+        thread_id = client.threads.create()["thread_id"]
+        paused = _stream(client, thread_id, input={"query": scripted.GREETINGS}, context={"approve_tools": ["greet"]})
+        assert paused.tool_results() == {}  # nothing ran
+        state = client.threads.get_state(thread_id)
+        assert state["next"] == ["act", "act", "act"]
+        waiting = {i["value"]["tool_call_id"]: i for i in state["interrupts"]}
+        assert set(waiting) == {"greet_Ann", "greet_Bob", "greet_Cy"}
+        request = waiting["greet_Bob"]["value"]
+        assert request["action_requests"][0]["name"] == "greet" and request["action_requests"][0]["args"] == {"name": "Bob"}
+        assert request["review_configs"] == [{"action_name": "greet", "allowed_decisions": ["approve", "edit", "reject"]}]
+        assert "HITLResponse" in waiting["greet_Bob"]["response_schema"]["$defs"]  # the answer's form, for clients
+
+        decisions = {
+            waiting["greet_Ann"]["id"]: {"type": "approve"},
+            waiting["greet_Bob"]["id"]: {"type": "edit", "edited_action": {"name": "greet", "args": {"name": "Bea"}}},
+            waiting["greet_Cy"]["id"]: {"type": "maybe"},
+        }
+        first = _stream(client, thread_id, command={"resume": decisions})
+        results = first.tool_results()
+        assert set(results) == {"greet_Ann", "greet_Bob"}
+        assert results["greet_Ann"] == "Hello Ann" and results["greet_Bob"].endswith("Hello Bea")
+        [again] = client.threads.get_state(thread_id)["interrupts"]
+        assert again["value"]["tool_call_id"] == "greet_Cy"
+        assert "not an approval decision" in again["value"]["problem"]
+
+        second = _stream(client, thread_id, command={"resume": {"decisions": [{"type": "reject", "message": "Cy is away"}]}})
+        assert set(second.tool_results()) == {"greet_Cy"}  # Ann's and Bob's calls did not run again
+        state = client.threads.get_state(thread_id)
+        assert state["next"] == [] and state["interrupts"] == []
+        values = state["values"]
+        assert values["termination"]["reason"] == "success"
+        answer = values["final_answer"]
+        assert answer == "Greeted Ann, Bea; refused: Cy is away."
+        [step] = [s for s in values["steps"] if s["kind"] == "tools"]
+        assert [a["args"] for a in step["actions"]] == [{"name": "Ann"}, {"name": "Bea"}, {"name": "Cy"}]
+        assert [o["error_kind"] for o in step["observations"]] == [None, None, "rejected"]

@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 REACTGRAPH = Path(sys.executable).with_name("reactgraph")
 FIXTURES = "tests.integration.cli_fixtures"
-MODEL = {name: f"{FIXTURES}:{name}" for name in ("answering", "writing", "asking", "looping", "giving_up", "not_a_model")}
+MODEL = {name: f"{FIXTURES}:{name}" for name in ("answering", "writing", "asking", "deciding", "looping", "giving_up", "not_a_model")}
 TOOLS = f"{FIXTURES}:TOOLS"
 
 
@@ -111,6 +111,78 @@ def test_clarification_with_terminal_prompts_and_continues(db):
     text = seen.decode(errors="replace")
     assert answered, text
     assert "Paris or Rome?" in text and "You chose Rome." in text
+    assert proc.returncode == 0, proc.stderr.read()
+
+
+def test_approval_without_terminal_exits_3_then_resume_approves_rejects_or_edits(db, tmp_path):
+    calls = tmp_path / "calls.log"
+    env = {"CLI_FIXTURE_CALL_LOG": str(calls)}
+    for thread in ("a1", "a2", "a3"):
+        waiting = cli("run", "Where is Paris?", "--model", MODEL["deciding"], "--tools", TOOLS, "--approve-tools", "lookup",
+                      "--db", str(db), "--thread", thread, env=env)
+        assert waiting.returncode == 3, waiting.stderr
+        assert "Waiting for approval: lookup {\"key\": \"paris\"} (call " in waiting.stdout
+        assert f"""Decide with: reactgraph resume {thread} --approve | --reject "reason" | --edit '{{"key": "paris"}}'""" in waiting.stdout
+    assert not calls.exists()  # nothing ran yet
+
+    approved = cli("resume", "a1", "--approve", "--db", str(db), env=env)
+    assert approved.returncode == 0, approved.stderr
+    assert "Answer: Paris is in France." in approved.stdout
+    rejected = cli("resume", "a2", "--reject", "not today", "--db", str(db), env=env)
+    assert rejected.returncode == 0, rejected.stderr
+    assert "Answer: I was not allowed to look it up." in rejected.stdout and "not today" in rejected.stdout
+    edited = cli("resume", "a3", "--edit", '{"key": "rome"}', "--db", str(db), env=env)
+    assert edited.returncode == 0, edited.stderr
+    assert "Answer: You had me look Rome up: Italy." in edited.stdout
+    assert calls.read_text().split() == ["paris", "rome"]  # approved once, rejected never, edited with its new args
+
+
+def test_approval_usage_errors_exit_2(db):
+    typo = cli("run", "Where is Paris?", "--model", MODEL["deciding"], "--tools", TOOLS, "--approve-tools", "lokup", "--db", str(db))
+    assert typo.returncode == 2 and "approve_tools: no tool named 'lokup' (did you mean 'lookup'?)" in typo.stderr
+    cli("run", "Where is Paris?", "--model", MODEL["deciding"], "--tools", TOOLS, "--approve-tools", "*", "--db", str(db), "--thread", "w")
+    bad_json = cli("resume", "w", "--edit", "{key: rome}", "--db", str(db))
+    assert bad_json.returncode == 2 and "--edit: not JSON" in bad_json.stderr
+    assert cli("resume", "w", "--approve", "--db", str(db)).returncode == 0
+    finished = cli("resume", "w", "--approve", "--db", str(db))
+    assert finished.returncode == 2 and "run w is not waiting for an approval" in finished.stderr
+    assert "Traceback" not in typo.stderr + bad_json.stderr + finished.stderr
+
+
+def test_approval_with_terminal_asks_for_each_call(db):
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "dumb"}
+    proc = subprocess.Popen(
+        [str(REACTGRAPH), "run", "Where is Paris?", "--model", MODEL["deciding"], "--tools", TOOLS, "--approve-tools", "lookup", "--db", str(db)],
+        stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+    )
+    os.close(slave)
+    replies = [(b"Approve, edit or reject?", b"e\n"), (b"New arguments", b"not json\n"), (b"not JSON", b'{"key": "rome"}\n')]
+    seen = b""
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if replies and replies[0][0] in seen:
+                os.write(master, replies.pop(0)[1])
+            if proc.poll() is not None and not ready:
+                break
+        proc.wait(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    text = seen.decode(errors="replace")
+    assert not replies, text
+    assert "You had me look Rome up: Italy." in text
     assert proc.returncode == 0, proc.stderr.read()
 
 

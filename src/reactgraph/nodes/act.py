@@ -1,7 +1,9 @@
-"""act: run one tool call (one task per call, so a crash re-runs only unfinished calls)."""
+"""act: run one tool call (one task per call, so a crash re-runs only unfinished calls); a call that
+needs approval waits for a person's decision first (``reactgraph.tools.approval``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
@@ -9,10 +11,12 @@ from langchain_core.messages import ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
+from reactgraph import prompts
 from reactgraph.deps import ASK_USER, Deps
-from reactgraph.errors import ErrorKind
+from reactgraph.errors import ErrorKind, error_text
 from reactgraph.state import Action, Outcome
 from reactgraph.tokens import truncate
+from reactgraph.tools import approval
 from reactgraph.tools.execution import (
     CallSlots,
     call_key,
@@ -23,20 +27,23 @@ from reactgraph.tools.execution import (
 
 
 class ActInput(TypedDict):
-    """The Send payload: one action, the run's wall-clock deadline (or None), and the run's
-    cached result for this exact call when its tool is cacheable and it ran before."""
+    """The Send payload: one action, the run's wall-clock deadline (or None), the run's cached
+    result for this exact call when its tool is cacheable and it ran before, and whether the call
+    waits for a person's approval (decided with the turn, so a resume under another config keeps it)."""
 
     action: Action
     deadline: float | None
     cached: NotRequired[str | None]
+    approve: NotRequired[bool]
 
 
 def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
     slots = CallSlots()
 
     def act(payload: ActInput) -> dict[str, Any]:
-        """Reads one pending action; writes its outcome (ok or error kind, content, duration, retries,
-        cached) and, for a cacheable tool's success, the run's cache entry."""
+        """Reads one pending action (and, when it needs approval, a person's decision: approved, run
+        with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
+        retries, cached) and, for a cacheable tool's success, the run's cache entry."""
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
@@ -48,9 +55,20 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
             return reported(ok_outcome(action, f"The user answered: {answer}"), cfg.max_observation_tokens)
         if payload.get("cached") is not None:
             return reported(ok_outcome(action, payload["cached"], cached=True), cfg.max_observation_tokens)
+        asked = None
+        if payload.get("approve"):
+            decision = approval.ask(action)
+            if isinstance(decision, approval.Reject):
+                text = error_text(ErrorKind.REJECTED, tool=action["tool"], problem=decision.reason or "none given")
+                return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg.max_observation_tokens)
+            if isinstance(decision, approval.Edit):
+                asked, action = action["args"], {**action, "args": decision.args}
         thread_id = get_config().get("configurable", {}).get("thread_id")
         with slots.hold(thread_id, cfg.max_parallel_tools):
             outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"])
+        if asked is not None:
+            note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
+            outcome = outcome | {"content": note + outcome["content"]}
         update = reported(outcome, cfg.max_observation_tokens)
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:

@@ -32,7 +32,7 @@ NEVER_RETRIED: tuple[type[BaseException], ...] = (ToolTimeout, InvalidArguments)
 
 
 class ToolPolicy(BaseModel):
-    """Timeout, retries and caching of one tool; ``None`` means "the run's AgentConfig value"."""
+    """Timeout, retries, caching and approval of one tool; ``None`` means "the run's AgentConfig value"."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
@@ -49,6 +49,10 @@ class ToolPolicy(BaseModel):
     )
     cacheable: bool = Field(
         default=False, description="Identical calls in one run reuse the first result (read-only tools only)."
+    )
+    approve: bool = Field(
+        default=False,
+        description="Each call waits for a person to approve, edit or reject it before it runs (see reactgraph.tools.approval).",
     )
     sleep: Callable[[float], None] | None = Field(
         default=None, exclude=True, description="How retries wait (default time.sleep); inject one to count delays."

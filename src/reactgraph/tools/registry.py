@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -26,6 +26,9 @@ from pydantic.fields import FieldInfo
 
 from reactgraph.errors import did_you_mean
 from reactgraph.tools.policy import ToolPolicy
+
+if TYPE_CHECKING:
+    from reactgraph.config import AgentConfig
 
 BeforeCall = Callable[[str, dict[str, Any]], dict[str, Any]]
 """A pre-execution hook: ``(tool_name, args) -> args`` (possibly rewritten), or raise to refuse the call."""
@@ -244,6 +247,15 @@ class ToolRegistry:
                 + f"; available: {', '.join(self._tools) or 'none'}"
             )
         return [n for n in names if n in self._tools]
+
+    def check(self, config: AgentConfig) -> None:
+        """The tool names ``config`` refers to (``tools``, and ``approve_tools`` besides '*') are registered;
+        UnknownToolError naming the close matches otherwise."""
+        self.select(config.tools)
+        try:
+            self.select([name for name in config.approve_tools if name != "*"])
+        except UnknownToolError as exc:
+            raise UnknownToolError(f"approve_tools: {exc}") from None
 
     def search(self, query: str) -> builtins.list[RegisteredTool]:
         """Tools matching ``query``, best first: whole-name, then name words, then description words."""

@@ -8,6 +8,8 @@ Questions it understands:
 - "What is 6*7 + 2*4?": two parallel multiply calls, then add, then the answer (3 turns).
 - "Count as long as you may.": one `count` call per turn, with the turn number, until a limit stops it.
 - "What is the weather like?": asks the user which city (clarification), then answers for it.
+- "Greet Ann, Bob and Cy.": three parallel `greet` calls, then an answer made of their results
+  (with approve_tools, each call waits for approval; a rejected one is named with its reason).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ ARITHMETIC = "What is 6*7 + 2*4?"
 COUNTING = "Count as long as you may."
 WEATHER = "What is the weather like?"
 CITY_QUESTION = "Which city do you mean?"
+GREETINGS = "Greet Ann, Bob and Cy."
+GUESTS = ("Ann", "Bob", "Cy")
 
 
 def multiply(a: int, b: int) -> int:
@@ -38,6 +42,11 @@ def add(a: int, b: int) -> int:
 def count(n: int) -> str:
     """Say a number out loud."""
     return f"counted {n}"
+
+
+def greet(name: str) -> str:
+    """Greet someone by name."""
+    return f"Hello {name}"
 
 
 def _text(message: BaseMessage) -> str:
@@ -77,7 +86,14 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
             city = results["ask_user"].removeprefix("The user answered:").strip()
             return f"The weather in {city} is sunny."
         return tool_call("ask_user", {"question": CITY_QUESTION}, thought="The question does not say where.")
+    if GREETINGS in head:
+        results = [_text(m) for m in messages if isinstance(m, ToolMessage) and m.name == "greet"]
+        if results:
+            greeted = [m.group(1) for r in results if (m := re.search(r"Hello (\w+)$", r))]
+            refused = [m.group(1) for r in results if (m := re.search(r"Their reason: (.*?)\. Do not", r))]
+            return f"Greeted {', '.join(greeted)}" + "".join(f"; refused: {reason}." for reason in refused)
+        return tool_calls([("greet", {"name": n}) for n in GUESTS], thought="Greet all three.", ids=[f"greet_{n}" for n in GUESTS])
     return "I cannot complete this task: the scripted model does not know this question."
 
 
-graph = make_graph(model=ScriptedChatModel(responses=[reply], repeat_last=True), tools=[multiply, add, count])
+graph = make_graph(model=ScriptedChatModel(responses=[reply], repeat_last=True), tools=[multiply, add, count, greet])

@@ -1,0 +1,194 @@
+"""Tool approval (human in the loop): which calls wait for a person, what the person is shown, and
+the decisions they may send back.
+
+A call waits when its tool's policy says ``ToolPolicy(approve=True)`` or the run's
+``approve_tools`` names the tool ('*' = every tool). Whether it waits is decided once, when the
+turn's calls are handed to act (``needs_approval``), and travels with the act task, so a run
+resumed under another config still honours the decision. Only a call that can run is shown: one
+to an unknown tool or with arguments that do not fit the tool's schema goes back to the model at
+once; a cached result and a refused call need no approval either.
+
+The act task pauses with LangGraph's ``interrupt``, showing the call as LangChain's
+``HumanInTheLoopMiddleware`` does (a ``HITLRequest`` with one action request and its review
+config, plus the call's ``tool_call_id``), so Agent Chat UI and Studio users recognise it. It is
+resumed with one decision, in LangChain's shape::
+
+    {"type": "approve"}
+    {"type": "edit", "edited_action": {"name": "<the same tool>", "args": {...}}}   (name may be left out)
+    {"type": "reject", "message": "why"}                                          (message may be left out)
+
+or the same wrapped as a ``HITLResponse``, ``{"decisions": [decision]}``. In Python, ``Approve()``,
+``Edit(args)`` and ``Reject(reason)`` stand for them. An edit's arguments are checked against the
+tool's schema again (bad ones become an invalid_parameters observation); a rejection becomes a
+``rejected`` observation with the reason, which the circuit breaker does not count. A value that is
+no decision is asked about again, with the problem in the request's ``problem`` field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from langgraph.types import interrupt
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from reactgraph.config import AgentConfig
+from reactgraph.state import Action
+from reactgraph.tools.execution import validate_args
+from reactgraph.tools.registry import ToolRegistry
+
+DESCRIPTION_PREFIX = "Tool execution requires approval"  # LangChain's default wording
+ALLOWED_DECISIONS = ["approve", "edit", "reject"]
+DECISIONS_HELP = (
+    "{'type': 'approve'}, {'type': 'edit', 'edited_action': {'args': {...}}} or {'type': 'reject', 'message': '...'} "
+    "(alone or as {'decisions': [one of them]})"
+)
+
+
+@dataclass(frozen=True)
+class Approve:
+    """Run the call as the model made it."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Run the call with these arguments instead (checked against the tool's schema again)."""
+
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reject:
+    """Do not run the call; the model is told the user refused it, and ``reason``."""
+
+    reason: str = ""
+
+
+Decision = Approve | Edit | Reject
+
+
+# -- the resume values, as LangChain's HumanInTheLoopMiddleware writes them ------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ApproveDecision(_Strict):
+    type: Literal["approve"]
+
+
+class EditedAction(_Strict):
+    name: str | None = None
+    args: dict[str, Any]
+
+
+class EditDecision(_Strict):
+    type: Literal["edit"]
+    edited_action: EditedAction
+
+
+class RejectDecision(_Strict):
+    type: Literal["reject"]
+    message: str = ""
+
+
+WireDecision = Annotated[ApproveDecision | EditDecision | RejectDecision, Field(discriminator="type")]
+
+
+class HITLResponse(_Strict):
+    decisions: list[WireDecision] = Field(min_length=1, max_length=1)
+
+
+_DECISION: TypeAdapter[Any] = TypeAdapter(WireDecision)
+RESUME_SCHEMA: dict[str, Any] = TypeAdapter(WireDecision | HITLResponse).json_schema()  # shown with the interrupt
+
+
+def read_decision(value: Any, tool: str) -> Decision:
+    """The decision a resume value stands for; ValueError saying what is wrong when it is none."""
+    try:
+        if isinstance(value, dict) and "decisions" in value:
+            wire = HITLResponse.model_validate(value).decisions[0]
+        else:
+            wire = _DECISION.validate_python(value)
+    except ValidationError as exc:
+        raise ValueError(f"not an approval decision ({_problems(exc)}); send {DECISIONS_HELP}; got {_shown(value)}") from None
+    if isinstance(wire, ApproveDecision):
+        return Approve()
+    if isinstance(wire, RejectDecision):
+        return Reject(wire.message.strip())
+    if wire.edited_action.name not in (None, tool):
+        raise ValueError(f"an edit may change the arguments of {tool}, not call {wire.edited_action.name!r} instead")
+    return Edit(wire.edited_action.args)
+
+
+def to_resume(decision: Decision, tool: str) -> dict[str, Any]:
+    """``decision`` as the resume value LangChain's middleware would send for a call of ``tool``."""
+    if isinstance(decision, Edit):
+        return {"type": "edit", "edited_action": {"name": tool, "args": decision.args}}
+    if isinstance(decision, Reject):
+        return {"type": "reject", "message": decision.reason}
+    return {"type": "approve"}
+
+
+# -- in the run ----------------------------------------------------------------------------
+
+
+def needs_approval(action: Action, registry: ToolRegistry, cfg: AgentConfig) -> bool:
+    """Whether ``action`` must wait for a person: a call that can run (a tool offered in this run,
+    arguments that fit its schema) of a tool whose policy or the run's ``approve_tools`` asks for it."""
+    entry = registry.get(action.get("tool", ""))
+    if "rejection" in action or entry is None or entry.name not in registry.select(cfg.tools, strict=False):
+        return False
+    if not (entry.policy.approve or "*" in cfg.approve_tools or entry.name in cfg.approve_tools):
+        return False
+    try:
+        validate_args(entry, action["args"])
+    except Exception:  # the model must fix the call first: execute reports it
+        return False
+    return True
+
+
+def approval_request(action: Action, problem: str | None = None) -> dict[str, Any]:
+    """What the interrupt shows: a HITLRequest for this one call, its ``tool_call_id``, and
+    ``problem`` when an earlier answer to it could not be used."""
+    args = json.dumps(action["args"], ensure_ascii=False, default=str)
+    description = f"{DESCRIPTION_PREFIX}\n\nTool: {action['tool']}\nArgs: {args}"
+    if problem:
+        description += f"\n\nThe last answer could not be used: {problem}"
+    request: dict[str, Any] = {
+        "action_requests": [{"name": action["tool"], "args": action["args"], "description": description}],
+        "review_configs": [{"action_name": action["tool"], "allowed_decisions": list(ALLOWED_DECISIONS)}],
+        "tool_call_id": action["id"],
+    }
+    return request | ({"problem": problem} if problem else {})
+
+
+def is_approval_request(value: Any) -> bool:
+    """Whether an interrupt's value is an approval request (not a clarification question)."""
+    return isinstance(value, dict) and "action_requests" in value and "tool_call_id" in value
+
+
+def ask(action: Action) -> Decision:
+    """Pause the act task until a person decides about ``action`` (LangGraph ``interrupt``); a value
+    that is no decision is asked about again, saying what was wrong with it."""
+    problem = None
+    while True:
+        value = interrupt(approval_request(action, problem), response_schema=RESUME_SCHEMA)
+        try:
+            return read_decision(value, action["tool"])
+        except ValueError as exc:
+            problem = str(exc)
+
+
+def _problems(exc: ValidationError) -> str:
+    """pydantic's first errors, their paths without the union's tags."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'] if p not in ALLOWED_DECISIONS) or 'value'}: {e['msg']}" for e in exc.errors()[:3]
+    )
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
