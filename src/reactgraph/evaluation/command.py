@@ -1,4 +1,5 @@
-"""`reactgraph eval`: run the task suite with a live progress bar, print the table, write reports."""
+"""`reactgraph eval`: run the task suite with a live progress bar, print the table, write reports.
+(Its options are parsed in reactgraph.cli.)"""
 
 from __future__ import annotations
 
@@ -26,27 +27,6 @@ from reactgraph.evaluation.suite import load_suite
 from reactgraph.models import resolve_model
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[3] / "benchmarks" / "tasks"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default=DEFAULT_MODEL, help="'provider:model' (default %(default)s)")
-    parser.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
-    parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="a task file or directory (default: the shipped suite)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
-    parser.add_argument("--compare", choices=["prebuilt"], help="also run LangGraph's prebuilt create_react_agent")
-    parser.add_argument(
-        "--agents", help="comma-separated agents to run instead: reactgraph, prebuilt (e.g. --agents prebuilt)"
-    )
-    parser.add_argument(
-        "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"
-    )
-    parser.add_argument("--only", help="comma-separated task ids or categories to run")
-    parser.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
-    parser.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="an AgentConfig field for every task, e.g. --set tool_calling=text (JSON values: --set max_iterations=6)",
-    )
-
 
 def parse_overrides(pairs: list[str]) -> dict[str, object]:
     """KEY=VALUE pairs; VALUE is read as JSON when it parses, else as a string."""
@@ -96,8 +76,10 @@ def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatMo
 
 
 def run(args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None) -> SuiteReport:
-    """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given."""
+    """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given.
+    Without ``args.model`` or ``args.suite``: the default model, the suite shipped with reactgraph."""
     console = console or Console()
+    args.model, args.suite = args.model or DEFAULT_MODEL, args.suite or DEFAULT_SUITE
     overrides = parse_overrides(args.overrides)
     cfg = make_config(**overrides)  # a bad --set fails here, before any model call
     tasks = load_suite(args.suite)
