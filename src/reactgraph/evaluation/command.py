@@ -23,10 +23,9 @@ from rich.table import Table
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
 from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
-from reactgraph.evaluation.suite import load_suite
+from reactgraph.evaluation.suite import load_suite, shipped_suite
 from reactgraph.models import resolve_model
 
-DEFAULT_SUITE = Path(__file__).resolve().parents[3] / "benchmarks" / "tasks"
 
 def parse_overrides(pairs: list[str]) -> dict[str, object]:
     """KEY=VALUE pairs; VALUE is read as JSON when it parses, else as a string."""
@@ -79,7 +78,7 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
     """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given.
     Without ``args.model`` or ``args.suite``: the default model, the suite shipped with reactgraph."""
     console = console or Console()
-    args.model, args.suite = args.model or DEFAULT_MODEL, args.suite or DEFAULT_SUITE
+    args.model, args.suite = args.model or DEFAULT_MODEL, args.suite or shipped_suite()
     overrides = parse_overrides(args.overrides)
     cfg = make_config(**overrides)  # a bad --set fails here, before any model call
     tasks = load_suite(args.suite)
