@@ -9,7 +9,12 @@ is not counted. Reported: the median and the 90th percentile of the wall-clock s
     python benchmarks/cli_startup.py --baseline benchmarks/cli_startup_f6c4e9d.json --write
                                                              # beside a saved run, into RESULTS.md
 
-The machine is shared: check ``uptime`` first, and run it more than once.
+The machine is shared: check ``uptime`` first, and run it more than once. The saved "before" numbers
+were measured on the code before the CLI imported lazily, put in front of the installed package:
+
+    git archive f6c4e9d src | tar -x -C /tmp/before
+    PYTHONPATH=/tmp/before/src python benchmarks/cli_startup.py --commit f6c4e9d \\
+        --save benchmarks/cli_startup_f6c4e9d.json
 """
 
 from __future__ import annotations
@@ -111,13 +116,14 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="also write the numbers to this JSON file")
     parser.add_argument("--baseline", type=Path, help="a JSON file from --save: shown as 'before'")
     parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--commit", help="the commit measured, when not this tree's HEAD (code put on PYTHONPATH)")
     args = parser.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     load_before = os.getloadavg()[0]
     timings = measure(args.runs)
     result = {
         "date": datetime.date.today().isoformat(),
-        "commit": commit.strip() or "unknown",
+        "commit": args.commit or head.strip() or "unknown",
         "machine": machine(),
         "runs": args.runs,
         "load_before": load_before,
@@ -129,8 +135,8 @@ def main() -> None:
     if args.save:
         args.save.write_text(json.dumps(result, indent=2) + "\n")
     if args.write:
-        rerun = "python benchmarks/cli_startup.py" + (f" --baseline {args.baseline.as_posix()}" if args.baseline else "")
-        write(section(result, baseline, rerun + " --write"))
+        baseline_option = f" --baseline {args.baseline.as_posix()}" if args.baseline else ""
+        write(section(result, baseline, f"python benchmarks/cli_startup.py{baseline_option} --write"))
 
 
 if __name__ == "__main__":

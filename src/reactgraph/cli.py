@@ -88,7 +88,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="measure the agent on the task suite (optionally beside the prebuilt agent)")
     evaluate.add_argument("--model", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
     evaluate.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
-    evaluate.add_argument("--suite", type=Path, help="a task file or directory (default: the suite shipped with reactgraph)")
+    evaluate.add_argument(
+        "--suite", type=Path, help="a task file or directory (default: the suite shipped with reactgraph)"
+    )
     evaluate.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
     evaluate.add_argument("--compare", choices=["prebuilt"], help="also run LangGraph's prebuilt create_react_agent")
     evaluate.add_argument(

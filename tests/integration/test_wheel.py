@@ -59,7 +59,8 @@ def run(*argv: str | Path, cwd: Path | None = None) -> subprocess.CompletedProce
 def venv(tmp_path_factory) -> Path:
     """The bin directory of a new virtual environment with the wheel of this tree installed."""
     work = tmp_path_factory.mktemp("wheel")
-    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", work / "dist", ROOT)
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                "-w", work / "dist", ROOT)
     assert built.returncode == 0, built.stderr
     wheel, = (work / "dist").glob("reactgraph-*.whl")
     assert run(sys.executable, "-m", "venv", "--without-pip", work / "venv").returncode == 0

@@ -33,7 +33,16 @@ def loaded_after(code: str) -> tuple[set[str], str]:
 
 
 def main_exits(argv: list[str]) -> str:
-    return f"from reactgraph.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit as exit:\n    print('exit', exit.code)"
+    """Code that runs the CLI's main with ``argv`` and prints how it exited."""
+    return textwrap.dedent(
+        f"""
+        from reactgraph.cli import main
+        try:
+            main({argv!r})
+        except SystemExit as end:
+            print("exit", end.code)
+        """
+    )
 
 
 @pytest.mark.parametrize(
