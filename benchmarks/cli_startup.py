@@ -39,6 +39,10 @@ COMMANDS = {
     "reactgraph run --help": [REACTGRAPH, "run", "--help"],
     "reactgraph tools": [REACTGRAPH, "tools"],
     'python -c "import reactgraph"': [sys.executable, "-c", "import reactgraph"],
+    # the floor of `reactgraph tools`: the registry's tools are LangChain tools
+    'python -c "from langchain_core.tools import StructuredTool"': [
+        sys.executable, "-c", "from langchain_core.tools import StructuredTool"
+    ],
 }
 
 
