@@ -101,7 +101,13 @@ def section(result: dict, baseline: dict | None, command: str) -> str:
     if baseline:
         lines += [f"Before: commit {baseline['commit']} ({baseline['date']}, load average "
                   f"{baseline['load_before']:.2f} before, {baseline['load_after']:.2f} after).", ""]
-    return "\n".join(lines + [table(result, baseline), ""])
+    note = (
+        "Help and usage errors import only the standard library (reactgraph.cli); `import reactgraph` imports its "
+        "public names on first use. `reactgraph tools` cannot go below the last row: the registry's tools are "
+        "langchain_core tools, and importing them loads langchain_core's callbacks, runnables and tracers and "
+        "langsmith's client; the registry, the built-ins and the table add the difference. It loads no LangGraph."
+    )
+    return "\n".join(lines + [table(result, baseline), "", note, ""])
 
 
 def write(text: str) -> None:
