@@ -1,32 +1,65 @@
-"""reactgraph: a ReAct agent as a LangGraph state machine."""
+"""reactgraph: a ReAct agent as a LangGraph state machine.
 
-from reactgraph.agent import ReActAgent
-from reactgraph.config import AgentConfig, ConfigError
-from reactgraph.errors import ErrorKind
-from reactgraph.graph import build_graph
-from reactgraph.inputs import InvalidInputError
-from reactgraph.models import ModelUnavailableError
-from reactgraph.result import (
-    PendingApproval,
-    ReActResult,
-    ReActStep,
-    ReActTrace,
-    TerminationReason,
-    Token,
-    TokenUsage,
-)
-from reactgraph.tools.approval import Approve, Edit, Reject
-from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
-from reactgraph.waiting import AnswerError
+The public names are imported on first use (PEP 562), so that ``import reactgraph`` and the
+``reactgraph`` command's help do not wait for LangGraph and LangChain to load.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
+    from reactgraph.agent import ReActAgent
+    from reactgraph.config import AgentConfig, ConfigError
+    from reactgraph.errors import ErrorKind
+    from reactgraph.graph import build_graph
+    from reactgraph.inputs import InvalidInputError
+    from reactgraph.models import ModelUnavailableError
+    from reactgraph.result import (
+        PendingApproval,
+        ReActResult,
+        ReActStep,
+        ReActTrace,
+        TerminationReason,
+        Token,
+        TokenUsage,
+    )
+    from reactgraph.tools.approval import Approve, Edit, Reject
+    from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
+    from reactgraph.waiting import AnswerError
+
+_HOMES = {  # public name -> the module that defines it
+    "AnswerError": "reactgraph.waiting",
+    "Approve": "reactgraph.tools.approval",
+    "Edit": "reactgraph.tools.approval",
+    "PendingApproval": "reactgraph.result",
+    "Reject": "reactgraph.tools.approval",
+    "Token": "reactgraph.result",
+    "AgentConfig": "reactgraph.config",
+    "ConfigError": "reactgraph.config",
+    "ErrorKind": "reactgraph.errors",
+    "InvalidInputError": "reactgraph.inputs",
+    "ModelUnavailableError": "reactgraph.models",
+    "ReActAgent": "reactgraph.agent",
+    "ReActResult": "reactgraph.result",
+    "ReActStep": "reactgraph.result",
+    "ReActTrace": "reactgraph.result",
+    "TerminationReason": "reactgraph.result",
+    "TokenUsage": "reactgraph.result",
+    "ToolRegistrationError": "reactgraph.tools.registry",
+    "ToolRegistry": "reactgraph.tools.registry",
+    "build_graph": "reactgraph.graph",
+}
 
 __all__ = [
     "AgentConfig",
     "AnswerError",
     "Approve",
     "ConfigError",
-    "InvalidInputError",
     "Edit",
     "ErrorKind",
+    "InvalidInputError",
     "ModelUnavailableError",
     "PendingApproval",
     "ReActAgent",
@@ -41,3 +74,15 @@ __all__ = [
     "ToolRegistry",
     "build_graph",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'reactgraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # found once; later lookups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

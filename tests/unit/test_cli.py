@@ -290,7 +290,7 @@ def test_live_view_shows_summary_updates_and_failed_calls():
 
     from rich.console import Console
 
-    from reactgraph.cli import LiveView
+    from reactgraph.commands.live import LiveView
 
     out = StringIO()
     view = LiveView(Console(file=out, width=80, highlight=False, soft_wrap=True))  # as main() builds it

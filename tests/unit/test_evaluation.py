@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,13 +14,14 @@ from reactgraph.evaluation import (
     check_answer,
     load_suite,
     run_suite,
+    shipped_suite,
 )
 from reactgraph.evaluation.faults import InjectedFault, inject_fault
 from reactgraph.evaluation.suite import SuiteError
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools.registry import ToolRegistry
 
-SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "tasks"
+SUITE = shipped_suite()
 
 
 def test_shipped_suite_loads_and_covers_the_categories():

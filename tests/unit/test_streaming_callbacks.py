@@ -12,7 +12,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from rich.console import Console
 
 from reactgraph import ReActAgent, ReActResult, ReActStep, Token
-from reactgraph.cli import LiveView
+from reactgraph.commands.live import LiveView
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 SCRIPT = [tool_call("multiply", {"a": 6, "b": 7}, thought="I multiply six by seven."), "Six times seven is 42."]

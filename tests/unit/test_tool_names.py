@@ -11,7 +11,8 @@ import typing
 import pytest
 
 from reactgraph import AgentConfig, ConfigError, ModelUnavailableError, ReActAgent, build_graph
-from reactgraph.cli import UsageError, load_tools
+from reactgraph.cli import UsageError
+from reactgraph.commands.loading import load_tools
 from reactgraph.testing import ScriptedChatModel
 from reactgraph.tools import ToolRegistry, UnknownToolError
 

@@ -1,4 +1,5 @@
-"""`reactgraph eval`: run the task suite with a live progress bar, print the table, write reports."""
+"""`reactgraph eval`: run the task suite with a live progress bar, print the table, write reports.
+(Its options are parsed in reactgraph.cli.)"""
 
 from __future__ import annotations
 
@@ -21,34 +22,9 @@ from rich.table import Table
 
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
 from reactgraph.evaluation.report import SuiteReport, TaskRun
-from reactgraph.evaluation.runner import PEERS, RUNNERS, run_suite
-from reactgraph.evaluation.suite import load_suite
+from reactgraph.evaluation.runner import RUNNERS, run_suite
+from reactgraph.evaluation.suite import load_suite, shipped_suite
 from reactgraph.models import resolve_model
-
-DEFAULT_SUITE = Path(__file__).resolve().parents[3] / "benchmarks" / "tasks"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default=DEFAULT_MODEL, help="'provider:model' (default %(default)s)")
-    parser.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
-    parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="a task file or directory (default: the shipped suite)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
-    parser.add_argument(
-        "--compare", choices=list(PEERS),
-        help="also run a peer on the same tasks: prebuilt (LangGraph's create_react_agent) or create_agent (LangChain's)",
-    )
-    parser.add_argument(
-        "--agents", help=f"comma-separated agents to run instead: {', '.join(RUNNERS)} (e.g. --agents prebuilt)"
-    )
-    parser.add_argument(
-        "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"
-    )
-    parser.add_argument("--only", help="comma-separated task ids or categories to run")
-    parser.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
-    parser.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="an AgentConfig field for every task, e.g. --set tool_calling=text (JSON values: --set max_iterations=6)",
-    )
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, object]:
@@ -99,8 +75,10 @@ def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatMo
 
 
 def run(args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None) -> SuiteReport:
-    """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given."""
+    """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given.
+    Without ``args.model`` or ``args.suite``: the default model, the suite shipped with reactgraph."""
     console = console or Console()
+    args.model, args.suite = args.model or DEFAULT_MODEL, args.suite or shipped_suite()
     overrides = parse_overrides(args.overrides)
     cfg = make_config(**overrides)  # a bad --set fails here, before any model call
     tasks = load_suite(args.suite)

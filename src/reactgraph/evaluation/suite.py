@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +50,12 @@ class Task(BaseModel):
 
 class SuiteError(ValueError):
     """A suite file is missing or invalid; the message names the file and the problem."""
+
+
+def shipped_suite() -> Path:
+    """The suite that ships with reactgraph as package data: its task files, and the files/ and docs/
+    its tasks' tools read (a real directory: a wheel installs as files)."""
+    return Path(str(resources.files("reactgraph.evaluation") / "tasks"))
 
 
 def load_suite(path: str | Path) -> list[Task]:

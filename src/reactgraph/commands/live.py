@@ -1,0 +1,144 @@
+"""Showing a run: each node's update live, then the answer and the footer; the exit code of a result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from reactgraph.cli import EXIT_ERROR, EXIT_LIMIT, EXIT_OK, EXIT_WAITING
+from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason, Token
+
+SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
+WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run that waits for the user
+
+
+class LiveView:
+    """Prints each node's update as it arrives, with a spinner while the agent works; the spinner's
+    line shows the model's reply as it is written (the end of it, on one line)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.written = ""  # the current turn's reply so far
+        self.status_text = ""
+
+    def follow(self, updates: Iterator[Any]) -> ReActResult:
+        with self.console.status("[dim]thinking...[/]", spinner="dots") as status:
+
+            def say(text: str) -> None:
+                self.status_text = text
+                status.update(text)
+
+            for item in updates:
+                if isinstance(item, ReActResult):
+                    return item
+                if isinstance(item, Token):
+                    if item.node == "think":
+                        self.written += item.text
+                        say(f"[dim]thinking:[/] {escape(self.line_end(self.written))}")
+                    continue
+                node, update = item
+                self.show(node, update)
+                if node == "think":
+                    self.written = ""
+                    if update.get("pending_actions"):
+                        say("[dim]running tools...[/]")
+                elif node in ("observe", "summarize"):
+                    say("[dim]thinking...[/]")
+        raise RuntimeError("the run ended without a result")
+
+    def line_end(self, text: str) -> str:
+        """The end of ``text`` on one line that fits beside the spinner."""
+        room = max(20, self.console.width - 16)
+        flat = " ".join(text.split())
+        return flat if len(flat) <= room else "..." + flat[-(room - 3) :]
+
+    def show(self, node: str, update: dict[str, Any]) -> None:
+        """One node's update: think -> thought and tool calls; act -> observation; summarize -> summary."""
+        out = self.console.print
+        if node == "think":
+            if thought := (update.get("thought") or "").strip():
+                if not update.get("termination"):
+                    out(f"[bold cyan]Thought[/] (iteration {update.get('iteration', '?')}): {escape(thought)}")
+            for action in update.get("pending_actions") or []:
+                if action.get("tool"):
+                    args = json.dumps(action.get("args") or {}, ensure_ascii=False)
+                    out(f"  [bold yellow]-> {escape(action['tool'])}[/] {escape(args)}")
+            if update.get("tool_format") not in (None, update.get("turn_format")):
+                out(f"[dim]the model writes its tool calls as text: the {update['tool_format']} format from the next turn on[/]")
+        elif node == "act":
+            for outcome in update.get("outcomes") or []:
+                text = outcome.get("content", "")
+                shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... [{len(text)} chars]"
+                colour = "green" if outcome.get("status") == "ok" else "red"
+                label = outcome.get("tool") or "note"
+                out(f"  [{colour}]<- {escape(label)}[/]: {escape(shown)}")
+        elif node == "summarize" and update.get("summary"):
+            out(f"[magenta]Summary updated:[/] {escape(update['summary'])}")
+
+
+def footer(result: ReActResult) -> str:
+    """The one-line footer: reason, iterations, tokens ('~' when estimated), seconds, thread."""
+    usage = result.token_usage
+    tokens = f"{'~' if usage.estimated else ''}{usage.total_tokens} tokens"
+    return (
+        f"{result.termination_reason.value} | {result.trace.total_iterations} iterations | {tokens} | "
+        f"{result.execution_time:.1f}s | thread {result.thread_id}"
+    )
+
+
+def exit_code(result: ReActResult) -> int:
+    """0 success (or custom stop), 1 failure or cancelled, 3 waiting (clarification, approval), 4 a limit."""
+    reason = result.termination_reason
+    if reason in WAITING:
+        return EXIT_WAITING
+    if reason in LIMIT_REASONS:
+        return EXIT_LIMIT
+    if reason in (TerminationReason.FAILURE, TerminationReason.CANCELLED):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def last_result(updates: Iterator[Any]) -> ReActResult:
+    """Consume the updates silently (for --json) and return the result."""
+    result: Any = None
+    for result in updates:
+        pass
+    if not isinstance(result, ReActResult):
+        raise RuntimeError("the run ended without a result")
+    return result
+
+
+def report(result: ReActResult, args: argparse.Namespace, console: Console) -> int:
+    """Print the answer (or the JSON result) and the footer; return the exit code."""
+    code = exit_code(result)
+    if args.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        return code
+    if result.termination_reason is TerminationReason.CLARIFICATION:
+        console.print(f"[bold]The agent asks:[/] {escape(result.termination_detail)}")
+        console.print(f"Answer with: reactgraph resume {result.thread_id} --answer \"...\"", markup=False)
+    if result.pending_approvals:
+        import shlex
+
+        several = len(result.pending_approvals) > 1
+        for call in result.pending_approvals:
+            call_args = json.dumps(call.args, ensure_ascii=False)
+            console.print(f"[bold]Waiting for approval:[/] {escape(f'{call.tool} {call_args}')} (call {escape(call.call_id)})")
+            which = f" --call {shlex.quote(call.call_id)}" if several else ""
+            console.print(
+                f"Decide with: reactgraph resume {result.thread_id}{which} --approve | --reject \"reason\" | --edit {shlex.quote(call_args)}",
+                markup=False,
+            )
+    if result.termination_reason not in WAITING:
+        label = "Partial answer" if result.partial else "Answer"
+        console.print(f"\n[bold green]{label}:[/] {escape(result.final_answer or '(none)')}")
+        if result.termination_reason is not TerminationReason.SUCCESS:
+            console.print(f"[yellow]Stopped:[/] {escape(result.termination_detail)}")
+    console.print(f"[dim]{escape(footer(result))}[/]")
+    return code

@@ -1,0 +1,255 @@
+"""The commands that run the agent or read its checkpoints: ``run``, ``resume``, ``runs``, ``trace``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Prompt
+from rich.table import Table
+
+from reactgraph.agent import ReActAgent
+from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, default_db_path, format_trace
+from reactgraph.cli import EXIT_OK, UsageError
+from reactgraph.commands import output_console
+from reactgraph.commands.live import WAITING, LiveView, last_result, report
+from reactgraph.commands.loading import load_object, load_tools
+from reactgraph.model_calls import interrupt_calls
+from reactgraph.result import ReActResult, TerminationReason
+
+PROVIDERS = frozenset(
+    {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
+     "mistralai", "groq", "cohere", "fireworks", "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia",
+     "ibm", "openrouter", "litellm", "upstage"}
+)  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
+QUESTION_WIDTH = 12  # the least width of the runs table's question column
+
+
+# -- building the agent --------------------------------------------------------------------
+
+
+def load_model(spec: str | None) -> str | BaseChatModel | None:
+    """--model: 'provider:model' (e.g. 'ollama:qwen2.5:7b'), or 'module:factory' naming a function
+    that returns a chat model instance."""
+    if spec is None or spec.partition(":")[0] in PROVIDERS or ":" not in spec:
+        return spec
+    model = load_object(spec)()
+    if not isinstance(model, BaseChatModel):
+        raise UsageError(f"--model {spec!r}: the factory returned {type(model).__name__}, not a chat model")
+    return model
+
+
+def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[ReActAgent, dict[str, Any]]:
+    """The agent the options describe, and the run's config overrides."""
+    checkpointer = args.db or DEFAULT_CHECKPOINTER
+    if not with_model:  # the reading commands: they never create a database
+        path = Path(args.db) if args.db else default_db_path()
+        if not path.exists():
+            raise CheckpointStoreError(f"checkpoint database {path.absolute()}: no such file (nothing was created)")
+        return ReActAgent(checkpointer=checkpointer), {}
+    registry, selection = load_tools(args.tools, args.mcp)
+    overrides = {
+        "max_iterations": args.max_iterations,
+        "timeout_seconds": args.timeout,
+        "token_budget": args.token_budget,
+        "tool_calling": args.tool_calling,
+        "tools": selection,
+        "approve_tools": tuple(filter(None, (n.strip() for n in args.approve_tools.split(",")))) if args.approve_tools else None,
+    }
+    return ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer), {
+        k: v for k, v in overrides.items() if v is not None
+    }
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def drive(
+    agent: ReActAgent,
+    args: argparse.Namespace,
+    overrides: dict[str, Any],
+    console: Console,
+    query: str | None,
+    thread: str | None,
+    answer: str | None,
+    approvals: dict[str, Any] | None = None,
+) -> int:
+    """Run (or continue) until the run ends; when it waits (the model's question, tool calls to
+    approve) and there is a terminal, ask the user and continue with what they say."""
+    view = LiveView(console)
+    given = (("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp))
+    labels = {key: value for key, value in given if value}
+    while True:
+        updates = agent.stream_updates(
+            query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, **overrides
+        )
+        with interrupts_calls():
+            result = last_result(updates) if args.json else view.follow(updates)
+        if result.termination_reason in WAITING and sys.stdin.isatty():
+            asker = Console(stderr=True) if args.json else console  # keep --json output clean
+            answer, approvals = ask_in_terminal(result, asker)
+            query, thread = None, result.thread_id
+            continue
+        return report(result, args, console)
+
+
+@contextmanager
+def interrupts_calls() -> Iterator[None]:
+    """While a run is shown, Ctrl-C also stops the model call in flight (``interrupt_calls``)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        interrupt_calls()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def ask_in_terminal(result: ReActResult, console: Console) -> tuple[str | None, dict[str, Any]]:
+    """The user's answer to the model's question (if it asked one) and their decision on each call
+    waiting for approval: approve, edit (new arguments as a JSON object) or reject (with a reason)."""
+    from reactgraph.tools.approval import Approve, Edit, Reject
+
+    answer = None
+    if result.termination_reason is TerminationReason.CLARIFICATION:
+        answer = Prompt.ask(f"[bold]The agent asks:[/] {escape(result.termination_detail)}\n[bold]Your answer[/]", console=console)
+    decisions: dict[str, Any] = {}
+    for call in result.pending_approvals:
+        shown = escape(f"{call.tool} {json.dumps(call.args, ensure_ascii=False)}")
+        choice = Prompt.ask(f"[bold]The agent wants to run[/] {shown}\n[bold]Approve, edit or reject?[/]", choices=["a", "e", "r"], console=console)
+        if choice == "a":
+            decisions[call.call_id] = Approve()
+        elif choice == "r":
+            decisions[call.call_id] = Reject(Prompt.ask("[bold]Why not?[/] (the agent is told)", default="", console=console))
+        else:
+            while True:
+                try:
+                    decisions[call.call_id] = Edit(edited_args(Prompt.ask("[bold]New arguments[/] (a JSON object)", console=console)))
+                    break
+                except UsageError as exc:
+                    console.print(f"[red]{escape(str(exc))}[/]")
+    return answer, decisions
+
+
+def edited_args(text: str) -> dict[str, Any]:
+    """--edit's JSON object of arguments; UsageError when it is not one."""
+    try:
+        args = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--edit: not JSON ({exc}): {text!r}") from None
+    if not isinstance(args, dict):
+        raise UsageError(f"--edit: the arguments must be a JSON object of named values, got {text!r}")
+    return args
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """reactgraph run QUESTION: a new run, shown live; its thread id first, to resume it by."""
+    console = output_console()
+    agent, overrides = make_agent(args)
+    args.thread = args.thread or uuid.uuid4().hex  # named now: Ctrl-C says how to continue it
+    (Console(stderr=True) if args.json else console).print(f"[dim]thread {args.thread}[/]")
+    with agent:
+        return drive(agent, args, overrides, console, args.question, args.thread, None)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """reactgraph resume THREAD: continue a crashed or paused run, shown live; --answer answers its
+    question, --approve / --reject / --edit decide a call waiting for approval (--call names it)."""
+    from reactgraph.waiting import AnswerError
+
+    with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
+        remembered = reader.run_info(args.thread).metadata  # the --model, --tools and --mcp the run was started with
+        approvals = decided(args, reader.get_result(args.thread))
+    args.model = args.model or remembered.get("reactgraph_model")
+    args.tools = args.tools or remembered.get("reactgraph_tools")
+    args.mcp = args.mcp or remembered.get("reactgraph_mcp")
+    agent, overrides = make_agent(args)
+    with agent:
+        try:
+            return drive(agent, args, overrides, output_console(), None, args.thread, args.answer, approvals)
+        except AnswerError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def decided(args: argparse.Namespace, result: ReActResult) -> dict[str, Any]:
+    """The decision of --approve / --reject / --edit for the call --call names (or the one waiting)."""
+    from reactgraph.tools.approval import Approve, Edit, Reject
+
+    if args.approve:
+        decision: Any = Approve()
+    elif args.reject is not None:
+        decision = Reject(args.reject)
+    elif args.edit is not None:
+        decision = Edit(edited_args(args.edit))
+    elif args.call:
+        raise UsageError("--call names the call to decide: add --approve, --reject REASON or --edit JSON")
+    else:
+        return {}
+    waiting = [call.call_id for call in result.pending_approvals]
+    if args.call is None and len(waiting) != 1:
+        raise UsageError(
+            f"{len(waiting)} calls wait for approval ({', '.join(waiting)}): name one with --call" if waiting
+            else f"run {args.thread} is not waiting for an approval"
+        )
+    return {args.call or waiting[0]: decision}
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    """reactgraph runs: a table (or JSON) of the runs in the checkpoint file."""
+    agent, _ = make_agent(args, with_model=False)
+    with agent:
+        runs = agent.list_runs(limit=args.limit)
+    if args.json:
+        sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
+        return EXIT_OK
+    table = Table(title=f"{len(runs)} run(s) in {agent.db_path or 'the checkpointer'}")
+    rows = [
+        (r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens), _when(r.started), _when(r.updated))
+        for r in runs
+    ]
+    names = ("thread", "question", "status", "reason", "iterations", "tokens", "started", "updated")
+    needed = 1 + 3 * len(names) + QUESTION_WIDTH  # borders and padding, and the question's least width
+    for i, name in enumerate(names):
+        if name == "question":  # the one column that folds when the terminal is narrow
+            table.add_column(name, overflow="fold", min_width=QUESTION_WIDTH)
+        else:  # never cut: the thread id is what users copy into trace and resume
+            table.add_column(name, no_wrap=True)
+            needed += max([len(name), *(len(row[i]) for row in rows)])
+    for row in rows:
+        table.add_row(*row)
+    console = output_console()
+    if console.width < needed:  # wider than the terminal rather than cut (rich only narrows a print)
+        console = Console(file=console.file, width=needed, highlight=False, soft_wrap=True)
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    """reactgraph trace THREAD: the run's trace as text, JSON or Markdown."""
+    agent, _ = make_agent(args, with_model=False)
+    with agent:
+        result = agent.get_result(args.thread)
+    sys.stdout.write(format_trace(result, args.format).rstrip("\n") + "\n")
+    return EXIT_OK
+
+
+def _when(value: Any) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S") if value else ""
+
