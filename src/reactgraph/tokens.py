@@ -1,4 +1,6 @@
-"""Token counting: the model's own ``usage_metadata`` when it reports one, else an estimate."""
+"""Token counting: the model's own ``usage_metadata`` when it reports one, else langchain-core's
+estimate: a prompt by ``count_tokens_approximately`` (4 characters a token, plus each message's role and
+framing), a reply by its text and tool calls, 4 characters a token."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import math
 from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.utils import count_tokens_approximately
 
 from reactgraph.state import TokenCount
 
@@ -30,7 +33,8 @@ def message_text(message: BaseMessage) -> str:
 
 
 def estimate_messages(messages: Sequence[BaseMessage]) -> int:
-    return sum(count_tokens(message_text(m)) for m in messages)
+    """Estimated tokens of a prompt: content, tool calls, role and per-message framing."""
+    return count_tokens_approximately(messages)
 
 
 def usage_of(reply: AIMessage, prompt: Sequence[BaseMessage]) -> TokenCount:
