@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     print(text)
     if args.write:
         command = "python benchmarks/compare_prebuilt.py --write" + (f" --repeats {args.repeats}" if args.repeats != 7 else "")
-        RESULTS.write_text(
+        head = (
             "# Benchmarks: reactgraph vs LangGraph's prebuilt agents\n\n"
             f"Run on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC with `{command}` "
             f"(Python {platform.python_version()}, {platform.machine()}).\n\n"
@@ -213,6 +213,9 @@ def main(argv: list[str] | None = None) -> None:
             + text
             + "\n"
         )
+        old = RESULTS.read_text() if RESULTS.exists() else ""
+        rest = old[old.index("\n## ") + 1 :] if "\n## " in old else ""  # the other benchmarks' sections stay
+        RESULTS.write_text(head + ("\n" + rest if rest else ""))
 
 
 if __name__ == "__main__":
