@@ -126,7 +126,9 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("truncated tool_call tag", '<tool_call>\n{"name": "search", "arguments": {"query": "capi', False, ("error", "malformed_output")),
     # only the closing brackets missing: nothing is guessed, the call is read (langchain-core's parse_partial_json)
     ("json missing its closing braces", '{"name": "search", "arguments": {"query": "capital of France"}', False, ("call", [("search", Q)])),
-    ("tool_call tag missing its closing braces", '<tool_call>\n{"name": "search", "arguments": {"query": "capital of France"\n</tool_call>', False, ("call", [("search", Q)])),
+    ("tool_call tag missing its outer brace", '<tool_call>\n{"name": "search", "arguments": {"query": "capital of France"}\n</tool_call>', False, ("call", [("search", Q)])),
+    # recorded on Qwen2.5-Coder-1.5B: the call, then copies of it until the output cap cut the last one after its name
+    ("a copy cut after its name is no second call", 'I search.\n```json\n{"name": "search", "arguments": {"query": "capital of France"}}\n```\nThe result is:\n```json\n{\n  "name": "search",', False, ("call", [("search", Q)])),
     ("broken json in fence", '```json\n{"name": "search", "arguments": {"query": "x": "y"}}\n```', False, ("error", "malformed_output")),
     ("unknown tool in json", '{"name": "browse", "arguments": {"url": "http://x"}}', False, ("error", "tool_not_found")),
     ("missing required argument", '{"name": "search", "arguments": {}}', False, ("error", "invalid_parameters")),

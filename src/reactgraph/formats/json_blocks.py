@@ -148,9 +148,10 @@ def python_call(text: str, ctx: ReadContext) -> Action | None:
 def loads_lenient(text: str) -> Any:
     """JSON as small models write it: strict JSON, else without trailing commas, else with doubled
     outer braces undone (``{{...}}``, copied from escaped prompt templates), else with up to
-    MAX_MISSING_CLOSERS closing brackets added (langchain-core's ``parse_partial_json``; never when a
-    string is cut off, whose value would be a guess), else a Python literal (single quotes,
-    True/None). None when it is none of these."""
+    MAX_MISSING_CLOSERS closing brackets added (langchain-core's ``parse_partial_json``) when it ends
+    with a closed object or list — only the outer closers are missing; a block cut anywhere else (in
+    a string, after a comma, the reply's output cap) would be a guess — else a Python literal (single
+    quotes, True/None). None when it is none of these."""
     candidates = [text, re.sub(r",\s*([}\]])", r"\1", text)]
     if text.startswith("{{") and text.endswith("}}"):
         candidates.append(text[1:-1])
@@ -159,7 +160,7 @@ def loads_lenient(text: str) -> Any:
             return json.loads(candidate)
         except (ValueError, RecursionError):
             pass
-    if 0 < _missing_closers(candidates[1]) <= MAX_MISSING_CLOSERS:
+    if candidates[1].rstrip().endswith(("}", "]")) and 0 < _missing_closers(candidates[1]) <= MAX_MISSING_CLOSERS:
         try:
             return parse_partial_json(candidates[1])
         except (ValueError, RecursionError):
