@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -35,7 +35,7 @@ from reactgraph.checkpoints import (
     thread_config,
 )
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.graph import build_deps, build_graph, recursion_limit
+from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_limit
 from reactgraph.inputs import checked_query
 from reactgraph.models import check_model
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
@@ -57,6 +57,7 @@ class ReActAgent:
     keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id:
     by default to the SQLite file ``./.reactgraph/checkpoints.sqlite`` (or ``REACTGRAPH_DB``);
     ``checkpointer`` may instead be another file path, any LangGraph saver, or None (in memory).
+    ``nodes`` swaps nodes of the graph by name (see ``build_graph``).
 
     Every way to run takes ``callbacks`` (LangChain callback handlers: LangSmith, OpenTelemetry,
     your own see each model and tool call) and ``config`` (a LangChain RunnableConfig merged into
@@ -70,6 +71,7 @@ class ReActAgent:
         config: AgentConfig | None = None,
         *,
         checkpointer: CheckpointerSpec = DEFAULT_CHECKPOINTER,
+        nodes: Mapping[str, NodeFactory] | None = None,
         **options: Any,
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
@@ -77,7 +79,7 @@ class ReActAgent:
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
-        self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer)
+        self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=nodes)
         self._checked_models: set[str] = set()
         self._last_thread: str | None = None
 

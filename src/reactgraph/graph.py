@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -22,6 +22,15 @@ from reactgraph.nodes import (
 )
 from reactgraph.state import InputState, OutputState, ReActState
 from reactgraph.tools.registry import ToolRegistry
+
+NodeFactory = Callable[[Deps], Callable[..., Any]]  # Deps -> the node function (what make_think and the others are)
+NODE_FACTORIES: dict[str, NodeFactory] = {
+    "think": make_think,
+    "act": make_act,
+    "observe": make_observe,
+    "summarize": make_summarize,
+    "terminate": make_terminate,
+}
 
 
 def recursion_limit(max_iterations: int) -> int:
@@ -51,16 +60,18 @@ def build_graph(
     *,
     checkpointer: Checkpointer = None,
     deps: Deps | None = None,
+    nodes: Mapping[str, NodeFactory] | None = None,
 ) -> CompiledStateGraph:
     """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
-    the fields it sets."""
+    the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the Deps, as
+    ``reactgraph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
+    the edges and the routing stay as they are."""
     deps = deps or build_deps(model, tools, config)
+    if unknown := sorted(set(nodes or {}) - set(NODE_FACTORIES)):
+        raise ValueError(f"nodes: no node named {', '.join(map(repr, unknown))}; the nodes are {', '.join(NODE_FACTORIES)}")
     builder = StateGraph(ReActState, context_schema=AgentConfig, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("think", make_think(deps))
-    builder.add_node("act", make_act(deps))
-    builder.add_node("observe", make_observe(deps))
-    builder.add_node("summarize", make_summarize(deps))
-    builder.add_node("terminate", make_terminate(deps))
+    for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
+        builder.add_node(name, factory(deps))
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_after_think(state: ReActState) -> Literal["terminate"] | list[Send]:
