@@ -76,16 +76,15 @@ def test_clarification_without_terminal_exits_3_then_resume_answers(db):
     assert "Answer: You chose Rome." in answered.stdout
 
 
-def test_clarification_with_terminal_prompts_and_continues(db):
+def in_terminal(args: list[str], replies: list[tuple[bytes, bytes]]) -> tuple[str, int, str, list]:
+    """Run ``reactgraph ARGS`` on a pseudo-terminal, typing each reply once its prompt is on screen;
+    the screen, the exit code, stderr and the replies whose prompt never came."""
+    replies = list(replies)
     master, slave = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "dumb"}
-    proc = subprocess.Popen(
-        [str(REACTGRAPH), "run", "Pick a city", "--model", MODEL["asking"], "--db", str(db)],
-        stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=ROOT,
-    )
+    proc = subprocess.Popen([str(REACTGRAPH), *args], stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     os.close(slave)
     seen = b""
-    answered = False
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
@@ -98,9 +97,8 @@ def test_clarification_with_terminal_prompts_and_continues(db):
                 if not chunk:
                     break
                 seen += chunk
-            if not answered and b"Your answer" in seen:
-                os.write(master, b"Rome\n")
-                answered = True
+            if replies and replies[0][0] in seen:
+                os.write(master, replies.pop(0)[1])
             if proc.poll() is not None and not ready:
                 break
         proc.wait(timeout=60)
@@ -108,10 +106,16 @@ def test_clarification_with_terminal_prompts_and_continues(db):
         os.close(master)
         if proc.poll() is None:
             proc.kill()
-    text = seen.decode(errors="replace")
-    assert answered, text
+    return seen.decode(errors="replace"), proc.returncode, proc.stderr.read().decode(errors="replace"), replies
+
+
+def test_clarification_with_terminal_prompts_and_continues(db):
+    text, code, err, unanswered = in_terminal(
+        ["run", "Pick a city", "--model", MODEL["asking"], "--db", str(db)], [(b"Your answer", b"Rome\n")]
+    )
+    assert not unanswered, text
     assert "Paris or Rome?" in text and "You chose Rome." in text
-    assert proc.returncode == 0, proc.stderr.read()
+    assert code == 0, err
 
 
 def test_approval_without_terminal_exits_3_then_resume_approves_rejects_or_edits(db, tmp_path):
@@ -150,40 +154,13 @@ def test_approval_usage_errors_exit_2(db):
 
 
 def test_approval_with_terminal_asks_for_each_call(db):
-    master, slave = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "dumb"}
-    proc = subprocess.Popen(
-        [str(REACTGRAPH), "run", "Where is Paris?", "--model", MODEL["deciding"], "--tools", TOOLS, "--approve-tools", "lookup", "--db", str(db)],
-        stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+    text, code, err, unanswered = in_terminal(
+        ["run", "Where is Paris?", "--model", MODEL["deciding"], "--tools", TOOLS, "--approve-tools", "lookup", "--db", str(db)],
+        [(b"Approve, edit or reject?", b"e\n"), (b"New arguments", b"not json\n"), (b"not JSON", b'{"key": "rome"}\n')],
     )
-    os.close(slave)
-    replies = [(b"Approve, edit or reject?", b"e\n"), (b"New arguments", b"not json\n"), (b"not JSON", b'{"key": "rome"}\n')]
-    seen = b""
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            if replies and replies[0][0] in seen:
-                os.write(master, replies.pop(0)[1])
-            if proc.poll() is not None and not ready:
-                break
-        proc.wait(timeout=60)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    text = seen.decode(errors="replace")
-    assert not replies, text
+    assert not unanswered, text
     assert "You had me look Rome up: Italy." in text
-    assert proc.returncode == 0, proc.stderr.read()
+    assert code == 0, err
 
 
 def test_limit_prints_partial_answer_and_exits_4(db):

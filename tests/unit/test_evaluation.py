@@ -240,3 +240,11 @@ def test_eval_compares_with_langchains_create_agent(tmp_path):
     report = json.loads((tmp_path / "eval.json").read_text())
     assert [(r["agent"], r["task_id"]) for r in report["runs"]] == [("reactgraph", "arith-mul"), ("create_agent", "arith-mul")]
     assert "--compare create_agent" in (tmp_path / "eval.md").read_text()
+
+
+def test_the_cli_names_the_same_peers_as_the_runner():
+    """reactgraph.cli lists the peers without importing the runner (start-up); the two stay one list."""
+    from reactgraph import cli
+    from reactgraph.evaluation.runner import PEERS
+
+    assert cli.PEERS == tuple(PEERS)
