@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
-    from reactgraph.agent import ReActAgent
+    from reactgraph.agent import ChildUpdate, ReActAgent
     from reactgraph.config import AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
@@ -25,11 +25,14 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
         Token,
         TokenUsage,
     )
+    from reactgraph.subagents import AgentTool
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
     from reactgraph.waiting import AnswerError
 
 _HOMES = {  # public name -> the module that defines it
+    "AgentTool": "reactgraph.subagents",
+    "ChildUpdate": "reactgraph.agent",
     "AnswerError": "reactgraph.waiting",
     "Approve": "reactgraph.tools.approval",
     "Edit": "reactgraph.tools.approval",
@@ -54,8 +57,10 @@ _HOMES = {  # public name -> the module that defines it
 
 __all__ = [
     "AgentConfig",
+    "AgentTool",
     "AnswerError",
     "Approve",
+    "ChildUpdate",
     "ConfigError",
     "Edit",
     "ErrorKind",

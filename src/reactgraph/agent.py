@@ -7,7 +7,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.language_models import BaseChatModel
@@ -39,6 +39,7 @@ from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_lim
 from reactgraph.inputs import checked_query
 from reactgraph.models import check_model
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
+from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
 from reactgraph.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
 
@@ -79,7 +80,8 @@ class ReActAgent:
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
-        self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=nodes)
+        self.nodes = dict(nodes or {})
+        self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes)
         self._checked_models: set[str] = set()
         self._last_thread: str | None = None
 
@@ -217,7 +219,7 @@ class ReActAgent:
         for item in self.stream_updates(query, thread_id=thread_id, tokens=tokens, callbacks=callbacks, config=config, **overrides):
             if isinstance(item, ReActResult | Token):
                 yield item
-            else:
+            elif not isinstance(item, ChildUpdate):  # a sub-agent's steps come in its call's observation
                 yield from steps_of(*item)
 
     async def astream(
@@ -257,9 +259,9 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> Iterator[Update | Token | ReActResult]:
+    ) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
         """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
-        summarize, terminate), then the ReActResult; with ``tokens``, also each Token of the model's
+        summarize, terminate; a sub-agent's nodes as ChildUpdates), then the ReActResult; with ``tokens``, also each Token of the model's
         replies as it is written. With ``query`` a new run starts; without it the run on
         ``thread_id`` continues (``answer`` answers its pending clarification, ``approvals`` decides
         calls waiting for approval, by tool call id, as in ``resume``). ``metadata`` is stored with
@@ -273,9 +275,16 @@ class ReActAgent:
         payload: Any = {"query": query} if query is not None else self._resume_command(run_config, answer, None, approvals)
         with store_errors(self.db_path):
             modes = stream_modes(tokens)
-            for mode, chunk in self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY):
-                yield from stream_items(mode, chunk)
+            chunks = self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY, subgraphs=True)
+            for namespace, mode, chunk in chunks:
+                yield from stream_items(mode, chunk, namespace)
             yield snapshot_result(self.graph.get_state(run_config), thread_id)
+
+    def as_tool(self, name: str, description: str) -> AgentTool:
+        """This agent as a tool another agent can call with a ``task`` (``reactgraph.subagents``): in
+        the other agent's run it runs as a subgraph, within what is left of that run's budgets, and
+        its whole trace is the call's observation's ``trace``."""
+        return agent_tool(self, name, description)
 
     def cancel(self, thread_id: str | None = None) -> None:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step."""
@@ -433,24 +442,34 @@ def stream_modes(tokens: bool) -> list[str]:
     return ["updates", "messages"] if tokens else ["updates"]
 
 
-def stream_items(mode: str, chunk: Any) -> Iterator[Update | Token]:
-    """What one LangGraph stream chunk gives a caller: ``(node, update)`` pairs, or a Token."""
+class ChildUpdate(NamedTuple):
+    """A node's update inside a sub-agent's run (``reactgraph.subagents``): ``depth`` 1 for a child
+    of the run, 2 for its child, and so on."""
+
+    depth: int
+    node: str
+    update: dict[str, Any]
+
+
+def stream_items(mode: str, chunk: Any, namespace: tuple[str, ...] = ()) -> Iterator[Update | ChildUpdate | Token]:
+    """What one LangGraph stream chunk gives a caller: ``(node, update)`` pairs (ChildUpdates from a
+    sub-agent's ``namespace``), or a Token."""
     if mode == "messages":
-        if (token := token_of(*chunk)) is not None:
+        if (token := token_of(*chunk, depth=len(namespace))) is not None:
             yield token
         return
     for node, update in chunk.items():
         if not node.startswith("__") and isinstance(update, dict):
-            yield node, update
+            yield ChildUpdate(len(namespace), node, update) if namespace else (node, update)
 
 
-def token_of(message: Any, metadata: dict[str, Any]) -> Token | None:
+def token_of(message: Any, metadata: dict[str, Any], depth: int = 0) -> Token | None:
     """Text a chat model wrote (LangChain marks its model runs with ``ls_model_type``), not a message
     a node put in the state; None for an empty piece (a tool call's chunk)."""
     if "ls_model_type" not in metadata:
         return None
     text = message.text if isinstance(message.text, str) else ""
-    return Token(node=str(metadata.get("langgraph_node", "")), text=text) if text else None
+    return Token(node=str(metadata.get("langgraph_node", "")), text=text, depth=depth) if text else None
 
 
 def steps_of(node: str, update: dict[str, Any]) -> Iterator[ReActStep]:

@@ -33,7 +33,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel
 
-from reactgraph.result import ReActResult, result_from_state
+from reactgraph.result import ReActResult, ReActTrace, result_from_state
 from reactgraph.waiting import pending_approvals, question_of, waiting_reason
 
 DB_ENV = "REACTGRAPH_DB"
@@ -536,15 +536,7 @@ def format_trace(result: ReActResult, fmt: TraceFormat = "text") -> str:
 
 
 def _markdown(result: ReActResult) -> str:
-    lines = [f"# Run {result.thread_id}", "", f"**Question:** {result.question or ''}", ""]
-    for step in result.trace.steps:
-        title = "Partial answer" if step.kind == "partial_answer" else f"Iteration {step.iteration}"
-        lines += [f"## {title}{' (final)' if step.kind == 'final' else ''}", ""]
-        if step.thought:
-            lines += [f"**Thought:** {step.thought}", ""]
-        for action, obs in zip(step.actions, step.observations, strict=False):
-            args = json.dumps(action.args, ensure_ascii=False)
-            lines += [f"- **{action.tool or '(no tool)'}** `{args}` → {obs.status}", "", "  ```", *(f"  {line}" for line in obs.content.splitlines() or [""]), "  ```", ""]
+    lines = [f"# Run {result.thread_id}", "", f"**Question:** {result.question or ''}", "", *_markdown_steps(result.trace)]
     if result.summary:
         lines += ["## Summary", "", result.summary, ""]
     lines += [
@@ -557,3 +549,20 @@ def _markdown(result: ReActResult) -> str:
         f"- tokens: {result.token_usage.total_tokens}{' (estimated)' if result.token_usage.estimated else ''}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_steps(trace: ReActTrace, indent: str = "") -> list[str]:
+    """The steps as Markdown; a sub-agent's steps in a block quote under its call, ``indent`` deeper."""
+    lines: list[str] = []
+    for step in trace.steps:
+        title = "Partial answer" if step.kind == "partial_answer" else f"Iteration {step.iteration}"
+        lines += [f"{'#' * (2 + len(indent) // 2)} {title}{' (final)' if step.kind == 'final' else ''}", ""]
+        if step.thought:
+            lines += [f"**Thought:** {step.thought}", ""]
+        for action, obs in zip(step.actions, step.observations, strict=False):
+            args = json.dumps(action.args, ensure_ascii=False)
+            lines += [f"- **{action.tool or '(no tool)'}** `{args}` → {obs.status}", ""]
+            if obs.trace is not None:
+                lines += [*_markdown_steps(obs.trace, indent + "> "), ""]
+            lines += ["  ```", *(f"  {line}" for line in obs.content.splitlines() or [""]), "  ```", ""]
+    return [f"{indent}{line}".rstrip() for line in lines]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -31,6 +33,21 @@ class AskUser(BaseModel):
 
 ASK_USER_TOOL = convert_to_openai_tool(AskUser)
 ASK_USER_TOOL["function"]["name"] = ASK_USER
+
+# The cancel check of the run that called this one as a sub-agent (``subagents.delegate``): a cancel of
+# the parent stops the child. LangGraph runs each node in a copy of the caller's context, so the
+# child's nodes see it.
+_OUTER_CANCEL: ContextVar[Callable[[], bool] | None] = ContextVar("reactgraph_outer_cancel", default=None)
+
+
+@contextmanager
+def outer_cancel(check: Callable[[], bool]) -> Iterator[None]:
+    """Runs started inside the block (a sub-agent's) count as cancelled when ``check()`` says so."""
+    token = _OUTER_CANCEL.set(check)
+    try:
+        yield
+    finally:
+        _OUTER_CANCEL.reset(token)
 
 
 @dataclass
@@ -112,8 +129,14 @@ class Deps:
 
     def cancel_check(self, thread_id: str | None, started_at: float) -> Callable[[], bool]:
         """A check that says when the run on ``thread_id`` has been asked to stop (for calls in flight)."""
-        return lambda: self.is_cancelled(thread_id, started_at)
+        outer = _OUTER_CANCEL.get()
+        return lambda: self._asked(thread_id, started_at) or (outer is not None and outer())
 
     def is_cancelled(self, thread_id: str | None, started_at: float) -> bool:
+        """Whether the run on ``thread_id`` (or the run that called it as a sub-agent) was asked to stop."""
+        outer = _OUTER_CANCEL.get()
+        return self._asked(thread_id, started_at) or (outer is not None and outer())
+
+    def _asked(self, thread_id: str | None, started_at: float) -> bool:
         with self._lock:
             return thread_id in self._cancelled or started_at <= self._cancel_all_before

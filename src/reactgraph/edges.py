@@ -14,7 +14,8 @@ run's ``termination`` (decided once: the router and terminate read it, never rec
 If none fires: summarize when a summary is due (every ``summary_every`` iterations, or when
 the next prompt would pass ``summary_token_threshold``), else think again. After think, the
 model's own stops (final answer -> success, giving up -> failure) go to terminate,
-tool calls fan out to act (one ``Send`` task per call; a call that needs approval waits there).
+tool calls fan out to act (one ``Send`` task per call; a call that needs approval waits there; a
+sub-agent's call carries its share of the tokens left).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from langgraph.types import Send
 from reactgraph.config import AgentConfig
 from reactgraph.scratchpad import over_threshold
 from reactgraph.state import ReActState, Termination
+from reactgraph.subagents import is_agent
 from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
 from reactgraph.tools.registry import ToolRegistry
@@ -127,9 +129,21 @@ def route_after_think(state: ReActState, cfg: AgentConfig, registry: ToolRegistr
         return "terminate"
     deadline = cfg.deadline(state["started_at"])
     cache = state.get("tool_cache") or {}
+    agents = [a for a in state["pending_actions"] if a.get("tool") and is_agent(registry, a["tool"], cfg)]
     sends = []
     for a in state["pending_actions"]:
         cached = cache.get(call_key(a["tool"], a["args"]))
         approve = cached is None and needs_approval(a, registry, cfg)
-        sends.append(Send("act", {"action": a, "deadline": deadline, "cached": cached, "approve": approve}))
+        payload = {"action": a, "deadline": deadline, "cached": cached, "approve": approve}
+        if any(a is b for b in agents):
+            payload["delegation"] = {"started_at": state["started_at"], "tokens_left": tokens_left(state, cfg, len(agents))}
+        sends.append(Send("act", payload))
     return sends
+
+
+def tokens_left(state: ReActState, cfg: AgentConfig, shares: int) -> int | None:
+    """A sub-agent call's share of the tokens the run has left (None: no token budget)."""
+    if cfg.token_budget is None:
+        return None
+    used = (state.get("token_usage") or {}).get("total_tokens", 0)
+    return max(0, cfg.token_budget - used) // shares

@@ -21,6 +21,7 @@ from reactgraph.nodes import (
     make_think,
 )
 from reactgraph.state import InputState, OutputState, ReActState
+from reactgraph.subagents import AgentTool
 from reactgraph.tools.registry import ToolRegistry
 
 NodeFactory = Callable[[Deps], Callable[..., Any]]  # Deps -> the node function (what make_think and the others are)
@@ -86,4 +87,9 @@ def build_graph(
     builder.add_conditional_edges("observe", route_after_observe, ["think", "summarize", "terminate"])
     builder.add_edge("summarize", "think")
     builder.add_edge("terminate", END)
-    return builder.compile(checkpointer=checkpointer, name="reactgraph")
+    graph = builder.compile(checkpointer=checkpointer, name="reactgraph")
+    if children := [e.tool.graph for e in deps.registry.list() if isinstance(e.tool, AgentTool)]:
+        # act runs sub-agents as subgraphs; LangGraph knows one graph per node (Studio draws it, and
+        # get_state(subgraphs=True) reads a paused child with it): every child has the same state
+        graph.nodes["act"].subgraphs = children[:1]
+    return graph

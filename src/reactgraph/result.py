@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 
 from reactgraph.errors import ErrorKind
 
+SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
+
 
 class TerminationReason(str, Enum):
     """Every way a run can end."""
@@ -62,12 +64,13 @@ class Observation(BaseModel):
     retries: int = 0
     cached: bool = False
     truncated: bool = False
+    trace: ReActTrace | None = Field(default=None, description="A sub-agent's whole run, when the tool was a sub-agent.")
 
 
 class ModelCall(BaseModel):
     """One model call of the run: what it was for and the tokens it used."""
 
-    purpose: Literal["think", "summarize", "condense", "partial_answer"]
+    purpose: Literal["think", "summarize", "condense", "partial_answer", "sub_agent"]
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
 
 
@@ -98,6 +101,7 @@ class Token(BaseModel):
 
     node: str = Field(description="The node whose model call it is: think, summarize or terminate (a partial answer).")
     text: str
+    depth: int = Field(default=0, description="0 for the run's own model, 1 for a sub-agent's, 2 for its sub-agent's.")
 
 
 class ReActTrace(BaseModel):
@@ -107,8 +111,8 @@ class ReActTrace(BaseModel):
     total_iterations: int = 0
     total_tokens: TokenUsage = Field(default_factory=TokenUsage)
 
-    def scratchpad(self) -> str:
-        """The trace as Thought / Action / Observation text."""
+    def scratchpad(self, indent: str = "") -> str:
+        """The trace as Thought / Action / Observation text; a sub-agent's run indented under its action."""
         lines: list[str] = []
         for step in self.steps:
             if step.thought:
@@ -116,10 +120,12 @@ class ReActTrace(BaseModel):
             for action, obs in zip(step.actions, step.observations, strict=False):
                 written = action.args.get("written") or "(unreadable)"  # a rejected action: as the model wrote it
                 lines.append(f"Action: {action.tool}[{_args_text(action.args)}]" if action.tool else f"Action: {written}")
+                if obs.trace is not None:
+                    lines.append(obs.trace.scratchpad(SUB_INDENT))
                 lines.append(f"Observation: {obs.content}")
         if self.final_result is not None:
             lines.append(f"Final Answer: {self.final_result}")
-        return "\n".join(lines)
+        return "\n".join(indent + line for text in lines for line in text.split("\n"))
 
 
 class PendingApproval(BaseModel):

@@ -112,3 +112,20 @@ def asking_then_adding() -> ScriptedChatModel:
             default=tool_call("ask_user", {"question": "Which numbers?"}),
         )
     )
+
+
+def delegating() -> ScriptedChatModel:
+    """Asks the geographer sub-agent (GEOGRAPHER), then answers with what it found."""
+    return _scripted(by_prompt(
+        ("Paris is in France.", "The geographer says: Paris is in France."),
+        default=tool_call("geographer", {"task": "Where is Paris?"}, thought="The geographer knows."),
+    ))
+
+
+def _geographer():
+    from reactgraph import ReActAgent
+
+    return ReActAgent(model=answering(), tools=TOOLS, checkpointer=None).as_tool("geographer", "Finds where cities are.")
+
+
+GEOGRAPHER = [_geographer()]  # a sub-agent that looks cities up (the answering model with lookup)

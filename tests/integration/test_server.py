@@ -497,3 +497,26 @@ class TestScriptedServer:
         [step] = [s for s in values["steps"] if s["kind"] == "tools"]
         assert [a["args"] for a in step["actions"]] == [{"name": "Ann"}, {"name": "Bea"}, {"name": "Cy"}]
         assert [o["error_kind"] for o in step["observations"]] == [None, None, "rejected"]
+
+
+class TestSubAgentServer:
+    """A graph whose tool is a sub-agent (server_fixture/delegating_graph.py), on the real server."""
+
+    def test_the_sub_agent_runs_as_a_subgraph_streamed_under_act(self, client) -> None:
+        thread_id = client.threads.create()["thread_id"]
+        parts = list(client.runs.stream(thread_id, "delegating", input={"query": "Ask the helper: what is 6*7 + 2*4?"},
+                                        stream_mode="updates", stream_subgraphs=True))
+        assert not [p for p in parts if p.event == "error"], parts
+        child = [next(iter(p.data)) for p in parts if p.event.startswith("updates|act:")]
+        assert child == ["think", "act", "act", "observe", "think", "act", "observe", "think", "terminate"]
+        values = client.threads.get_state(thread_id)["values"]
+        assert values["final_answer"] == "The helper found: 6*7 + 2*4 = 50."
+        nested = values["steps"][0]["observations"][0]["trace"]
+        assert [[a["tool"] for a in s["actions"]] for s in nested["steps"]] == [["multiply", "multiply"], ["add"], []]
+        assert values["token_usage"]["total_tokens"] > nested["total_tokens"]["total_tokens"] > 0
+
+    def test_studio_sees_the_subgraph(self, client) -> None:
+        assistant = next(a for a in client.assistants.search(graph_id="delegating"))
+        nodes = {n["id"] for n in client.assistants.get_graph(assistant["assistant_id"], xray=True)["nodes"]}
+        assert {"act:think", "act:act", "act:observe", "act:terminate"} <= nodes
+        assert "act" in client.assistants.get_subgraphs(assistant["assistant_id"])

@@ -47,6 +47,35 @@ def test_run_shows_steps_live_then_answer_and_footer(db):
     assert lines.index("  -> lookup {\"key\": \"paris\"}") < lines.index("  <- lookup: France") < lines.index("Answer: Paris is in France.")
 
 
+def test_a_sub_agents_steps_show_indented_live_and_in_the_trace(db):
+    geographer = "tests.integration.cli_fixtures:GEOGRAPHER"
+    done = cli("run", "Where is Paris?", "--model", f"{FIXTURES}:delegating", "--tools", geographer, "--db", str(db), "--thread", "sub")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    shown = [
+        '  -> geographer {"task": "Where is Paris?"}',
+        "    Thought (iteration 1): I look Paris up.",
+        '      -> lookup {"key": "paris"}',
+        "      <- lookup: France",
+        "  <- geographer: Paris is in France.",
+        "Answer: The geographer says: Paris is in France.",
+    ]
+    assert [line for line in lines if line in shown] == shown
+    text = cli("trace", "sub", "--db", str(db)).stdout.splitlines()
+    assert text[:8] == [
+        "Question: Where is Paris?",
+        "Thought: The geographer knows.",
+        "Action: geographer[Where is Paris?]",
+        "    Thought: I look Paris up.",
+        "    Action: lookup[paris]",
+        "    Observation: France",
+        "    Final Answer: Paris is in France.",
+        "Observation: Paris is in France.",
+    ]
+    markdown = cli("trace", "sub", "--db", str(db), "--format", "markdown").stdout
+    assert '> ### Iteration 1\n>\n> **Thought:** I look Paris up.\n>\n> - **lookup** `{"key": "paris"}` → ok' in markdown
+
+
 def test_run_says_when_the_model_moves_to_the_text_format(db):
     switch = "the model writes its tool calls as text: the text format from the next turn on"
     done = cli("run", "Where is Paris?", "--model", MODEL["writing"], "--tools", TOOLS, "--db", str(db))

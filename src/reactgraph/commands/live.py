@@ -11,8 +11,9 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from reactgraph.agent import ChildUpdate
 from reactgraph.cli import EXIT_ERROR, EXIT_LIMIT, EXIT_OK, EXIT_WAITING
-from reactgraph.result import LIMIT_REASONS, ReActResult, TerminationReason, Token
+from reactgraph.result import LIMIT_REASONS, SUB_INDENT, ReActResult, TerminationReason, Token
 
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
 WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run that waits for the user
@@ -40,7 +41,13 @@ class LiveView:
                 if isinstance(item, Token):
                     if item.node == "think":
                         self.written += item.text
-                        say(f"[dim]thinking:[/] {escape(self.line_end(self.written))}")
+                        who = "sub-agent thinking" if item.depth else "thinking"
+                        say(f"[dim]{who}:[/] {escape(self.line_end(self.written))}")
+                    continue
+                if isinstance(item, ChildUpdate):  # a sub-agent's node: shown under its call
+                    self.show(item.node, item.update, indent=SUB_INDENT * item.depth)
+                    if item.node == "think":
+                        self.written = ""
                     continue
                 node, update = item
                 self.show(node, update)
@@ -58,9 +65,13 @@ class LiveView:
         flat = " ".join(text.split())
         return flat if len(flat) <= room else "..." + flat[-(room - 3) :]
 
-    def show(self, node: str, update: dict[str, Any]) -> None:
-        """One node's update: think -> thought and tool calls; act -> observation; summarize -> summary."""
-        out = self.console.print
+    def show(self, node: str, update: dict[str, Any], indent: str = "") -> None:
+        """One node's update: think -> thought and tool calls; act -> observation; summarize -> summary
+        (a sub-agent's, with ``indent``)."""
+
+        def out(text: str) -> None:
+            self.console.print(indent + text)
+
         if node == "think":
             if thought := (update.get("thought") or "").strip():
                 if not update.get("termination"):

@@ -15,6 +15,7 @@ from reactgraph import prompts
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.state import Action, Outcome
+from reactgraph.subagents import delegate, is_agent
 from reactgraph.tokens import truncate
 from reactgraph.tools import approval
 from reactgraph.tools.execution import (
@@ -28,13 +29,23 @@ from reactgraph.tools.execution import (
 
 class ActInput(TypedDict):
     """The Send payload: one action, the run's wall-clock deadline (or None), the run's cached
-    result for this exact call when its tool is cacheable and it ran before, and whether the call
-    waits for a person's approval (decided with the turn, so a resume under another config keeps it)."""
+    result for this exact call when its tool is cacheable and it ran before, whether the call
+    waits for a person's approval (decided with the turn, so a resume under another config keeps it),
+    and for a sub-agent's call the run's start and the tokens it may use."""
 
     action: Action
     deadline: float | None
     cached: NotRequired[str | None]
     approve: NotRequired[bool]
+    delegation: NotRequired[Delegated]
+
+
+class Delegated(TypedDict):
+    """What a sub-agent's call gets of the parent run: its start (for a cancel) and its share of the
+    tokens left (None: no token budget)."""
+
+    started_at: float
+    tokens_left: int | None
 
 
 def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
@@ -64,12 +75,22 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = get_config().get("configurable", {}).get("thread_id")
+        child_usage = None
         with slots.hold(thread_id, cfg.max_parallel_tools):
-            outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"])
+            if (delegated := payload.get("delegation")) is not None and is_agent(deps.registry, action["tool"], cfg):
+                cancelled = deps.cancel_check(thread_id, delegated["started_at"])
+                outcome, child_usage = delegate(
+                    deps.registry.get(action["tool"]), action, deps.registry, deadline=payload["deadline"],
+                    tokens_left=delegated["tokens_left"], cancelled=cancelled, max_output_bytes=cfg.max_tool_output_bytes,
+                )
+            else:
+                outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"])
         if asked is not None:
             note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
             outcome = outcome | {"content": note + outcome["content"]}
         update = reported(outcome, cfg.max_observation_tokens)
+        if child_usage is not None:  # the child's tokens are the parent's: one model call of the turn
+            update |= {"token_usage": child_usage, "model_calls": [{"purpose": "sub_agent", "token_usage": child_usage}]}
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}

@@ -79,6 +79,7 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             observations.append(
                 {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
                 | {"content": content, "truncated": cut}
+                | ({"trace": o["trace"]} if o.get("trace") else {})
             )
         stall = stall_signals(state.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again

@@ -207,6 +207,14 @@ class ToolRegistry:
         self._tools[tool_name] = entry
         return entry
 
+    def register_agent(
+        self, agent: Any, name: str, description: str, metadata: ToolMetadata | Mapping[str, Any] | None = None, **options: Any
+    ) -> RegisteredTool:
+        """Register a ReActAgent as a sub-agent tool (``agent.as_tool(name, description)``); its category
+        is ``agents`` unless ``metadata`` says otherwise; ``options`` as for ``register``."""
+        meta = metadata if isinstance(metadata, ToolMetadata) else ToolMetadata.model_validate({"category": "agents", **(metadata or {})})
+        return self.register(name, agent.as_tool(name, description), meta, **options)
+
     def unregister(self, name: str) -> RegisteredTool:
         """Remove and return a tool; UnknownToolError when there is none of that name."""
         if name not in self._tools:

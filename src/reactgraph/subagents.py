@@ -1,0 +1,163 @@
+"""Sub-agents: a ReActAgent that another agent calls as a tool.
+
+``agent.as_tool(name, description)`` (or ``ToolRegistry.register_agent``) gives an ``AgentTool``.
+In a parent's run, act runs it as a LangGraph subgraph of the parent (``delegate``): the child's
+checkpoints live in the parent's checkpointer under the act task's namespace, so a crash inside
+the child resumes the child where it stopped, and a finished child is not run again. The child
+gets what is left of the parent's time and tokens (split evenly between the turn's sub-agent
+calls) under its own ``max_iterations``; its tokens count in the parent's usage; cancelling the
+parent cancels it; its whole trace is the observation's ``trace``. A question it asks or a call it
+needs approved pauses the parent run.
+
+Called outside a reactgraph run (another framework's tool node), an AgentTool runs the agent as an
+ordinary run of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.tools import BaseTool
+from langgraph.errors import GraphBubbleUp
+from pydantic import BaseModel, ConfigDict, Field
+
+from reactgraph.config import AgentConfig, make_config
+from reactgraph.deps import outer_cancel
+from reactgraph.errors import ErrorKind, error_text
+from reactgraph.result import ReActTrace, TerminationReason, TokenUsage, steps_from_state
+from reactgraph.state import Action, Outcome
+from reactgraph.tools.execution import cut, describe, error_outcome, ok_outcome, prepare_args
+from reactgraph.tools.policy import InvalidArguments
+from reactgraph.tools.registry import RegisteredTool, ToolRegistry
+
+if TYPE_CHECKING:
+    from reactgraph.agent import ReActAgent
+
+
+class Delegation(BaseModel):
+    """The one argument of a sub-agent call."""
+
+    task: str = Field(description="The task for the sub-agent, stated in full: it sees nothing of this conversation.")
+
+
+class AgentTool(BaseTool):
+    """A ReActAgent offered as a tool (``ReActAgent.as_tool``)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    args_schema: type[BaseModel] = Delegation
+    agent: Any = Field(exclude=True)  # the ReActAgent
+    graph: Any = Field(exclude=True)  # its graph compiled without a checkpointer: a subgraph takes the parent's
+
+    def _run(self, task: str, **_: Any) -> str:
+        """An ordinary run of the agent (outside a reactgraph run): its answer, or what stopped it."""
+        result = self.agent.run(task, output_mode="structured")
+        return child_report(self.name, result.trace, result.termination_detail)[1]
+
+
+def agent_tool(agent: ReActAgent, name: str, description: str) -> AgentTool:
+    """``agent`` as a tool named ``name`` that the model picks by ``description``."""
+    from reactgraph.graph import build_graph
+
+    return AgentTool(name=name, description=description, agent=agent, graph=build_graph(deps=agent._deps, nodes=agent.nodes))
+
+
+def delegate(
+    entry: RegisteredTool,
+    action: Action,
+    registry: ToolRegistry,
+    *,
+    deadline: float | None,
+    tokens_left: int | None,
+    cancelled: Callable[[], bool],
+    max_output_bytes: int,
+) -> tuple[Outcome, dict[str, Any] | None]:
+    """Run the sub-agent of ``entry`` on ``action``'s task as a subgraph of the current run: (the
+    outcome — the child's answer, or an error saying what stopped it — with the child's trace; the
+    child's token usage, None when it did not run)."""
+    start = time.perf_counter()
+    tool = entry.tool
+    assert isinstance(tool, AgentTool)
+    try:
+        args = prepare_args(entry, action["args"], registry)  # the schema, and the registry's before_call hooks
+        if not args["task"].strip():
+            raise InvalidArguments("task: empty; state the task for the sub-agent in full")
+    except InvalidArguments as exc:
+        text = error_text(ErrorKind.INVALID_PARAMETERS, tool=tool.name, problem=cut(str(exc), max_output_bytes))
+        return error_outcome(action, ErrorKind.INVALID_PARAMETERS, text), None
+    limits, short = child_limits(tool.agent.config, deadline, tokens_left)
+    if short is not None:
+        kind, problem = short
+        return error_outcome(action, kind, error_text(kind, tool=tool.name, problem=problem)), None
+    from reactgraph.graph import recursion_limit
+
+    own_config = {"recursion_limit": recursion_limit(tool.agent.config.max_iterations)}
+    with outer_cancel(cancelled):
+        try:
+            # every channel: the updates streamed to the parent show the child's thoughts and calls
+            values = tool.graph.invoke(
+                {"query": args["task"]}, own_config, context=make_config(**limits), output_keys=tool.graph.stream_channels_asis
+            )
+        except GraphBubbleUp:  # a question or an approval inside the child: the parent run pauses
+            raise
+        except Exception as exc:
+            problem = cut(f"the sub-agent failed: {describe(exc)}", max_output_bytes)
+            text = error_text(ErrorKind.EXECUTION_FAILED, tool=tool.name, problem=problem)
+            return error_outcome(action, ErrorKind.EXECUTION_FAILED, text, duration=time.perf_counter() - start), None
+    trace = child_trace(values)
+    ok, content = child_report(tool.name, trace, (values.get("termination") or {}).get("detail", ""))
+    content = cut(content, max_output_bytes)
+    outcome: Outcome = ok_outcome(action, content) if ok else error_outcome(action, ErrorKind.EXECUTION_FAILED, content)
+    outcome |= {"ran": True, "duration": time.perf_counter() - start, "trace": trace.model_dump(mode="json")}
+    return outcome, trace.total_tokens.model_dump()
+
+
+def is_agent(registry: ToolRegistry, name: str, cfg: AgentConfig) -> bool:
+    """Whether ``name`` is a sub-agent the run offers."""
+    entry = registry.get(name)
+    return entry is not None and isinstance(entry.tool, AgentTool) and name in registry.select(cfg.tools, strict=False)
+
+
+def child_limits(
+    child: AgentConfig, deadline: float | None, tokens_left: int | None
+) -> tuple[dict[str, Any], tuple[ErrorKind, str] | None]:
+    """(the child's time and token budgets: its own, or what the parent has left when that is less;
+    the error kind and problem when nothing is left)."""
+    limits: dict[str, Any] = {}
+    if deadline is not None:
+        left = deadline - time.time()
+        if left <= 0:
+            return {}, (ErrorKind.TIMEOUT, "no time: the run's time budget is used up")
+        limits["timeout_seconds"] = min(left, child.timeout_seconds or left)
+    if tokens_left is not None:
+        if tokens_left <= 0:
+            return {}, (ErrorKind.EXECUTION_FAILED, "no tokens: the run's token budget is used up")
+        limits["token_budget"] = min(tokens_left, child.token_budget or tokens_left)
+    return limits, None
+
+
+def child_trace(values: dict[str, Any]) -> ReActTrace:
+    """The child's trace from its final state."""
+    termination = values.get("termination") or {}
+    steps = steps_from_state(values.get("steps") or [])
+    return ReActTrace(
+        steps=steps,
+        final_result=values.get("final_answer"),
+        termination_reason=TerminationReason(termination.get("reason", "failure")),
+        total_iterations=max((s.iteration for s in steps), default=0),
+        total_tokens=TokenUsage.model_validate(values.get("token_usage") or {}),
+    )
+
+
+def child_report(name: str, trace: ReActTrace, detail: str) -> tuple[bool, str]:
+    """(whether the child answered, what the parent's model sees): the answer, or why it stopped
+    and its partial answer."""
+    answer = trace.final_result
+    if trace.termination_reason is TerminationReason.SUCCESS and answer:
+        return True, answer
+    reason = trace.termination_reason.value if trace.termination_reason else "failure"
+    partial = f" Its partial answer: {answer}" if answer else " It gave no answer."
+    problem = f"the sub-agent stopped ({reason}: {detail or 'no detail'}).{partial}"
+    return False, error_text(ErrorKind.EXECUTION_FAILED, tool=name, problem=problem)
