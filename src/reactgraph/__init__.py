@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
     from reactgraph.agent import ReActAgent
+    from reactgraph.confidence import ConfidenceSignal
     from reactgraph.config import AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
@@ -38,6 +39,7 @@ _HOMES = {  # public name -> the module that defines it
     "Token": "reactgraph.result",
     "AgentConfig": "reactgraph.config",
     "ConfigError": "reactgraph.config",
+    "ConfidenceSignal": "reactgraph.confidence",
     "ErrorKind": "reactgraph.errors",
     "InvalidInputError": "reactgraph.inputs",
     "ModelUnavailableError": "reactgraph.models",
@@ -56,6 +58,7 @@ __all__ = [
     "AgentConfig",
     "AnswerError",
     "Approve",
+    "ConfidenceSignal",
     "ConfigError",
     "Edit",
     "ErrorKind",

@@ -122,7 +122,7 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
         signals["tool_errors"] = ConfidenceSignal(
             effect=max(MAX_TOOL_ERRORS, TOOL_ERROR * failed), detail=f"{failed} failed tool call(s)"
         )
-    if retries := sum(e.get("retries", 0) for e in errors if e.get("recovered")):
+    if retries := sum(e.get("retries") or 0 for e in errors if e.get("recovered")):
         signals["retries"] = ConfidenceSignal(
             effect=max(MAX_RETRIES, RETRY * retries), detail=f"{retries} retr{'y' if retries == 1 else 'ies'} before a tool call worked"
         )
