@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
     from reactgraph.agent import ChildUpdate, ReActAgent
+    from reactgraph.confidence import ConfidenceSignal
     from reactgraph.config import AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
@@ -41,6 +42,7 @@ _HOMES = {  # public name -> the module that defines it
     "Token": "reactgraph.result",
     "AgentConfig": "reactgraph.config",
     "ConfigError": "reactgraph.config",
+    "ConfidenceSignal": "reactgraph.confidence",
     "ErrorKind": "reactgraph.errors",
     "InvalidInputError": "reactgraph.inputs",
     "ModelUnavailableError": "reactgraph.models",
@@ -61,6 +63,7 @@ __all__ = [
     "AnswerError",
     "Approve",
     "ChildUpdate",
+    "ConfidenceSignal",
     "ConfigError",
     "Edit",
     "ErrorKind",

@@ -109,6 +109,11 @@ class AgentConfig(BaseModel):
     thought_prompt: str | None = Field(
         default=None, description="Appended to every think prompt (e.g. 'Think step by step before acting')."
     )
+    ask_confidence: bool = Field(
+        default=False,
+        description="Ask the model to end its final answer with a line 'Confidence: <0 to 1>'; the line is cut from "
+        "the answer and its value blended into result.confidence.",
+    )
     require_thought: bool = Field(
         default=False, description="A tool call without reasoning is not run; the model is asked for its reasoning."
     )

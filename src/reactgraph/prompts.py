@@ -43,6 +43,11 @@ THOUGHT_REQUIRED = (
 # A final reply that is no answer (answers.non_answer says why: "Your reply was empty", ...).
 NOT_AN_ANSWER = "{problem}. Either call one of the tools, or reply with the answer to the question itself."
 
+# Added to the system prompt when AgentConfig.ask_confidence is on (reactgraph.confidence reads the line).
+CONFIDENCE_RULE = (
+    "- End your final answer with one last line 'Confidence: <a number from 0 to 1>': how likely the answer is right."
+)
+
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 
 # After the newest observations when the model just made the same calls again and got the same

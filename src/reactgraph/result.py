@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from reactgraph.confidence import ConfidenceSignal
 from reactgraph.errors import ErrorKind
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
@@ -149,6 +150,13 @@ class ReActResult(BaseModel):
     termination_reason: TerminationReason
     termination_detail: str = ""
     partial: bool = False
+    confidence: float | None = Field(
+        default=None,
+        description="How likely the answer is right, in [0, 1]; None without an answer (reactgraph.confidence says how).",
+    )
+    confidence_signals: dict[str, ConfidenceSignal] = Field(
+        default_factory=dict, description="The signals behind the confidence, by name, each with its effect and why."
+    )
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
     execution_time: float = 0.0
     tool_usage: dict[str, int] = Field(default_factory=dict)
@@ -182,11 +190,14 @@ def result_from_state(
     a question comes first when both wait)."""
     steps = steps_from_state(state.get("steps") or [])
     usage = TokenUsage.model_validate(state.get("token_usage") or {})
+    scored = {"confidence": state.get("confidence"), "confidence_signals": state.get("confidence_signals") or {}}
     if interrupt_question is not None:
         reason, detail, answer = TerminationReason.CLARIFICATION, interrupt_question, None
+        scored = {}
     elif pending_approvals:
         shown = "; ".join(f"{p.tool} {json.dumps(p.args, ensure_ascii=False, default=str)}" for p in pending_approvals)
         reason, detail, answer = TerminationReason.APPROVAL, f"waiting for approval: {shown}", None
+        scored = {}
     else:
         term = state.get("termination") or {}
         reason = TerminationReason(term.get("reason", "failure"))
@@ -208,6 +219,7 @@ def result_from_state(
         termination_reason=reason,
         termination_detail=detail,
         partial=bool(state.get("partial")),
+        **scored,
         token_usage=usage,
         execution_time=max(0.0, (state.get("finished_at") or last or 0) - (started or 0)),
         tool_usage=dict(state.get("tool_usage") or {}),

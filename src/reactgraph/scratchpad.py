@@ -24,8 +24,10 @@ from reactgraph.tokens import estimate_messages
 
 
 def system_text(cfg: AgentConfig) -> str:
-    """The system prompt: the config's own, or the default (with the ask_user rule when that tool is offered)."""
+    """The system prompt: the config's own, or the default (with the ask_user rule when that tool is
+    offered); then the confidence rule (``ask_confidence``) and the ``thought_prompt``."""
     text = cfg.system_prompt or prompts.SYSTEM_PROMPT + ("\n" + prompts.CLARIFY_RULE if cfg.allow_clarification else "")
+    text += "\n" + prompts.CONFIDENCE_RULE if cfg.ask_confidence else ""
     return f"{text}\n\n{cfg.thought_prompt}" if cfg.thought_prompt else text
 
 

@@ -158,6 +158,10 @@ class OutputState(TypedDict, total=False):
     summary: str
     # think / summarize / terminate write each call's usage; the reducer sums them.
     token_usage: Annotated[TokenCount, add_usage]
+    # terminate: how likely the answer is right, in [0, 1] (None without an answer), and the signals
+    # behind it, {name: {effect, detail}} (reactgraph.confidence); think resets them for a new run.
+    confidence: float | None
+    confidence_signals: dict[str, dict[str, Any]]
 
 
 class ReActState(InputState, OutputState, total=False):

@@ -221,7 +221,8 @@ class TestRepositoryServer:
     def test_output_schema_has_answer_reason_and_trace(self, server: Server, assistant: dict) -> None:
         schemas = server.client().assistants.get_schemas(assistant["assistant_id"])
         assert schemas["output_schema"] is not None, f"no output schema; server log:\n{server.log_text()[-3000:]}"
-        assert {"final_answer", "termination", "steps", "messages"} <= set(schemas["output_schema"]["properties"])
+        output = set(schemas["output_schema"]["properties"])
+        assert {"final_answer", "termination", "steps", "messages", "confidence", "confidence_signals"} <= output
         assert "pending_actions" not in schemas["output_schema"]["properties"]  # internal state stays internal
 
     def test_context_schema_is_the_documented_run_configuration(self, server: Server, assistant: dict) -> None:
@@ -392,6 +393,8 @@ class TestScriptedServer:
         assert [step["kind"] for step in values["steps"]] == ["tools", "tools", "final"]  # terminate adds the final turn
         assert values["messages"][-1]["type"] == "ai"
         assert values["messages"][-1]["content"] == "6*7 + 2*4 = 50."
+        assert values["confidence_signals"]["support"]["detail"] == "the number 50 is in a tool result"
+        assert values["confidence"] == 0.9
 
     def test_history_has_one_checkpoint_per_superstep(self, client, arithmetic) -> None:
         thread_id, _ = arithmetic
@@ -427,6 +430,8 @@ class TestScriptedServer:
         assert [step["observations"][0]["content"] for step in tools] == [f"counted {n}" for n in range(1, 11)]
         assert values["steps"][-1]["kind"] == "partial_answer"
         assert values["final_answer"] == "I counted as far as the limit allowed."
+        assert values["confidence_signals"]["ended"]["detail"] == "max_iterations: a partial answer"
+        assert values["confidence"] < 0.9
 
     def test_run_context_overrides_the_limits(self, client) -> None:
         thread_id = client.threads.create()["thread_id"]

@@ -21,7 +21,7 @@ from rich.progress import (
 from rich.table import Table
 
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
-from reactgraph.evaluation.report import SuiteReport, TaskRun
+from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
 from reactgraph.evaluation.suite import load_suite, shipped_suite
 from reactgraph.models import resolve_model
@@ -109,6 +109,12 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
     console.print(table)
     for line in report.total_lines():
         console.print(line)
+    for agent in report.agents():
+        if rows := report.reliability_rows(agent):
+            buckets = Table(*RELIABILITY_HEADERS, title=f"{agent}: confidence by bucket")
+            for row in rows:
+                buckets.add_row(*row)
+            console.print(buckets)
     write_reports(report, args)
     return report
 

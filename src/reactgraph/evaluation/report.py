@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from reactgraph.evaluation.calibration import auroc, reliability
+
 # The seed criteria the suite measures against.
 REASON_RIGHT_GOAL = 0.95
 RECOVERY_GOAL = 0.80
@@ -37,7 +39,7 @@ class TaskRun(BaseModel):
     acted_turns: int = 0  # ... with at least one readable call to a tool on offer
     copied_answer: bool = False  # the final answer is empty or repeats an error message or the budget line
     non_answer_replies: int = 0  # replies refused as no answer during the run (reactgraph only)
-
+    confidence: float | None = None  # result.confidence (reactgraph only; None without an answer)
 
 
 class SuiteReport(BaseModel):
@@ -72,6 +74,11 @@ class SuiteReport(BaseModel):
             "tokens": sum(r.tokens for r in runs),
             "seconds": round(sum(r.seconds for r in runs), 2),
         }
+        scored = [r for r in runs if r.confidence is not None]
+        scores, right = [r.confidence for r in scored], [r.correct for r in scored]
+        totals["confidence_answers"] = len(scored)
+        totals["confidence_auroc"] = auroc(scores, right)
+        totals["reliability"] = [b.model_dump() | {"label": b.label} for b in reliability(scores, right)] if scored else []
         totals["goals"] = {
             "reason_right>=95%": totals["reason_right_rate"] >= REASON_RIGHT_GOAL,
             "recovery>=80%": totals["recovery_rate"] is not None and totals["recovery_rate"] >= RECOVERY_GOAL,
@@ -85,7 +92,7 @@ class SuiteReport(BaseModel):
         )
 
     def rows(self) -> list[list[str]]:
-        """One row per task: for each agent, correct / reason / iterations / errors / tokens / seconds."""
+        """One row per task: for each agent, correct / reason / iterations / errors / tokens / seconds / confidence."""
         by_task: dict[str, dict[str, TaskRun]] = {}
         for run in self.runs:
             by_task.setdefault(run.task_id, {})[run.agent] = run
@@ -102,15 +109,16 @@ class SuiteReport(BaseModel):
                         str(r.tool_errors),
                         str(r.tokens),
                         f"{r.seconds:.1f}",
+                        _share(r.confidence, "{:.2f}"),
                     ]
                     if r
-                    else ["-"] * 6
+                    else ["-"] * 7
                 )
             rows.append(row)
         return rows
 
     def headers(self) -> list[str]:
-        cols = ["correct", "reason", "iters", "tool errors", "tokens", "s"]
+        cols = ["correct", "reason", "iters", "tool errors", "tokens", "s", "confidence"]
         return ["task"] + [f"{a} {c}" for a in self.agents() for c in cols]
 
     def total_lines(self) -> list[str]:
@@ -127,13 +135,42 @@ class SuiteReport(BaseModel):
                 f"turns meant to act that made a readable call {acted}, "
                 f"final answers that are no answer (empty, a copied error or budget line) {t['copied_answers']}, "
                 f"replies refused as no answer {t['non_answer_replies']}, "
-                f"tool errors {t['tool_errors']}, tokens {t['tokens']}, {t['seconds']} s"
+                f"tool errors {t['tool_errors']}, tokens {t['tokens']}, {t['seconds']} s, {confidence_text(t)}"
             )
         return lines
+
+    def reliability_rows(self, agent: str) -> list[list[str]]:
+        """The agent's reliability table (confidence bucket, answers, mean confidence, share right);
+        empty when its runs gave no confidence."""
+        return [
+            [b["label"], str(b["count"]), _share(b["mean_confidence"], "{:.2f}"), _share(b["right_rate"], "{:.0%}")]
+            for b in self.totals(agent)["reliability"]
+        ]
 
     def to_markdown(self) -> str:
         head = self.headers()
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(row) + " |" for row in self.rows()]
         out += [""] + [f"- {line}" for line in self.total_lines()]
+        for agent in self.agents():
+            if rows := self.reliability_rows(agent):
+                out += ["", f"Confidence by bucket, {agent}:", "", "| " + " | ".join(RELIABILITY_HEADERS) + " |", "|---|---|---|---|"]
+                out += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(out)
+
+
+RELIABILITY_HEADERS = ("confidence", "answers", "mean confidence", "right")
+
+
+def confidence_text(totals: dict[str, Any]) -> str:
+    """How well confidence separated right from wrong answers, for the totals line."""
+    answers = totals["confidence_answers"]
+    if not answers:
+        return "confidence n/a"
+    if totals["confidence_auroc"] is None:
+        return f"confidence AUROC n/a (right vs wrong: one of them is missing among {answers} answers)"
+    return f"confidence AUROC {totals['confidence_auroc']:.2f} (right vs wrong, {answers} answers)"
+
+
+def _share(value: float | None, form: str) -> str:
+    return "-" if value is None else form.format(value)

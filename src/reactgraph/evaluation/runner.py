@@ -73,6 +73,7 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
         acted_turns=sum(step.kind == "tools" and _acted(step, offered) for step in result.trace.steps),
         copied_answer=is_copied(result.final_answer, [o.content for o in observations if o.status == "error"], config),
         non_answer_replies=sum(o.error_kind in (ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY) for o in observations),
+        confidence=result.confidence,
     )
 
 

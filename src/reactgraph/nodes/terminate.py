@@ -13,6 +13,7 @@ from langgraph.types import Overwrite
 
 from reactgraph import prompts
 from reactgraph.answers import announced_call, non_answer
+from reactgraph.confidence import confidence_of, read_estimate
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
@@ -86,12 +87,23 @@ def closing_step(
     return step
 
 
+def own_estimate(state: ReActState, answer: str | None, final: bool, cfg: AgentConfig) -> tuple[str | None, float | None]:
+    """(the answer without its ``Confidence:`` line, the model's estimate) when ``ask_confidence`` is
+    on; a text-format reply may give the line before its answer, in the final turn's thought."""
+    if not cfg.ask_confidence or not answer:
+        return answer, None
+    answer, estimate = read_estimate(answer)
+    if estimate is None and final:
+        _, estimate = read_estimate(state.get("thought", ""))
+    return answer, estimate
+
+
 def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def terminate(state: ReActState) -> dict[str, Any]:
         """Reads the termination (recorded by think or observe); writes the final answer (a partial
         one from one last tool-less model call when the run was cut short), the closing step (the
-        turn that ended the run, or the partial-answer call), the end time and the answer as a chat
-        message."""
+        turn that ended the run, or the partial-answer call), the end time, the answer as a chat
+        message, and its confidence with the signals behind it (``reactgraph.confidence``)."""
         cfg = deps.run_config()
         now = time.time()
         # recorded by think or observe; a run checkpointed before stops were recorded, or a state edited
@@ -112,10 +124,12 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
                     calls.append({"purpose": "partial_answer", "token_usage": extra["token_usage"]})
         if step := closing_step(state, final, calls, now, cfg.success_phrases):
             update["steps"] = [step]
+        answer, estimate = own_estimate(state, answer, final, cfg)
         update["final_answer"] = answer
         if answer:
             update["messages"] = [AIMessage(content=answer)]
-        return update
+        finished = {**state, "termination": update["termination"], "partial": update.get("partial", False), "final_answer": answer}
+        return update | confidence_of(finished, estimate).as_state()
 
     return terminate
 

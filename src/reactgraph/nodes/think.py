@@ -252,6 +252,8 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "termination": None,
         "final_answer": None,
         "partial": False,
+        "confidence": None,
+        "confidence_signals": {},
         "tool_format": None,
     }
     if state.get("steps") or state.get("termination"):

@@ -1,0 +1,203 @@
+"""Confidence: a score in [0, 1] of how likely a finished run's answer is right, and the signals
+behind it. A pure function of the finished state (``confidence_of``); terminate writes it.
+
+The rule, each step a named signal whose effect is what it added (the effects add up to the score):
+
+1. ``ended`` — a base by how the run ended: ``success`` 0.7; the model gave up (``failure``) 0.5;
+   a partial answer after a limit (``max_iterations``, ``token_budget``, ``timeout``) or after
+   unreadable replies 0.35; a ``stalled`` run 0.2; any other stop 0.4.
+2. ``support`` — when tools were called, is the answer in an ok observation (a give-up is not
+   checked)? If the answer has numbers the question does not, they decide: one of them in an
+   observation, compared as numbers (``1,234.50`` = ``1234.5``; ``3.14`` matches ``3.14159``
+   rounded to the answer's decimals), is supported. Otherwise its distinctive words (three letters
+   or more, not in the question, not common words) decide: at least half of them in an observation
+   is supported. Supported +0.2, unsupported -0.25; an answer with neither is not checked.
+3. ``tool_errors`` — -0.1 for each tool call that failed (a retry did not recover it), at most -0.3.
+4. ``retries`` — -0.03 for each retry a recovered tool call needed, at most -0.1.
+5. ``clamp`` — the sum so far, kept within [0, 1].
+6. ``own_estimate`` — when the model gave its own estimate (``ask_confidence``: a last line such as
+   ``Confidence: 0.8``, read and cut from the answer by ``read_estimate``), the score becomes
+   0.7 × the rule + 0.3 × the estimate.
+
+A run without an answer (none given, or paused for a question or an approval) has no score: None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Any
+
+from pydantic import BaseModel
+
+BASE = {
+    "success": 0.7,
+    "failure": 0.5,
+    "max_iterations": 0.35,
+    "token_budget": 0.35,
+    "timeout": 0.35,
+    "stalled": 0.2,
+}
+OTHER_BASE = 0.4  # custom, cancelled
+PARTIAL_BASE = 0.35  # a partial answer starts at most here
+SUPPORTED, UNSUPPORTED = 0.2, -0.25
+SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
+TOOL_ERROR, MAX_TOOL_ERRORS = -0.1, -0.3
+RETRY, MAX_RETRIES = -0.03, -0.1
+OWN_WEIGHT = 0.3
+MODEL_REPLY = "(model reply)"  # observe's tool name for an unreadable reply's error
+
+# 1,234.50 / 1234.5 / -7 / .5; digits inside a word (q1, 2nd) are not numbers
+NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w])")
+WORD = re.compile(r"[^\W_]+")
+COMMON = frozenset(
+    "the and for are was were been being has have had not but its it's this that these those with from into "
+    "onto than then there their they them you your our his her she him who whom whose which what when where why "
+    "how all any each both few more most other some such only own same too very can will just should would could "
+    "may might must shall about above after again against below between during before over under out off once "
+    "here yes also answer result results question total value number equals equal approximately".split()
+)
+ESTIMATE = re.compile(
+    r"^[ \t]*[*_#>-]*[ \t]*confidence[ \t]*[*_]*[ \t]*[:=][ \t]*[*_]*[ \t]*(\d+(?:\.\d+)?|\.\d+)[ \t]*(%?)[ \t]*[*_.]*[ \t]*(?:\n|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class ConfidenceSignal(BaseModel):
+    """One signal behind a confidence score: how much it added to the score, and why."""
+
+    effect: float
+    detail: str
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """The score (None without an answer) and its signals, by name, in the order they applied."""
+
+    score: float | None
+    signals: dict[str, ConfidenceSignal] = field(default_factory=dict)
+
+    def as_state(self) -> dict[str, Any]:
+        """The state update: ``confidence`` and ``confidence_signals`` as plain data."""
+        return {"confidence": self.score, "confidence_signals": {k: s.model_dump() for k, s in self.signals.items()}}
+
+
+def read_estimate(text: str) -> tuple[str, float | None]:
+    """(``text`` without its ``Confidence: 0.8`` lines, the last one's value in [0, 1]). ``80%`` and
+    ``80`` are read as 0.8. No such line: (``text``, None); a reply that is nothing but the line
+    keeps its text."""
+    found = [m for m in ESTIMATE.finditer(text) if _estimate(m) is not None]
+    if not found:
+        return text, None
+    rest = ESTIMATE.sub(lambda m: "" if _estimate(m) is not None else m.group(0), text).strip()
+    return (rest or text), _estimate(found[-1])
+
+
+def _estimate(match: re.Match[str]) -> float | None:
+    value = float(match.group(1))
+    if match.group(2) or value > 1:
+        value /= 100
+    return value if 0 <= value <= 1 else None
+
+
+def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Confidence:
+    """The score of a finished state (its ``final_answer``, ``termination``, ``partial``, ``steps``,
+    ``errors`` and ``question``) by the rule above, blended with the model's ``estimate`` if any."""
+    answer = (state.get("final_answer") or "").strip()
+    if not answer:
+        return Confidence(None)
+    reason = (state.get("termination") or {}).get("reason", "failure")
+    partial = bool(state.get("partial"))
+    signals: dict[str, ConfidenceSignal] = {"ended": _ended(reason, partial)}
+    observations = [o for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("tool")]
+    gave_up = reason == "failure" and not partial
+    if observations and not gave_up:
+        found = [o["content"] for o in observations if o.get("status") == "ok"]
+        if (support := _support(answer, state.get("question") or "", found)) is not None:
+            signals["support"] = support
+    errors = [e for e in state.get("errors") or [] if e.get("tool") != MODEL_REPLY]
+    if failed := sum(not e.get("recovered") for e in errors):
+        signals["tool_errors"] = ConfidenceSignal(
+            effect=max(MAX_TOOL_ERRORS, TOOL_ERROR * failed), detail=f"{failed} failed tool call(s)"
+        )
+    if retries := sum(e.get("retries") or 0 for e in errors if e.get("recovered")):
+        signals["retries"] = ConfidenceSignal(
+            effect=max(MAX_RETRIES, RETRY * retries), detail=f"{retries} retr{'y' if retries == 1 else 'ies'} before a tool call worked"
+        )
+    rule = sum(s.effect for s in signals.values())
+    score = min(1.0, max(0.0, rule))
+    if score != rule:
+        signals["clamp"] = ConfidenceSignal(effect=score - rule, detail="kept within [0, 1]")
+    if estimate is not None:
+        blended = (1 - OWN_WEIGHT) * score + OWN_WEIGHT * estimate
+        signals["own_estimate"] = ConfidenceSignal(
+            effect=blended - score, detail=f"{estimate:.2f}, the model's own estimate, weighs {OWN_WEIGHT:g}"
+        )
+        score = blended
+    rounded = {k: s.model_copy(update={"effect": round(s.effect, 3)}) for k, s in signals.items()}
+    return Confidence(round(score, 3), rounded)
+
+
+def _ended(reason: str, partial: bool) -> ConfidenceSignal:
+    base = BASE.get(reason, OTHER_BASE)
+    if partial:
+        base = min(base, PARTIAL_BASE)
+        return ConfidenceSignal(effect=base, detail=f"{reason}: a partial answer")
+    detail = "the model gave up" if reason == "failure" else "the model's answer" if reason == "success" else "stopped"
+    return ConfidenceSignal(effect=base, detail=f"{reason}: {detail}")
+
+
+def _support(answer: str, question: str, observed: list[str]) -> ConfidenceSignal | None:
+    """Supported or unsupported by the ok observations (see the module's rule); None when the answer
+    has nothing to check."""
+    asked = set(numbers_in(question))
+    numbers = [n for n in numbers_in(answer) if n not in asked]
+    if numbers:
+        seen = [n for text in observed for n in numbers_in(text)]
+        hit = next((n for n in numbers if any(_same_number(n, s) for s in seen)), None)
+        if hit is not None:
+            return ConfidenceSignal(effect=SUPPORTED, detail=f"the number {hit} is in a tool result")
+        shown = ", ".join(str(n) for n in numbers[:5])
+        return ConfidenceSignal(effect=UNSUPPORTED, detail=f"no tool result has the number(s) {shown}")
+    words = distinctive_words(answer, question)
+    if not words:
+        return None
+    seen_words = {w for text in observed for w in _words(text)}
+    hits = [w for w in words if w in seen_words]
+    if hits and len(hits) >= SUPPORTED_SHARE * len(words):
+        return ConfidenceSignal(effect=SUPPORTED, detail=f"tool results have {', '.join(hits[:5])}")
+    return ConfidenceSignal(effect=UNSUPPORTED, detail=f"no tool result has {', '.join(words[:5])}")
+
+
+def numbers_in(text: str) -> list[Decimal]:
+    """The numbers written in ``text``, thousands separators dropped (``1,234.50`` -> 1234.50)."""
+    out = []
+    for token in NUMBER.findall(text):
+        try:
+            out.append(Decimal(token.replace(",", "")))
+        except InvalidOperation:
+            continue
+    return out
+
+
+def _same_number(answer: Decimal, observed: Decimal) -> bool:
+    """Equal, or ``observed`` rounded to the decimals ``answer`` is written with equals it."""
+    if answer == observed:
+        return True
+    places = max(0, -int(answer.as_tuple().exponent))
+    try:
+        return observed.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN) == answer
+    except InvalidOperation:  # more digits than the context holds
+        return False
+
+
+def distinctive_words(answer: str, question: str) -> list[str]:
+    """The answer's words of three letters or more that are neither in the question nor common, in order."""
+    asked = set(_words(question))
+    return list(dict.fromkeys(w for w in _words(answer) if len(w) >= 3 and not w.isdigit() and w not in asked and w not in COMMON))
+
+
+def _words(text: str) -> Iterable[str]:
+    return (w.lower() for w in WORD.findall(text))

@@ -1,0 +1,225 @@
+"""result.confidence: how the run ended, whether an observation supports the answer, tool errors
+and retries, and the model's own estimate, through the real graph on a scripted model."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from reactgraph import ReActAgent, TerminationReason
+from reactgraph.checkpoints import thread_config
+from reactgraph.confidence import confidence_of, read_estimate
+from reactgraph.testing import ScriptedChatModel, tool_call
+
+ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")
+
+
+def run(responses, tools, question="What is 2 + 3?", **config):
+    agent = ReActAgent(model=ScriptedChatModel(responses=responses), tools=tools, **config)
+    return agent.run(question), agent
+
+
+def partial_at_limit(call, partial: str):
+    """``call`` on every turn, ``partial`` when the agent asks for its partial answer."""
+    return lambda messages: partial if "You must stop now" in messages[-1].content else call
+
+
+def test_an_answer_an_observation_supports_scores_higher_than_one_none_supports(math_tools):
+    supported, _ = run([ADD, "2 + 3 = 5"], math_tools)
+    unsupported, _ = run([ADD, "2 + 3 = 6"], math_tools)
+    assert supported.termination_reason is unsupported.termination_reason is TerminationReason.SUCCESS
+    assert supported.confidence > unsupported.confidence
+    assert supported.confidence_signals["support"].effect > 0
+    assert "5" in supported.confidence_signals["support"].detail
+    assert unsupported.confidence_signals["support"].effect < 0
+    assert 0 <= unsupported.confidence < supported.confidence <= 1
+
+
+def test_a_supported_word_answer_scores_higher_than_an_invented_one(math_tools):
+    supported, _ = run([tool_call("lookup", {"key": "rome"}), "Rome is in Italy."], math_tools, question="Where is Rome?")
+    invented, _ = run([tool_call("lookup", {"key": "rome"}), "Rome is in Spain."], math_tools, question="Where is Rome?")
+    assert supported.confidence > invented.confidence
+    assert supported.confidence_signals["support"].effect > 0 > invented.confidence_signals["support"].effect
+
+
+def test_a_partial_answer_at_max_iterations_scores_lower_than_a_supported_answer(math_tools):
+    supported, _ = run([ADD, "2 + 3 = 5"], math_tools)
+    partial, _ = run([partial_at_limit(ADD, "So far: 2 + 3 = 5")] * 3, math_tools, max_iterations=2)
+    assert partial.termination_reason is TerminationReason.MAX_ITERATIONS and partial.partial
+    assert partial.final_answer == "So far: 2 + 3 = 5"
+    assert partial.confidence < supported.confidence
+    assert partial.confidence_signals["ended"].effect < supported.confidence_signals["ended"].effect
+    assert "max_iterations" in partial.confidence_signals["ended"].detail
+
+
+def test_a_stall_scores_low(math_tools):
+    looking = tool_call("lookup", {"key": "paris"}, thought="Look it up.")
+    stalled, _ = run([partial_at_limit(looking, "Paris is in France.")] * 4, math_tools, question="Where is Paris?", stall_threshold=3)
+    finished, _ = run([looking, "Paris is in France."], math_tools, question="Where is Paris?")
+    assert stalled.termination_reason is TerminationReason.STALLED
+    assert stalled.final_answer == finished.final_answer == "Paris is in France."
+    assert stalled.confidence < 0.5 <= finished.confidence
+    assert "stalled" in stalled.confidence_signals["ended"].detail
+
+
+@pytest.mark.parametrize(
+    ("error", "signal"), [(ValueError("bad input"), "tool_errors"), (ConnectionError("connection reset"), "retries")]
+)
+def test_tool_errors_and_retries_lower_it(error, signal):
+    failures = [error]
+
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        if failures:
+            raise failures.pop()
+        return a + b
+
+    def steady_add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    steady_add.__name__ = "add"
+    script = [ADD, ADD, "2 + 3 = 5"] if signal == "tool_errors" else [ADD, "2 + 3 = 5"]
+    troubled, _ = run(script, [add], initial_delay=0)
+    clean, _ = run(script, [steady_add], initial_delay=0)
+    assert troubled.final_answer == clean.final_answer == "2 + 3 = 5"
+    assert troubled.error_history  # the failure is on record
+    assert troubled.confidence_signals[signal].effect < 0 and signal not in clean.confidence_signals
+    assert troubled.confidence < clean.confidence
+
+
+def test_the_models_own_estimate_is_asked_for_read_stripped_and_blended(math_tools):
+    sure, agent = run([ADD, "2 + 3 = 5\nConfidence: 1"], math_tools, ask_confidence=True)
+    unsure, _ = run([ADD, "2 + 3 = 5\nConfidence: 0.1"], math_tools, ask_confidence=True)
+    plain, _ = run([ADD, "2 + 3 = 5"], math_tools)
+    assert sure.final_answer == unsure.final_answer == "2 + 3 = 5"  # the line is not part of the answer
+    assert sure.trace.final_result == "2 + 3 = 5"
+    assert sure.confidence_signals["own_estimate"].detail.startswith("1.00")
+    assert unsure.confidence < plain.confidence < sure.confidence
+    rule = plain.confidence
+    assert sure.confidence == pytest.approx(0.7 * rule + 0.3 * 1.0, abs=1e-3)
+    assert unsure.confidence == pytest.approx(0.7 * rule + 0.3 * 0.1, abs=1e-3)
+    chat = agent.graph.get_state(thread_config(sure.thread_id)).values["messages"]
+    assert chat[-1].content == "2 + 3 = 5"
+
+
+def test_the_estimate_is_asked_for_only_when_configured(math_tools):
+    model = ScriptedChatModel(responses=[ADD, "2 + 3 = 5\nConfidence: 0.9"])
+    result = ReActAgent(model=model, tools=math_tools).run("What is 2 + 3?")
+    assert "Confidence:" not in model.calls[0]["messages"][0].content
+    assert result.final_answer == "2 + 3 = 5\nConfidence: 0.9"  # not asked for: the model's text stays as written
+    assert "own_estimate" not in result.confidence_signals
+    asking = ScriptedChatModel(responses=[ADD, "2 + 3 = 5"])
+    ReActAgent(model=asking, tools=math_tools, ask_confidence=True).run("What is 2 + 3?")
+    assert "Confidence:" in asking.calls[0]["messages"][0].content
+
+
+def test_the_estimate_is_read_in_the_text_format(math_tools):
+    reply = "Thought: 2 + 3 is 5.\nFinal Answer: 5\nConfidence: 40%"
+    result, _ = run([ADD, reply], math_tools, ask_confidence=True, tool_calling="text")
+    assert result.termination_reason is TerminationReason.SUCCESS
+    assert result.final_answer == "5"
+    assert result.confidence_signals["own_estimate"].detail.startswith("0.4")
+
+
+def test_the_estimate_before_the_answer_tag_is_read_from_the_thought(math_tools):
+    reply = "Thought: 2 + 3 is 5.\nConfidence: 0.8\nFinal Answer: 5"
+    result, _ = run([ADD, reply], math_tools, ask_confidence=True, tool_calling="text")
+    assert result.final_answer == "5"
+    assert result.confidence_signals["own_estimate"].detail.startswith("0.80")
+
+
+def test_the_estimate_of_a_partial_answer_is_read_too(math_tools):
+    result, _ = run([partial_at_limit(ADD, "So far 5.\nConfidence: 0.5")] * 3, math_tools, max_iterations=2, ask_confidence=True)
+    assert result.partial and result.final_answer == "So far 5."
+    assert "own_estimate" in result.confidence_signals
+
+
+def test_the_score_is_in_the_checkpointed_state(math_tools):
+    result, agent = run([ADD, "2 + 3 = 5"], math_tools)
+    values = agent.graph.get_state(thread_config(result.thread_id)).values
+    assert values["confidence"] == result.confidence
+    assert values["confidence_signals"]["support"]["effect"] > 0
+    with ReActAgent(checkpointer=agent.db_path) as reader:  # another process would read the same
+        assert reader.get_result(result.thread_id).confidence == result.confidence
+
+
+def test_no_answer_no_confidence(math_tools):
+    failed, _ = run([ADD], math_tools)  # the script runs out: the model call fails, no answer
+    assert failed.termination_reason is TerminationReason.FAILURE and failed.final_answer is None
+    assert failed.confidence is None
+    asking = tool_call("ask_user", {"question": "Which numbers?"})
+    paused, _ = run([asking], math_tools)
+    assert paused.termination_reason is TerminationReason.CLARIFICATION and paused.confidence is None
+
+
+def test_a_new_run_on_the_thread_starts_without_the_last_runs_score(math_tools):
+    model = ScriptedChatModel(responses=[ADD, "2 + 3 = 5", tool_call("ask_user", {"question": "Which?"})])
+    agent = ReActAgent(model=model, tools=math_tools)
+    first = agent.run("What is 2 + 3?")
+    agent.run("And now?", thread_id=first.thread_id)
+    values = agent.graph.get_state(thread_config(first.thread_id)).values
+    assert first.confidence is not None and values.get("confidence") is None
+
+
+# -- the rule itself, on states written by hand ------------------------------------------------
+
+
+def finished(answer: str, *observations: str, reason: str = "success", **extra) -> dict:
+    steps = [
+        {"iteration": 1, "kind": "tools", "actions": [{"id": "c1", "tool": "calc", "args": {}}],
+         "observations": [{"call_id": "c1", "tool": "calc", "status": "ok", "content": text} for text in observations]}
+    ] if observations else []
+    return {"question": "What is it?", "final_answer": answer, "termination": {"reason": reason}, "steps": steps} | extra
+
+
+@pytest.mark.parametrize(
+    ("answer", "observed"),
+    [("It is 1,234.50 euros.", "1234.5"), ("1234.5", "total: 1,234.50"), ("3.14", "3.14159"), ("-7", "result -7.0")],
+)
+def test_numbers_are_compared_as_numbers(answer, observed):
+    assert confidence_of(finished(answer, observed)).signals["support"].effect > 0
+
+
+def test_numbers_from_the_question_support_nothing():
+    state = finished("12 times 7 is 90", "84", question="What is 12 times 7?")
+    assert confidence_of(state).signals["support"].effect < 0
+
+
+def test_an_answer_without_tools_is_neither_supported_nor_unsupported():
+    assert "support" not in confidence_of(finished("42")).signals
+
+
+def test_a_give_up_is_not_checked_for_support():
+    score = confidence_of(finished("I cannot complete the task.", "Error", reason="failure"))
+    assert "support" not in score.signals and score.signals["ended"].detail.startswith("failure")
+
+
+def test_the_score_is_clamped_to_0_1():
+    errors = [{"tool": "calc", "recovered": False, "retries": 0}] * 20
+    low = confidence_of(finished("99", "1", reason="stalled", partial=True, errors=errors), estimate=0.0)
+    high = confidence_of(finished("5", "5"), estimate=1.0)
+    assert 0 <= low.score < 0.1 and 0.9 < high.score <= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "estimate"),
+    [
+        ("42\nConfidence: 0.8", "42", 0.8),
+        ("42\n\n**Confidence:** 80%", "42", 0.8),
+        ("42\nconfidence = 75", "42", 0.75),
+        ("Confidence: 0.3\n42", "42", 0.3),
+        ("42", "42", None),
+        ("42\nConfidence: high", "42\nConfidence: high", None),  # no number: the text stays
+        ("Confidence: 0.8", "Confidence: 0.8", 0.8),  # nothing else: the answer stays as written
+        ("My confidence: 0.2 in this", "My confidence: 0.2 in this", None),  # not a line of its own
+    ],
+)
+def test_read_estimate(text, answer, estimate):
+    assert read_estimate(text) == (answer, estimate)
+
+
+def test_native_reply_with_content_blocks_is_read(math_tools):
+    reply = AIMessage(content=[{"type": "text", "text": "2 + 3 = 5\nConfidence: 0.6"}])
+    result, _ = run([ADD, reply], math_tools, ask_confidence=True)
+    assert result.final_answer == "2 + 3 = 5" and "own_estimate" in result.confidence_signals
