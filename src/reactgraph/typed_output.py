@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError, create_model
 
 from reactgraph.formats.json_blocks import bracketed_spans, loads_lenient
 
+OutputSchema = type[BaseModel] | str  # what output_schema= takes
 SIGNATURE_MODEL = "Answer"  # the class name of a signature's model (the tool name of its structured output)
 TYPE_NAMES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict, "None": None}
 TYPES_HELP = "str, int, float, bool, list[T], dict[str, T], T | None"
