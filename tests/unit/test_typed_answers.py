@@ -158,3 +158,26 @@ def test_a_new_run_on_the_thread_starts_without_the_last_output(math_tools):
     again = agent.run("And the next one?", thread_id="t")
     assert again.termination_reason is R.FAILURE and again.output is None
     assert agent.graph.get_state(thread_config("t")).values["output"] is None
+
+
+def test_an_answer_in_the_shape_the_error_showed_is_no_copy_of_the_error(math_tools):
+    """The invalid_output observation shows the shape; an answer that follows it shares most of its words."""
+
+    class City(BaseModel):
+        name: str
+
+    class Place(BaseModel):
+        city: City
+
+    class Route(BaseModel):
+        origin: Place
+
+    class Trip(BaseModel):
+        route: Route
+
+    good = '{"route": {"origin": {"city": {"name": "Oslo"}}}}'
+    model = ScriptedChatModel(responses=["From Oslo", AIMessage(content="no"), good])
+    result = ReActAgent(model=model, tools=math_tools, output_schema=Trip).run("Where from?")
+    assert result.termination_reason is R.SUCCESS
+    assert result.output == Trip(route=Route(origin=Place(city=City(name="Oslo"))))
+    assert [o.error_kind for s in result.trace.steps for o in s.observations] == [ErrorKind.INVALID_OUTPUT]

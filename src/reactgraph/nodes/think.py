@@ -147,10 +147,12 @@ def decide(
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
-    """What the prompt showed the model that is no answer: error observations of the recent steps,
-    the budget line, the format's instructions and reminder."""
-    shown = [("an error message", obs["content"]) for step in (state.get("steps") or [])[-cfg.keep_recent_steps :]
-             for obs in step["observations"] if obs.get("status") == "error"]
+    """What the prompt showed the model that is no answer: error observations of the recent steps
+    (not invalid_output's: an answer in the shape it shows shares its words), the budget line, the
+    format's instructions and reminder."""
+    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
+    shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
+             if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True))]
     return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
