@@ -70,7 +70,7 @@ def parse_signature(signature: str) -> type[BaseModel]:
         fields[name] = (annotation, None) if _optional(annotation) else (annotation, ...)
     if not fields:
         raise SignatureError(f"signature {signature!r}: no output field after '->' (e.g. 'question -> answer: float')")
-    return create_model(SIGNATURE_MODEL, __doc__=f"The answer: {outputs.strip()}.", **fields)
+    return create_model(SIGNATURE_MODEL, __doc__=f"The answer ({outputs.strip()}).", **fields)
 
 
 def _top_level(text: str) -> list[str]:
