@@ -15,6 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
+from pydantic import BaseModel
 
 from reactgraph.checkpoints import (
     DEFAULT_CHECKPOINTER,
@@ -41,6 +42,7 @@ from reactgraph.models import check_model
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
+from reactgraph.typed_output import OutputSchema
 from reactgraph.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
@@ -58,7 +60,9 @@ class ReActAgent:
     keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id:
     by default to the SQLite file ``./.reactgraph/checkpoints.sqlite`` (or ``REACTGRAPH_DB``);
     ``checkpointer`` may instead be another file path, any LangGraph saver, or None (in memory).
-    ``nodes`` swaps nodes of the graph by name (see ``build_graph``).
+    ``nodes`` swaps nodes of the graph by name (see ``build_graph``). ``output_schema`` (a pydantic
+    model class, or a signature string such as ``"question -> answer: float, unit: str"``) types the
+    final answer: ``result.output`` is an instance of it, beside the text in ``final_answer``.
 
     Every way to run takes ``callbacks`` (LangChain callback handlers: LangSmith, OpenTelemetry,
     your own see each model and tool call) and ``config`` (a LangChain RunnableConfig merged into
@@ -73,10 +77,11 @@ class ReActAgent:
         *,
         checkpointer: CheckpointerSpec = DEFAULT_CHECKPOINTER,
         nodes: Mapping[str, NodeFactory] | None = None,
+        output_schema: OutputSchema | None = None,
         **options: Any,
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
-        self._deps = build_deps(model, tools, config)
+        self._deps = build_deps(model, tools, config, output_schema)
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
@@ -92,6 +97,11 @@ class ReActAgent:
     @property
     def registry(self) -> ToolRegistry:
         return self._deps.registry
+
+    @property
+    def output_schema(self) -> type[BaseModel] | None:
+        """The final answer's type (a signature string's model), or None."""
+        return self._deps.output_schema
 
     def close(self) -> None:
         """Close the SQLite connection this agent opened (other savers are left to their owner)."""
@@ -202,7 +212,7 @@ class ReActAgent:
                     if answers := handler_values(snapshot.interrupts, on_clarification, on_approval):
                         payload = Command(resume=answers)
                         continue
-                    return self._output(snapshot_result(snapshot, thread_id), context)
+                    return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
 
     def stream(
         self,
@@ -245,7 +255,7 @@ class ReActAgent:
                         else:
                             for step in steps_of(*item):
                                 yield step
-                yield snapshot_result(await graph.aget_state(run_config), thread_id)
+                yield snapshot_result(await graph.aget_state(run_config), thread_id, self.output_schema)
 
     def stream_updates(
         self,
@@ -278,7 +288,7 @@ class ReActAgent:
             chunks = self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY, subgraphs=True)
             for namespace, mode, chunk in chunks:
                 yield from stream_items(mode, chunk, namespace)
-            yield snapshot_result(self.graph.get_state(run_config), thread_id)
+            yield snapshot_result(self.graph.get_state(run_config), thread_id, self.output_schema)
 
     def as_tool(self, name: str, description: str) -> AgentTool:
         """This agent as a tool another agent can call with a ``task`` (``reactgraph.subagents``): in
@@ -299,7 +309,7 @@ class ReActAgent:
             snapshot = self.graph.get_state(thread_config(thread_id))
             if not snapshot.values and not snapshot.next:
                 raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
-            return snapshot_result(snapshot, thread_id)
+            return snapshot_result(snapshot, thread_id, self.output_schema)
 
     def get_trace(self, thread_id: str | None = None) -> ReActTrace:
         """The trace of the run on ``thread_id`` (default: the last run), from the checkpointer."""
@@ -346,7 +356,7 @@ class ReActAgent:
             while True:
                 snapshot = self.graph.get_state(config)
                 if not (answers := handler_values(snapshot.interrupts, on_clarification, on_approval)):
-                    return self._output(snapshot_result(snapshot, thread_id), context)
+                    return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
                 self.graph.invoke(Command(resume=answers), config, context=context, durability=DURABILITY)
 
     def _resume_command(

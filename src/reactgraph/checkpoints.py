@@ -422,12 +422,13 @@ def thread_ids(saver: BaseCheckpointSaver) -> list[str]:
     return sorted(latest, key=latest.__getitem__, reverse=True)
 
 
-def snapshot_result(snapshot: Any, thread_id: str) -> ReActResult:
+def snapshot_result(snapshot: Any, thread_id: str, output_schema: type[BaseModel] | None = None) -> ReActResult:
     """The ReActResult a state snapshot stands for (a pending question means 'clarification', pending
-    tool calls 'approval')."""
+    tool calls 'approval'); its ``output`` read into ``output_schema``."""
     interrupts = snapshot.interrupts
     return result_from_state(
-        snapshot.values, thread_id=thread_id, interrupt_question=question_of(interrupts), pending_approvals=pending_approvals(interrupts)
+        snapshot.values, thread_id=thread_id, interrupt_question=question_of(interrupts),
+        pending_approvals=pending_approvals(interrupts), output_schema=output_schema,
     )
 
 

@@ -1,7 +1,8 @@
 """The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
 
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
-                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--approve-tools a,b] [--json]
+                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
+                              [--output-schema SIGNATURE] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
     reactgraph runs [--limit N] [--json]
@@ -68,6 +69,11 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
         with_mcp(p)
         p.add_argument("--approve-tools", metavar="a,b", help="tools whose calls wait for your approval before they run ('*' = all)")
+        p.add_argument(
+            "--output-schema", metavar="SIGNATURE",
+            help="type the answer, e.g. 'question -> answer: float, unit: str' (str, int, float, bool, list[T], "
+            "dict[str, T], T | None); the typed output is printed as JSON",
+        )
         p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
     run = sub.add_parser("run", help="answer a question, showing each step live")

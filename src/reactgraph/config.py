@@ -171,6 +171,12 @@ class AgentConfig(BaseModel):
     max_parse_retries: int = Field(
         default=3, ge=1, description="Consecutive unreadable replies (bad format, unknown tool, empty) that end the run."
     )
+    max_output_retries: int = Field(
+        default=2,
+        ge=0,
+        description="With an output schema: final answers that do not fit it sent back to the model (with the "
+        "validation error) before the run ends with failure, the text answer kept.",
+    )
     summary_token_threshold: int | None = Field(
         default=None, gt=0, description="Also summarize when the next prompt would pass this many tokens (None = off)."
     )

@@ -1,5 +1,5 @@
-"""What the nodes share at run time: the agent's config, model, tool registry, cancel requests, and
-the tool-calling format learnt for each model (``tool_calling="auto"``)."""
+"""What the nodes share at run time: the agent's config, model, tool registry, output schema, cancel
+requests, and the tool-calling format learnt for each model (``tool_calling="auto"``)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ class Deps:
     config: AgentConfig
     registry: ToolRegistry
     model: BaseChatModel | None = None
+    output_schema: type[BaseModel] | None = None  # the final answer's type (ReActAgent(output_schema=...))
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
     _cancel_all_before: float = float("-inf")

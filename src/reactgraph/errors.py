@@ -40,6 +40,7 @@ class ErrorKind(StrEnum):
     MISSING_THOUGHT = "missing_thought"  # a call without reasoning (require_thought)
     EMPTY_REPLY = "empty_reply"  # nothing at all
     NON_ANSWER = "non_answer"  # a final reply that is no answer (a copy of an error, an announced call)
+    INVALID_OUTPUT = "invalid_output"  # a final answer that does not fit the output schema (output_schema)
 
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"
@@ -56,6 +57,7 @@ TEXTS: dict[ErrorKind, str] = {
     ErrorKind.REJECTED: "Error (rejected): the user did not allow this call of {tool}, so it was not run. Their reason: "
     "{problem}. Do not make the same call again unless the user asks for it; take their reason into account, "
     "try another approach or answer from what you have.",
+    ErrorKind.INVALID_OUTPUT: "Error (invalid_output): your final answer does not fit the answer's schema: {problem}.",
 }
 DEFAULT_TEXT = "Error ({kind}): {problem}."  # the reply kinds: the prompt adds the expected format
 ADVICE = "Check the arguments, or try another approach."

@@ -20,9 +20,10 @@ from reactgraph.nodes import (
     make_terminate,
     make_think,
 )
-from reactgraph.state import InputState, OutputState, ReActState
+from reactgraph.state import InputState, OutputState, ReActState, typed_output_state
 from reactgraph.subagents import AgentTool
 from reactgraph.tools.registry import ToolRegistry
+from reactgraph.typed_output import OutputSchema, output_model
 
 NodeFactory = Callable[[Deps], Callable[..., Any]]  # Deps -> the node function (what make_think and the others are)
 NODE_FACTORIES: dict[str, NodeFactory] = {
@@ -44,14 +45,16 @@ def build_deps(
     model: str | BaseChatModel | None = None,
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
+    output_schema: OutputSchema | None = None,
 ) -> Deps:
-    """What the nodes share: config, model (an instance, or by name from config) and the tool registry."""
+    """What the nodes share: config, model (an instance, or by name from config), the tool registry
+    and the output schema (a pydantic model, or a signature string made into one)."""
     config = config or AgentConfig()
     if isinstance(model, str):
         config = config.model_copy(update={"model": model})
         model = None
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
-    return Deps(config=config, registry=registry, model=model)
+    return Deps(config=config, registry=registry, model=model, output_schema=output_model(output_schema))
 
 
 def build_graph(
@@ -62,15 +65,20 @@ def build_graph(
     checkpointer: Checkpointer = None,
     deps: Deps | None = None,
     nodes: Mapping[str, NodeFactory] | None = None,
+    output_schema: OutputSchema | None = None,
 ) -> CompiledStateGraph:
     """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
     the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the Deps, as
     ``reactgraph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
-    the edges and the routing stay as they are."""
-    deps = deps or build_deps(model, tools, config)
+    the edges and the routing stay as they are. ``output_schema`` (a pydantic model or a signature
+    string) types the final answer: the run's ``output``, shown in the graph's output schema."""
+    if deps is not None and output_schema is not None:
+        raise ValueError("build_graph: give output_schema to build_deps when passing deps")
+    deps = deps or build_deps(model, tools, config, output_schema)
     if unknown := sorted(set(nodes or {}) - set(NODE_FACTORIES)):
         raise ValueError(f"nodes: no node named {', '.join(map(repr, unknown))}; the nodes are {', '.join(NODE_FACTORIES)}")
-    builder = StateGraph(ReActState, context_schema=AgentConfig, input_schema=InputState, output_schema=OutputState)
+    output = typed_output_state(deps.output_schema) if deps.output_schema else OutputState
+    builder = StateGraph(ReActState, context_schema=AgentConfig, input_schema=InputState, output_schema=output)
     for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
         builder.add_node(name, factory(deps))
 

@@ -70,6 +70,24 @@ NEXT_STEP = (
 # Put before the result of a call whose arguments the user changed when asked to approve it.
 EDITED_CALL = "(The user changed this call's arguments before it ran; you had asked for {asked}. Do not repeat your original call.)\n"
 
+# -- typed answers (output_schema): the shape of the final answer -------------------------------
+
+# After the system prompt when an output schema is set; {shape} is typed_output.answer_shape's.
+OUTPUT_SHAPE = (
+    "Give the final answer as a JSON object of this shape (not in plain words), with no tool call and "
+    "nothing after it:\n{shape}"
+)
+# The same, for a format whose final answer follows a tag (text).
+OUTPUT_SHAPE_TAGGED = "When you know the answer, write it after {final_answer}: as a JSON object of this shape:\n{shape}"
+# After an invalid_output observation.
+OUTPUT_AGAIN = "Give the answer again as a JSON object of this shape: {shape}"
+# The structured-output call that puts a final answer that does not fit into the schema.
+STRUCTURE_PROMPT = """Put this answer to the question into the requested structure, using only what the answer says.
+
+Question: {question}
+
+Answer: {answer}"""
+
 # -- the tool-calling formats' texts: how a reply should look (after an unreadable one too) ---------
 
 NATIVE_EXPECTED = (

@@ -6,10 +6,11 @@ import json
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializeAsAny
 
 from reactgraph.confidence import ConfidenceSignal
 from reactgraph.errors import ErrorKind
+from reactgraph.typed_output import typed_value
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
 
@@ -71,7 +72,7 @@ class Observation(BaseModel):
 class ModelCall(BaseModel):
     """One model call of the run: what it was for and the tokens it used."""
 
-    purpose: Literal["think", "summarize", "condense", "partial_answer", "sub_agent"]
+    purpose: Literal["think", "summarize", "condense", "partial_answer", "structured_output", "sub_agent"]
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
 
 
@@ -167,6 +168,10 @@ class ReActResult(BaseModel):
     pending_approvals: list[PendingApproval] = Field(
         default_factory=list, description="The tool calls the run waits on (reason 'approval'), in call order."
     )
+    output: SerializeAsAny[BaseModel] | None = Field(
+        default=None,
+        description="With an output schema: the answer as an instance of it (None without one, or when it did not fit).",
+    )
 
 
 def _args_text(args: dict[str, Any]) -> str:
@@ -185,9 +190,10 @@ def result_from_state(
     thread_id: str | None,
     interrupt_question: str | None = None,
     pending_approvals: list[PendingApproval] | None = None,
+    output_schema: type[BaseModel] | None = None,
 ) -> ReActResult:
     """Build the ReActResult from a graph state (finished, or paused for a question or for approvals;
-    a question comes first when both wait)."""
+    a question comes first when both wait); its ``output`` an ``output_schema`` instance."""
     steps = steps_from_state(state.get("steps") or [])
     usage = TokenUsage.model_validate(state.get("token_usage") or {})
     scored = {"confidence": state.get("confidence"), "confidence_signals": state.get("confidence_signals") or {}}
@@ -228,4 +234,5 @@ def result_from_state(
         thread_id=thread_id,
         question=state.get("question"),
         pending_approvals=list(pending_approvals or []),
+        output=typed_value(state.get("output"), output_schema),
     )

@@ -70,10 +70,13 @@ def think_messages(
     now: float,
     fmt: Format,
     ctx: ReadContext,
+    answer_shape: str = "",
 ) -> list[BaseMessage]:
     """The prompt for one think turn in format ``fmt``. After the newest observations come the
     expected format (when the newest reply could not be read), the budget line (in formats that put
-    it last) and the format's reminder (which asks for the answer when the model just repeated itself)."""
+    it last) and the format's reminder (which asks for the answer when the model just repeated itself).
+    ``answer_shape`` (an output schema's, see ``typed_output.answer_shape``) ends the system prompt
+    with the shape the final answer must have."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
@@ -88,6 +91,8 @@ def think_messages(
     system = system_text(cfg)
     if described := fmt.describe(ctx):
         system += "\n\n" + described
+    if answer_shape:
+        system += "\n\n" + fmt.answer_shape(answer_shape, ctx)
     fixed: list[BaseMessage] = [
         SystemMessage(content=system),
         HumanMessage(content=head if status_last or not status else f"{head}\n\n{status}"),

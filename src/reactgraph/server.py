@@ -9,7 +9,8 @@ tools to offer (``tools``, by name; unset = all). No model is called until a run
 Served tools: the built-ins that need no setup, and the file tools when
 ``REACTGRAPH_FILES_ROOT`` names the directory they may read (see ``served_tools``). To serve
 your own tools, point a ``langgraph.json`` of your own at a module that calls
-``make_graph(tools=[...])``.
+``make_graph(tools=[...])`` (with ``output_schema=`` for typed answers: the graph's output schema
+then shows the answer's fields).
 
 ``langgraph.json`` names the factory ``serve``, which hands the server ``graph`` and first checks a
 run's context — the server drops context keys that its context schema lacks, so a misspelt option
@@ -33,6 +34,7 @@ from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph, recursion_limit
 from reactgraph.models import check_model
 from reactgraph.tools.registry import ToolRegistry
+from reactgraph.typed_output import OutputSchema
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime
@@ -58,10 +60,12 @@ def make_graph(
     model: str | BaseChatModel | None = None,
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
+    output_schema: OutputSchema | None = None,
 ) -> CompiledStateGraph:
     """The served graph: ``build_graph`` without a checkpointer, with a recursion limit that
-    lets a run reach its own stop rules (max_iterations and the budgets) first."""
-    compiled = build_graph(model, served_tools() if tools is None else tools, config)
+    lets a run reach its own stop rules (max_iterations and the budgets) first; ``output_schema``
+    types the final answer (the run's ``output``)."""
+    compiled = build_graph(model, served_tools() if tools is None else tools, config, output_schema=output_schema)
     return compiled.with_config(recursion_limit=SERVER_RECURSION_LIMIT)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_type_hints
 
 from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
 from langgraph.channels.delta import DeltaChannel
@@ -162,11 +162,23 @@ class OutputState(TypedDict, total=False):
     # behind it, {name: {effect, detail}} (reactgraph.confidence); think resets them for a new run.
     confidence: float | None
     confidence_signals: dict[str, dict[str, Any]]
+    # think (the final answer) or terminate (a partial answer), with an output schema: the answer read
+    # into it, as plain JSON data (the schema's class is never stored); None without one or a fit.
+    output: dict[str, Any] | None
+
+
+def typed_output_state(schema: type) -> type:
+    """OutputState with ``output`` typed as ``schema``: the graph's output JSON schema (the server's,
+    Studio's) shows the answer's fields. Only the schema says so: the state holds plain data."""
+    fields = get_type_hints(OutputState, include_extras=True) | {"output": schema | None}
+    return TypedDict("OutputState", fields, total=False)  # type: ignore[operator]
 
 
 class ReActState(InputState, OutputState, total=False):
     """The whole state. Comments say which node writes each field."""
 
+    # think: final answers in this run that did not fit the output schema (max_output_retries ends the run).
+    output_failures: int
     # think: the question, fixed at the first turn (from query or the last human message).
     question: str
     # think: the id of the human message the question came from (None for a query).

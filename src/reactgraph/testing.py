@@ -15,7 +15,9 @@ Each item of ``responses`` is one model reply, used in order:
 
 ``tool_call`` and ``tool_calls`` build replies with one or several calls; ``by_prompt``
 builds a reply that depends only on the prompt, so a scripted run can be resumed in a new
-process (the model needs no memory of earlier calls). When the script
+process (the model needs no memory of earlier calls). ``with_structured_output(Schema)`` (a typed
+answer's structured-output call) works through ``bind_tools``: a ``tool_call("Schema", {...})`` reply
+answers it. When the script
 runs out, the model raises ``ScriptExhausted`` unless ``repeat_last=True``. Every call is
 recorded in ``calls`` (the messages, the names of the tools bound and the stop sequences), and token usage is
 reported as 1 token per 4 characters unless ``report_usage=False``. When streamed (LangGraph's

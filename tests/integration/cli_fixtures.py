@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
+from reactgraph.tokens import message_text
 
 CALL_LOG = "CLI_FIXTURE_CALL_LOG"  # env: a file where lookup records each execution
 BLOCK_FILE = "CLI_FIXTURE_BLOCK_FILE"  # env: blocking() writes this file, then waits to be killed
@@ -42,6 +43,15 @@ def writing() -> ScriptedChatModel:
     """Writes its call to lookup as JSON in the text (as small local models do), then answers."""
     call = '{"name": "lookup", "arguments": {"key": "paris"}}'
     return _scripted(by_prompt(("France", "Thought: found it\nFinal Answer: Paris is in France."), default=call))
+
+
+def typing() -> ScriptedChatModel:
+    """Looks Paris up, then answers: as the JSON object the prompt asks for (``--output-schema``), else in words."""
+    def answer(messages):
+        prompt = "\n".join(message_text(m) for m in messages)
+        return '{"country": "France", "known": true}' if '"country": <string>' in prompt else "Paris is in France."
+
+    return _scripted(by_prompt(("France", answer), default=tool_call("lookup", {"key": "paris"}, thought="I look Paris up.")))
 
 
 def asking() -> ScriptedChatModel:

@@ -5,7 +5,8 @@
 2. On tests/integration/server_fixture/langgraph.json, whose graph is the same served graph
    on a ScriptedChatModel: langgraph-sdk runs with tool calls streamed node by node, the
    final state and its history, a 10-iteration run, a clarification round trip, and tool approval
-   (approve, edit, reject, a malformed answer) of three parallel calls.
+   (approve, edit, reject, a malformed answer) of three parallel calls; and the same graph with an
+   output schema ("typed"): its schemas show the answer's fields, and a run's state holds the typed output.
 """
 
 from __future__ import annotations
@@ -525,3 +526,30 @@ class TestSubAgentServer:
         nodes = {n["id"] for n in client.assistants.get_graph(assistant["assistant_id"], xray=True)["nodes"]}
         assert {"act:think", "act:act", "act:observe", "act:terminate"} <= nodes
         assert "act" in client.assistants.get_subgraphs(assistant["assistant_id"])
+
+
+@pytest.fixture(scope="module")
+def typed(client: SyncLangGraphClient) -> dict:
+    """The assistant of the "typed" graph."""
+    [found] = client.assistants.search(graph_id="typed")
+    return found
+
+
+class TestTypedServer:
+    """The scripted graph with an output schema (``make_graph(..., output_schema=...)``), served."""
+
+    def test_the_output_schema_shows_the_answers_fields(self, client, typed) -> None:
+        schema = client.assistants.get_schemas(typed["assistant_id"])["output_schema"]
+        assert schema["properties"]["output"]["anyOf"][0] == {"$ref": "#/$defs/Answer"}
+        fields = schema["$defs"]["Answer"]["properties"]
+        assert {name: field["type"] for name, field in fields.items()} == {"total": "integer", "expression": "string"}
+        assert {"final_answer", "termination", "steps"} <= set(schema["properties"])  # beside the usual output
+
+    def test_a_run_ends_with_the_typed_output_in_its_state(self, client) -> None:
+        thread_id = client.threads.create()["thread_id"]
+        final = client.runs.wait(thread_id, "typed", input={"query": scripted.ARITHMETIC})
+        assert final["output"] == {"total": 50, "expression": "6*7 + 2*4"}  # put in shape by the structured-output call
+        assert final["final_answer"] == "6*7 + 2*4 = 50." and final["termination"]["reason"] == "success"
+        assert [c["purpose"] for c in final["steps"][-1]["calls"]] == ["think", "structured_output"]
+        untyped = client.runs.wait(client.threads.create()["thread_id"], "scripted", input={"query": scripted.ARITHMETIC})
+        assert untyped.get("output") is None and untyped["final_answer"] == "6*7 + 2*4 = 50."

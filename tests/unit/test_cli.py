@@ -20,7 +20,10 @@ import pytest
 ROOT = Path(__file__).parents[2]
 REACTGRAPH = Path(sys.executable).with_name("reactgraph")
 FIXTURES = "tests.integration.cli_fixtures"
-MODEL = {name: f"{FIXTURES}:{name}" for name in ("answering", "writing", "asking", "deciding", "looping", "giving_up", "not_a_model")}
+MODEL = {
+    name: f"{FIXTURES}:{name}"
+    for name in ("answering", "writing", "asking", "deciding", "looping", "giving_up", "not_a_model", "typing")
+}
 TOOLS = f"{FIXTURES}:TOOLS"
 
 
@@ -93,6 +96,27 @@ def test_run_json_prints_the_structured_result(db):
     assert result["final_answer"] == "Paris is in France." and result["termination_reason"] == "success"
     assert result["trace"]["steps"][0]["actions"][0]["args"] == {"key": "paris"}
     assert result["thread_id"]
+
+
+def test_run_with_an_output_schema_prints_the_typed_output(db):
+    schema = ("--output-schema", "question -> country: str, known: bool")
+    done = cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db), *schema)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert 'Output: {"country": "France", "known": true}' in lines  # the model saw the shape, the answer was typed
+    assert lines.index('Answer: {"country": "France", "known": true}') < lines.index('Output: {"country": "France", "known": true}')
+    as_json = json.loads(cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db), "--json", *schema).stdout)
+    assert as_json["output"] == {"country": "France", "known": True}
+    plain = cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db))
+    assert "Answer: Paris is in France." in plain.stdout and "Output:" not in plain.stdout
+
+
+def test_resume_keeps_the_runs_output_schema(db):
+    asked = cli("run", "Pick a city", "--model", MODEL["asking"], "--db", str(db), "--thread", "c1", "--output-schema", "city: str")
+    assert asked.returncode == 3, asked.stderr
+    answered = cli("resume", "c1", "--answer", "Rome", "--db", str(db))
+    assert answered.returncode == 0, answered.stderr
+    assert 'Output: {"city": "You chose Rome."}' in answered.stdout.splitlines()
 
 
 def test_clarification_without_terminal_exits_3_then_resume_answers(db):
@@ -220,6 +244,7 @@ def test_unreachable_ollama_gives_the_clear_message_and_exits_1(db):
         (["run", "q", "--tools", "calculator,no_such_tool"], "no tool named 'no_such_tool'; available: calculator, "),
         (["run", "q", "--max-iterations", "0", "--model", MODEL["answering"]], "max_iterations"),
         (["run", "q", "--model", MODEL["not_a_model"]], "not a chat model"),
+        (["run", "q", "--output-schema", "question -> answer: flot"], "--output-schema: signature 'question -> answer: flot': unknown type 'flot'"),
         (["trace", "t", "--format", "yaml"], "invalid choice: 'yaml'"),
     ],
 )

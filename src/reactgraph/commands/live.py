@@ -126,7 +126,7 @@ def last_result(updates: Iterator[Any]) -> ReActResult:
 
 
 def report(result: ReActResult, args: argparse.Namespace, console: Console) -> int:
-    """Print the answer (or the JSON result) and the footer; return the exit code."""
+    """Print the answer (and the typed output), or the JSON result, and the footer; return the exit code."""
     code = exit_code(result)
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
@@ -149,6 +149,8 @@ def report(result: ReActResult, args: argparse.Namespace, console: Console) -> i
     if result.termination_reason not in WAITING:
         label = "Partial answer" if result.partial else "Answer"
         console.print(f"\n[bold green]{label}:[/] {escape(result.final_answer or '(none)')}")
+        if result.output is not None:
+            console.print(f"[bold green]Output:[/] {escape(json.dumps(result.output.model_dump(mode='json'), ensure_ascii=False))}")
         if result.termination_reason is not TerminationReason.SUCCESS:
             console.print(f"[yellow]Stopped:[/] {escape(result.termination_detail)}")
     console.print(f"[dim]{escape(footer(result))}[/]")

@@ -27,6 +27,7 @@ from reactgraph.commands.live import WAITING, LiveView, last_result, report
 from reactgraph.commands.loading import load_object, load_tools
 from reactgraph.model_calls import interrupt_calls
 from reactgraph.result import ReActResult, TerminationReason
+from reactgraph.typed_output import SignatureError, parse_signature
 
 PROVIDERS = frozenset(
     {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
@@ -67,9 +68,12 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         "tools": selection,
         "approve_tools": tuple(filter(None, (n.strip() for n in args.approve_tools.split(",")))) if args.approve_tools else None,
     }
-    return ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer), {
-        k: v for k, v in overrides.items() if v is not None
-    }
+    try:
+        output_schema = parse_signature(args.output_schema) if args.output_schema else None
+    except SignatureError as exc:
+        raise UsageError(f"--output-schema: {exc}") from None
+    agent = ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer, output_schema=output_schema)
+    return agent, {k: v for k, v in overrides.items() if v is not None}
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -88,7 +92,10 @@ def drive(
     """Run (or continue) until the run ends; when it waits (the model's question, tool calls to
     approve) and there is a terminal, ask the user and continue with what they say."""
     view = LiveView(console)
-    given = (("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp))
+    given = (
+        ("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp),
+        ("reactgraph_output_schema", args.output_schema),
+    )
     labels = {key: value for key, value in given if value}
     while True:
         updates = agent.stream_updates(
@@ -175,11 +182,12 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from reactgraph.waiting import AnswerError
 
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
-        remembered = reader.run_info(args.thread).metadata  # the --model, --tools and --mcp the run was started with
+        remembered = reader.run_info(args.thread).metadata  # the --model, --tools, --mcp, --output-schema it started with
         approvals = decided(args, reader.get_result(args.thread))
     args.model = args.model or remembered.get("reactgraph_model")
     args.tools = args.tools or remembered.get("reactgraph_tools")
     args.mcp = args.mcp or remembered.get("reactgraph_mcp")
+    args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
     agent, overrides = make_agent(args)
     with agent:
         try:

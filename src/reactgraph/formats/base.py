@@ -22,6 +22,9 @@ class Format(ABC):
     # Whether the budget line and the next-step reminder follow the newest observations (a text
     # prompt then starts as the previous one did, so a local server reuses its prefix).
     status_after_steps: ClassVar[bool] = True
+    # Whether a final answer that does not fit the output schema goes to the model's structured output
+    # (``with_structured_output``) before it is sent back: for formats that use the model's own API.
+    structured_output: ClassVar[bool] = False
 
     def context(self, specs: tuple[ToolSpec, ...], tags: Tags) -> ReadContext:
         """What reading a reply needs: the tools, the tags, and the expected shape of a reply."""
@@ -52,6 +55,10 @@ class Format(ABC):
         """A line after the newest observations that says what to do next; ``repeated``: the model
         just made the same calls again and got the same results."""
         return prompts.REPEATED_NATIVE if repeated else ""
+
+    def answer_shape(self, shape: str, ctx: ReadContext) -> str:
+        """The system-prompt text that asks for the final answer in ``shape`` (an output schema's)."""
+        return prompts.OUTPUT_SHAPE.format(shape=shape)
 
     def read(self, reply: AIMessage, ctx: ReadContext) -> ParsedReply:
         """The reply read in this format, its actions numbered."""

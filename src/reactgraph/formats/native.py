@@ -29,6 +29,7 @@ from reactgraph.state import Action
 class NativeFormat(Format):
     name = "native"
     status_after_steps = False
+    structured_output = True
 
     def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
         return model.bind_tools(tools)  # NotImplementedError when the model has no tool calling

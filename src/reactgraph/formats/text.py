@@ -69,6 +69,9 @@ class TextFormat(Format):
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
         return messages
 
+    def answer_shape(self, shape: str, ctx: ReadContext) -> str:
+        return prompts.OUTPUT_SHAPE_TAGGED.format(final_answer=ctx.tags.final_answer, shape=shape)
+
     def reminder(self, ctx: ReadContext, repeated: bool = False) -> str:
         template = prompts.REPEATED_TEXT if repeated else prompts.NEXT_STEP
         return template.format(thought=ctx.tags.thought, final_answer=ctx.tags.final_answer)

@@ -1,5 +1,5 @@
 """terminate: settle why the run ended and its answer; when a limit or a run of unreadable replies
-cut it short, ask once for a partial answer."""
+cut it short, ask once for a partial answer (with an output schema, typed only when it fits)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination, sum_usage
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_tools
+from reactgraph.typed_output import answer_shape, read_answer
 
 
 def partial_answer(reply: AIMessage, fmt: Format, ctx: ReadContext) -> str | None:
@@ -139,14 +140,17 @@ def ask_for_partial_answer(
 ) -> tuple[str | None, dict[str, Any]]:
     """(the partial answer or None, state updates) from one tool-less call on the run as think showed
     it. The call may run past the time budget by ``partial_answer_timeout``; a reply that is no
-    answer gives None, with the reason in the termination's detail."""
+    answer gives None, with the reason in the termination's detail. With an output schema, an answer
+    that fits it is also the run's ``output``."""
     model = deps.chat_model(cfg)
     tools = deps.offered_tools(cfg, disabled_tools(state.get("tool_failures"), cfg))
     name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
     _, fmt, ctx = prepare(model, tools, tool_specs(tools), Tags.from_config(cfg), name, cfg.tool_calling)
     iteration = state.get("iteration", 0)
+    shape = answer_shape(deps.output_schema) if deps.output_schema else ""
+    question = state.get("question", "")
     messages = think_messages(
-        state, cfg, question=state.get("question", ""), iteration=iteration, now=now, fmt=fmt, ctx=ctx
+        state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
     ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
     run_deadline = cfg.deadline(state.get("started_at"))
     deadline = None if run_deadline is None else max(run_deadline, now + cfg.partial_answer_timeout)
@@ -165,4 +169,6 @@ def ask_for_partial_answer(
     if answer is not None and (problem := non_answer(answer, shown) or announced_call(answer, [s.name for s in ctx.tools])):
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}
         return None, update
+    if answer is not None and deps.output_schema is not None and (value := read_answer(answer, deps.output_schema)[0]):
+        update["output"] = value.model_dump(mode="json")
     return answer, update

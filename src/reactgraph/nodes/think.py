@@ -5,7 +5,9 @@ the time budget and by ``cancel()``, retried on transient errors and falls back 
 ``fallback_models``. The format reads the reply; under ``tool_calling="auto"`` a model that writes
 its calls as text moves the run to the text format. An unreadable reply, or a final reply that is
 no answer (empty, a copied error or status line), becomes an error observation, and
-``max_parse_retries`` of them in a row end the run with failure."""
+``max_parse_retries`` of them in a row end the run with failure. With an output schema, the final
+answer is read into it (``checked_output``); one that does not fit is sent back, up to
+``max_output_retries`` times."""
 
 from __future__ import annotations
 
@@ -18,12 +20,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_config
 from langgraph.types import Overwrite
+from pydantic import BaseModel
 
 from reactgraph import edges, prompts
 from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
-from reactgraph.errors import ErrorKind
+from reactgraph.errors import ErrorKind, error_text
 from reactgraph.formats import (
     Format,
     ParsedReply,
@@ -38,11 +41,12 @@ from reactgraph.formats import (
 )
 from reactgraph.formats.tags import phrase_at_line_start
 from reactgraph.inputs import checked_query
-from reactgraph.model_calls import CallCancelled, CallCut, invoke_within
+from reactgraph.model_calls import CallCancelled, CallCut, invoke_within, with_retries
 from reactgraph.scratchpad import status_text, think_messages
-from reactgraph.state import Action, ReActState, Termination
+from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
 from reactgraph.tokens import usage_of
 from reactgraph.tools.breaker import disabled_message, disabled_tools
+from reactgraph.typed_output import answer_shape, read_answer, typed_value
 
 
 class Turn(NamedTuple):
@@ -143,10 +147,12 @@ def decide(
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
-    """What the prompt showed the model that is no answer: error observations of the recent steps,
-    the budget line, the format's instructions and reminder."""
-    shown = [("an error message", obs["content"]) for step in (state.get("steps") or [])[-cfg.keep_recent_steps :]
-             for obs in step["observations"] if obs.get("status") == "error"]
+    """What the prompt showed the model that is no answer: error observations of the recent steps
+    (not invalid_output's: an answer in the shape it shows shares its words), the budget line, the
+    format's instructions and reminder."""
+    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
+    shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
+             if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True))]
     return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
@@ -173,11 +179,14 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         specs, tags = tool_specs(tools), Tags.from_config(cfg)
         deadline = cfg.deadline(state["started_at"])
         cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state["started_at"])
+        shape = answer_shape(deps.output_schema) if deps.output_schema else ""
 
         def attempt(model: BaseChatModel) -> Turn:
             name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
             bound, fmt, ctx = prepare(model, tools, specs, tags, name, cfg.tool_calling)
-            messages = think_messages(state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx)
+            messages = think_messages(
+                state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
+            )
             return Turn(invoke_within(bound, messages, deadline=deadline, cancelled=cancelled), messages, model, fmt, ctx)
 
         try:
@@ -191,11 +200,20 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         following = next_format(cfg.tool_calling, fmt.name, parsed)
         if following != fmt.name:
             deps.learn_format(model, following)
-        fresh_run = "token_usage" in update  # a fresh run restarts the count and the call list
-        total = Overwrite(usage) if fresh_run else usage
-        call = [{"purpose": "think", "token_usage": usage}]
         status = status_text(state, cfg, now, iteration)
         decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), [s.name for s in specs])
+        typing_calls: list[dict[str, Any]] = []
+        if (schema := deps.output_schema) is not None:
+
+            def structure(answer: str) -> tuple[BaseModel | None, TokenCount | None]:
+                return structured(model, schema, question, answer, cfg, deadline, cancelled)
+
+            natively = structure if fmt.structured_output else None
+            decision, typing_calls = checked_output(decision, schema, state, cfg, natively)
+        fresh_run = "token_usage" in update  # a fresh run restarts the count and the call list
+        calls = [{"purpose": "think", "token_usage": usage}, *typing_calls]
+        spent = sum_usage(c["token_usage"] for c in calls) if typing_calls else usage
+        total = Overwrite(spent) if fresh_run else spent
         failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
         if failures >= cfg.max_parse_retries:
             problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
@@ -203,11 +221,68 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             decision = _stop("failure", detail, None)
         written = reply_text(reply) if parsed.source in ("json", "text") else None
         turn = {"tool_format": following, "turn_format": fmt.name, "turn_written": written}
-        counts = {"turn_usage": usage, "token_usage": total, "model_calls": Overwrite(call) if fresh_run else call}
+        counts = {"turn_usage": usage, "token_usage": total, "model_calls": Overwrite(calls) if fresh_run else calls}
         chat = {"messages": [message]} if (message := calls_message(parsed.thought, decision["pending_actions"])) else {}
         return update | turn | counts | {"thought": parsed.thought, "parse_failures": failures} | decision | chat
 
     return think
+
+
+Structure = Callable[[str], tuple[BaseModel | None, TokenCount | None]]
+
+
+def checked_output(
+    decision: dict[str, Any], schema: type[BaseModel], state: ReActState, cfg: AgentConfig, structure: Structure | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A success's answer read into ``schema`` (the decision then also writes ``output``, plain data),
+    and the model calls that took. An answer whose text does not fit goes to ``structure`` (the
+    model's structured output, in formats that use its API); still not fitting, it is sent back as an
+    invalid_output observation, or, after ``max_output_retries`` of them in the run, the run fails
+    with the text answer kept. Any other decision is returned as it is."""
+    termination = decision.get("termination")
+    if not termination or termination["reason"] != "success":
+        return decision, []
+    answer = decision["final_answer"]
+    value, problem = read_answer(answer, schema)
+    calls: list[dict[str, Any]] = []
+    if value is None and structure is not None:
+        value, used = structure(answer)
+        calls = [{"purpose": "structured_output", "token_usage": used}] if used else []
+    if value is not None:
+        return decision | {"output": value.model_dump(mode="json")}, calls
+    failures = state.get("output_failures", 0) + 1
+    if failures > cfg.max_output_retries:
+        limit = f"max_output_retries={cfg.max_output_retries}"
+        detail = f"the answer did not fit the output schema {failures} times ({limit}); last: {problem}"
+        return _stop("failure", detail, answer) | {"output_failures": failures}, calls
+    again = prompts.OUTPUT_AGAIN.format(shape=answer_shape(schema))
+    text = f"{error_text(ErrorKind.INVALID_OUTPUT, problem=problem or '')} {again}"
+    return {"pending_actions": [_rejected(0, ErrorKind.INVALID_OUTPUT, text)], "output_failures": failures}, calls
+
+
+def structured(
+    model: BaseChatModel,
+    schema: type[BaseModel],
+    question: str,
+    answer: str,
+    cfg: AgentConfig,
+    deadline: float | None,
+    cancelled: Callable[[], bool],
+) -> tuple[BaseModel | None, TokenCount | None]:
+    """``answer`` put into ``schema`` by one call to the model's structured output
+    (``with_structured_output``: Ollama's ``format``, a forced tool call, ...), and the call's usage;
+    None for a model without structured output, a failed call, or a reply that does not fit."""
+    messages: list[BaseMessage] = [HumanMessage(prompts.STRUCTURE_PROMPT.format(question=question, answer=answer))]
+    try:
+        runnable = model.with_structured_output(schema, include_raw=True)
+        out: Any = with_retries(
+            lambda: invoke_within(runnable, messages, deadline=deadline, cancelled=cancelled), cfg, deadline=deadline
+        )
+    except Exception:  # no structured output (NotImplementedError), or the call failed or was cut: the answer goes back
+        return None, None
+    raw = out.get("raw")
+    usage = usage_of(raw, messages) if isinstance(raw, AIMessage) else None
+    return typed_value(out.get("parsed"), schema), usage
 
 
 def calls_message(thought: str, actions: Sequence[Action]) -> AIMessage | None:
@@ -255,6 +330,8 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "confidence": None,
         "confidence_signals": {},
         "tool_format": None,
+        "output": None,
+        "output_failures": 0,
     }
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}

@@ -10,6 +10,10 @@ Questions it understands:
 - "What is the weather like?": asks the user which city (clarification), then answers for it.
 - "Greet Ann, Bob and Cy.": three parallel `greet` calls, then an answer made of their results
   (with approve_tools, each call waits for approval; a rejected one is named with its reason).
+
+``typed_graph`` (graph "typed") is the same graph with an output schema (``TOTAL_SIGNATURE``): its model
+answers the arithmetic question in words, and gives the answer's fields when the model's structured
+output is asked for them.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ WEATHER = "What is the weather like?"
 CITY_QUESTION = "Which city do you mean?"
 GREETINGS = "Greet Ann, Bob and Cy."
 GUESTS = ("Ann", "Bob", "Cy")
+TOTAL_SIGNATURE = "question -> total: int, expression: str"
 
 
 def multiply(a: int, b: int) -> int:
@@ -96,4 +101,14 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
     return "I cannot complete this task: the scripted model does not know this question."
 
 
+def typed_reply(messages: list[BaseMessage]) -> str | AIMessage:
+    """``reply``; the structured-output call, whose prompt quotes the answer, gets the schema's tool call."""
+    if found := re.search(r"Answer: 6\*7 \+ 2\*4 = (\d+)\.", _text(messages[-1])):
+        return tool_call("Answer", {"total": int(found[1]), "expression": "6*7 + 2*4"})
+    return reply(messages)
+
+
 graph = make_graph(model=ScriptedChatModel(responses=[reply], repeat_last=True), tools=[multiply, add, count, greet])
+typed_graph = make_graph(
+    model=ScriptedChatModel(responses=[typed_reply], repeat_last=True), tools=[multiply, add], output_schema=TOTAL_SIGNATURE
+)
