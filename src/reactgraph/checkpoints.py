@@ -548,6 +548,7 @@ def _markdown(result: ReActResult) -> str:
         f"- reason: {result.termination_reason.value} ({result.termination_detail})",
         f"- iterations: {result.trace.total_iterations}",
         f"- tokens: {result.token_usage.total_tokens}{' (estimated)' if result.token_usage.estimated else ''}",
+        *([f"- confidence: {result.confidence:.2f}"] if result.confidence is not None else []),
     ]
     return "\n".join(lines) + "\n"
 

@@ -47,6 +47,7 @@ def test_run_shows_steps_live_then_answer_and_footer(db):
     assert "  <- lookup: France" in lines
     assert "Answer: Paris is in France." in lines
     assert lines[-1].startswith("success | 2 iterations | ") and lines[-1].endswith("| thread t1")
+    assert " | confidence 0.90 | " in lines[-1]  # the answer's word 'France' is in the lookup's result
     assert lines.index("  -> lookup {\"key\": \"paris\"}") < lines.index("  <- lookup: France") < lines.index("Answer: Paris is in France.")
 
 
@@ -284,6 +285,7 @@ def test_trace_in_three_formats(db):
     assert markdown.startswith("# Run tr\n")
     assert "## Iteration 1" in markdown and '- **lookup** `{"key": "paris"}` → ok' in markdown
     assert "**Answer:** Paris is in France." in markdown
+    assert "- confidence: 0.90" in markdown
     missing = cli("trace", "nope", "--db", str(db))
     assert missing.returncode == 1 and "no run with thread id 'nope'" in missing.stderr
 

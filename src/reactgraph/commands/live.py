@@ -94,12 +94,14 @@ class LiveView:
 
 
 def footer(result: ReActResult) -> str:
-    """The one-line footer: reason, iterations, tokens ('~' when estimated), seconds, thread."""
+    """The one-line footer: reason, iterations, tokens ('~' when estimated), confidence (when there is
+    an answer), seconds, thread."""
     usage = result.token_usage
     tokens = f"{'~' if usage.estimated else ''}{usage.total_tokens} tokens"
+    confidence = f"confidence {result.confidence:.2f} | " if result.confidence is not None else ""
     return (
         f"{result.termination_reason.value} | {result.trace.total_iterations} iterations | {tokens} | "
-        f"{result.execution_time:.1f}s | thread {result.thread_id}"
+        f"{confidence}{result.execution_time:.1f}s | thread {result.thread_id}"
     )
 
 
