@@ -118,10 +118,10 @@ def hog(pids: str, megabytes: int) -> str:
     return f"held {len(held)} MiB"
 
 
-def chatter(megabytes: int) -> str:
-    """Write ``megabytes`` MiB to stdout."""
+def chatter(kilobytes: int) -> str:
+    """Write ``kilobytes`` KiB to stdout."""
     line = "x" * 1023 + "\n"
-    for _ in range(megabytes * 1024):
+    for _ in range(kilobytes):
         sys.stdout.write(line)
     return "done"
 

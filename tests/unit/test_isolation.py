@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.tools import ToolPolicy, ToolRegistrationError, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
+from reactgraph.tools.processes import running as alive
 from tests.unit import isolated_tools as tools
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing
@@ -29,15 +29,6 @@ def isolated(*functions, **policy) -> ToolRegistry:
     for function in functions:
         registry.register(function, policy=ToolPolicy(isolation="process", **policy))
     return registry
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for init to reap it does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def recorded(pids: Path) -> set[int]:
@@ -170,8 +161,4 @@ def test_processes_a_call_leaves_running_are_killed_with_its_worker(tmp_path):
     outcome = execute(action("leaves_a_child", pids=str(pids)), isolated(tools.leaves_a_child), AgentConfig())
     assert outcome["status"] == "ok" and outcome["content"] == "started"
     started = recorded(pids)
-    assert len(started) == 2
-    deadline = time.monotonic() + WAIT
-    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(alive(pid) for pid in started)
+    assert len(started) == 2 and not any(alive(pid) for pid in started)

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from reactgraph.config import ResourceLimits
 from reactgraph.tools import worker
 from reactgraph.tools.policy import ResourceLimitExceeded, ToolCancelled, ToolTimeout
-from reactgraph.tools.worker import descendants
+from reactgraph.tools.processes import descendants, wait_gone
 
 if TYPE_CHECKING:
     from reactgraph.tools.registry import RegisteredTool
@@ -300,6 +300,7 @@ class Worker:
             except (ProcessLookupError, PermissionError):
                 pass
         self.process.join(START_LIMIT)
+        wait_gone(found, START_LIMIT)  # SIGKILL takes effect when each is next scheduled
         self.conn.close()
         self.output.close()
         self.exitcode = self.process.exitcode

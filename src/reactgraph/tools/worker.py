@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any
 
+from reactgraph.tools.processes import descendants
+
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
 
@@ -156,27 +158,6 @@ def described(exc: BaseException, max_bytes: int) -> dict[str, Any]:
         args = [message]
     cls = type(exc)
     return {"module": cls.__module__, "qualname": cls.__qualname__, "args": args, "message": message}
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes under ``pid`` (its children's children too), from /proc."""
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            threads = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for thread in threads:
-            try:
-                with open(f"/proc/{parent}/task/{thread}/children") as listing:
-                    children = [int(child) for child in listing.read().split()]
-            except OSError:
-                continue
-            found += children
-            todo += children
-    return found
 
 
 def _flush() -> None:
