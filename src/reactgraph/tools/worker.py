@@ -30,6 +30,7 @@ def serve(conn: Connection, output: Connection) -> None:
     import resource
 
     os.setsid()
+    _leave_fork_server()
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -158,6 +159,19 @@ def described(exc: BaseException, max_bytes: int) -> dict[str, Any]:
         args = [message]
     cls = type(exc)
     return {"module": cls.__module__, "qualname": cls.__qualname__, "args": args, "message": message}
+
+
+def _leave_fork_server() -> None:
+    """Close this process's copy of the fork server's "alive" pipe, which every forked child inherits: the
+    server exits when no copy is left, so without this a busy worker would keep it (and so itself) alive
+    after the agent died."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if isinstance(fd, int):
+        os.close(fd)
+        server._forkserver_alive_fd = None
 
 
 def _flush() -> None:
