@@ -4,6 +4,8 @@ hangs or crashes is stopped, and that nothing it started is left behind."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -162,3 +164,20 @@ def test_processes_a_call_leaves_running_are_killed_with_its_worker(tmp_path):
     assert outcome["status"] == "ok" and outcome["content"] == "started"
     started = recorded(pids)
     assert len(started) == 2 and not any(alive(pid) for pid in started)
+
+
+def test_a_main_module_that_is_no_file_is_a_clear_error_not_a_worker_that_cannot_start():
+    script = (
+        "from reactgraph.tools import ToolPolicy, ToolRegistry\n"
+        "from tests.unit.isolated_tools import where\n"
+        "try:\n"
+        "    ToolRegistry().register(where, policy=ToolPolicy(isolation='process'))\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=root, timeout=120)
+    assert done.stdout.strip() == (
+        "tool 'where': cannot run in a worker process: the main module '<stdin>' is not a file, and worker processes "
+        "import the main module: run the agent from a file or a module (python -m)"
+    ), done.stderr

@@ -97,6 +97,13 @@ def reference(tool: Any) -> str:
     object, a LangChain tool); NotIsolatable saying why when it cannot be imported that way."""
     if not sys.platform.startswith("linux"):
         raise NotIsolatable(f"process isolation needs Linux (this is {sys.platform})")
+    main = sys.modules.get("__main__")
+    main_file = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is None and main_file is not None and not os.path.isfile(main_file):
+        raise NotIsolatable(  # multiprocessing would re-import it in every worker, and fail
+            f"the main module {main_file!r} is not a file, and worker processes import the main module: run the "
+            "agent from a file or a module (python -m)"
+        )
     reason = (getattr(tool, "metadata", None) or {}).get(IN_PROCESS)
     if reason:
         raise NotIsolatable(f"{reason}, so it runs in the agent's process")
