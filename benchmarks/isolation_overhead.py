@@ -126,9 +126,12 @@ def section(summary: dict, *, commit: str, calls: int, load: tuple[float, float]
         table(summary),
         "",
         "A call in a reused worker costs a JSON message each way over a pipe, and the worker's chdir and "
-        "environment check; the limits add four setrlimit calls in the worker. A worker is started only for the "
-        "first call, for calls running at once beyond the idle ones, and after a worker was killed (timeout, "
-        "cancel, crash, a limit passed, processes left running).",
+        "environment check; the limits add a few setrlimit calls in the worker. It is not slower than a call in "
+        "the agent's process, which starts a thread per call (so that a hung tool does not block the run) and "
+        "waits for it: on a loaded machine the new thread waits for a core, while the worker is already running. "
+        "What isolation costs is a worker's start, paid by the first call, by calls running at once beyond the "
+        "idle workers, and after a worker was killed (timeout, cancel, crash, a limit passed, processes left "
+        "running); and the fork server's start, once per agent process.",
         "",
     ])
 
