@@ -55,8 +55,9 @@ def timed(call: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def measure(calls: int, starts: int) -> dict[str, dict[str, float]]:
-    """Median and p90 milliseconds of each kind of call, of a worker's start, and of the process's first call."""
+def measure(calls: int, rounds: int, starts: int) -> dict[str, dict[str, float]]:
+    """Median and p90 milliseconds of each kind of call (and the lowest and highest median of ``rounds`` rounds),
+    of a worker's start, and of the process's first call."""
     tools, cfg = registry(), AgentConfig()
 
     def call(name: str) -> Callable[[], object]:
@@ -70,9 +71,15 @@ def measure(calls: int, starts: int) -> dict[str, dict[str, float]]:
     for kind in kinds:
         call(kind)()
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
-    for _ in range(calls):
+    spread: dict[str, list[float]] = {kind: [] for kind in kinds}  # the median of each round
+    for _ in range(rounds):
+        round_times: dict[str, list[float]] = {kind: [] for kind in kinds}
+        for _ in range(calls // rounds):
+            for kind in kinds:
+                round_times[kind].append(timed(call(kind)))
         for kind in kinds:
-            times[kind].append(timed(call(kind)))
+            times[kind] += round_times[kind]
+            spread[kind].append(statistics.median(round_times[kind]) * 1000)
     times["worker start"] = []
     for _ in range(starts):
         started: list[Worker] = []
@@ -82,6 +89,8 @@ def measure(calls: int, starts: int) -> dict[str, dict[str, float]]:
         kind: {"median": statistics.median(t) * 1000, "p90": statistics.quantiles(t, n=10)[-1] * 1000, "runs": len(t)}
         for kind, t in times.items()
     }
+    for kind, medians in spread.items():
+        summary[kind] |= {"lowest": min(medians), "highest": max(medians)}
     summary["first call of the process"] = {"median": first * 1000, "p90": first * 1000, "runs": 1}
     WORKERS.close()
     return summary
@@ -104,20 +113,25 @@ ROWS = {
 
 def table(summary: dict[str, dict[str, float]]) -> str:
     base = summary["in_process"]["median"]
-    rows = ["| call | median ms | p90 ms | runs | over in-process (median) |", "|---|---:|---:|---:|---:|"]
+    rows = [
+        "| call | median ms | p90 ms | runs | rounds' medians, ms | over in-process (median) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for kind, label in ROWS.items():
         numbers = summary[kind]
         extra = f"{numbers['median'] - base:+.2f} ms" if kind.startswith("isolated") else ""
-        rows.append(f"| {label} | {numbers['median']:.2f} | {numbers['p90']:.2f} | {numbers['runs']} | {extra} |")
+        rounds = f"{numbers['lowest']:.2f} to {numbers['highest']:.2f}" if "lowest" in numbers else ""
+        rows.append(f"| {label} | {numbers['median']:.2f} | {numbers['p90']:.2f} | {numbers['runs']} | {rounds} | {extra} |")
     return "\n".join(rows)
 
 
-def section(summary: dict, *, commit: str, calls: int, load: tuple[float, float]) -> str:
+def section(summary: dict, *, commit: str, calls: int, rounds: int, load: tuple[float, float]) -> str:
     return "\n".join([
         HEADING,
         "",
         f"{datetime.date.today().isoformat()}; commit {commit}; {machine()}; {calls} calls of each kind, interleaved, "
-        f"after a warm-up call; load average {load[0]:.2f} before, {load[1]:.2f} after (the machine is shared). "
+        f"in {rounds} rounds, after a warm-up call; load average {load[0]:.2f} before, {load[1]:.2f} after (the "
+        "machine is shared). "
         "Wall-clock milliseconds per call through `execute` (the act node's path) of a tool that returns its "
         "argument.",
         "",
@@ -125,13 +139,14 @@ def section(summary: dict, *, commit: str, calls: int, load: tuple[float, float]
         "",
         table(summary),
         "",
-        "A call in a reused worker costs a JSON message each way over a pipe, and the worker's chdir and "
-        "environment check; the limits add a few setrlimit calls in the worker. It is not slower than a call in "
-        "the agent's process, which starts a thread per call (so that a hung tool does not block the run) and "
-        "waits for it: on a loaded machine the new thread waits for a core, while the worker is already running. "
-        "What isolation costs is a worker's start, paid by the first call, by calls running at once beyond the "
-        "idle workers, and after a worker was killed (timeout, cancel, crash, a limit passed, processes left "
-        "running); and the fork server's start, once per agent process.",
+        "A call in a reused worker costs a JSON message each way over a pipe and the wake-up of a worker that is "
+        "already running, plus the worker's chdir and environment check (and a few setrlimit calls with limits). A "
+        "call in the agent's process starts a thread per call (so that a hung tool does not block the run) and "
+        "waits for it. Both take about a millisecond or less here, and which is faster changes from moment to "
+        "moment on a shared machine whose two cores are busy (the rounds' medians show how much). What isolation "
+        "does cost is a worker's start, paid by the first call, by calls running at once beyond the idle workers, "
+        "and after a worker was killed (timeout, cancel, crash, a limit passed, processes left running); and the "
+        "fork server's start, once per agent process.",
         "",
     ])
 
@@ -149,15 +164,17 @@ def write(text: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=500, help="calls of each kind (default 500)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds the calls are split into (default 5)")
     parser.add_argument("--starts", type=int, default=30, help="worker starts (default 30)")
     parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
     args = parser.parse_args()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     load_before = os.getloadavg()[0]
-    summary = measure(args.calls, args.starts)
+    summary = measure(args.calls, args.rounds, args.starts)
     print(table(summary))
     if args.write:
-        write(section(summary, commit=head.strip() or "unknown", calls=args.calls, load=(load_before, os.getloadavg()[0])))
+        load = (load_before, os.getloadavg()[0])
+        write(section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))
 
 
 if __name__ == "__main__":
