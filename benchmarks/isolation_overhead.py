@@ -142,7 +142,7 @@ def section(summary: dict, *, commit: str, calls: int, rounds: int, load: tuple[
         "A call in a reused worker costs a JSON message each way over a pipe and the wake-up of a worker that is "
         "already running, plus the worker's chdir and environment check (and a few setrlimit calls with limits). A "
         "call in the agent's process starts a thread per call (so that a hung tool does not block the run) and "
-        "waits for it. Both take about a millisecond or less here, and which is faster changes from moment to "
+        "waits for it. Both take a millisecond or two here, and which is faster changes from moment to "
         "moment on a shared machine whose two cores are busy (the rounds' medians show how much). What isolation "
         "does cost is a worker's start, paid by the first call, by calls running at once beyond the idle workers, "
         "and after a worker was killed (timeout, cancel, crash, a limit passed, processes left running); and the "
