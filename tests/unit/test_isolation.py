@@ -181,3 +181,29 @@ def test_a_main_module_that_is_no_file_is_a_clear_error_not_a_worker_that_cannot
         "tool 'where': cannot run in a worker process: the main module '<stdin>' is not a file, and worker processes "
         "import the main module: run the agent from a file or a module (python -m)"
     ), done.stderr
+
+
+def test_an_agent_process_that_exits_during_a_call_stops_the_worker_instead_of_waiting_for_it(tmp_path):
+    pids = tmp_path / "pids"
+    script = tmp_path / "exits_mid_call.py"
+    script.write_text(
+        "import threading, time\n"
+        "from pathlib import Path\n"
+        "from reactgraph.config import AgentConfig\n"
+        "from reactgraph.tools import ToolPolicy, ToolRegistry\n"
+        "from reactgraph.tools.execution import execute\n"
+        "from tests.unit.isolated_tools import busy\n"
+        "if __name__ == '__main__':\n"
+        "    registry = ToolRegistry()\n"
+        "    registry.register(busy, policy=ToolPolicy(isolation='process'))\n"
+        f"    call = {{'id': 'c', 'index': 0, 'tool': 'busy', 'args': {{'pids': {str(pids)!r}}}}}\n"
+        "    threading.Thread(target=execute, args=(call, registry, AgentConfig(tool_timeout=600)), daemon=True).start()\n"
+        f"    while not Path({str(pids)!r}).exists():\n"
+        "        time.sleep(0.02)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [worker] = recorded(pids)
+    assert not alive(worker)

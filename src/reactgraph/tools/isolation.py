@@ -220,6 +220,7 @@ class Worker:
         os.set_blocking(self.output.fileno(), False)
         self.pid = self.process.pid
         self.exitcode: int | None = None  # known once it is killed
+        self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
             self.kill()
             raise ToolCrashed(f"a worker process did not start within {START_LIMIT:g}s")
@@ -249,7 +250,10 @@ class Worker:
             if left <= 0:
                 self.kill()
                 raise ToolTimeout(f"no result within {timeout:g}s (its process was killed)")
-            ready = wait(waiting, min(left, tick) if tick else left)
+            try:
+                ready = wait(waiting, min(left, tick) if tick else left)
+            except OSError:  # its pipes were closed: the pool stopped it (the agent's process is exiting)
+                raise ToolCrashed("its worker process was stopped: the agent's process is exiting") from None
             if self.output in ready:
                 data = self._read_output()
                 if data is None:
@@ -298,21 +302,22 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker, its process group and every process under it; wait for it; close its pipes."""
-        if self.conn.closed:
-            return
-        found = descendants(self.pid) if self.process.exitcode is None else []  # an exited worker's are orphans now
-        for kill, target in ((os.killpg, self.pid), *((os.kill, pid) for pid in found)):
-            try:
-                kill(target, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        self.process.join(START_LIMIT)
-        wait_gone(found, START_LIMIT)  # SIGKILL takes effect when each is next scheduled
-        self.conn.close()
-        self.output.close()
-        self.exitcode = self.process.exitcode
-        if self.exitcode is not None:
-            self.process.close()  # its status pipe from the fork server
+        with self._killing:
+            if self.conn.closed:
+                return
+            found = descendants(self.pid) if self.process.exitcode is None else []  # an exited worker's are orphans
+            for kill, target in ((os.killpg, self.pid), *((os.kill, pid) for pid in found)):
+                try:
+                    kill(target, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.process.join(START_LIMIT)
+            wait_gone(found, START_LIMIT)  # SIGKILL takes effect when each is next scheduled
+            self.conn.close()
+            self.output.close()
+            self.exitcode = self.process.exitcode
+            if self.exitcode is not None:
+                self.process.close()  # its status pipe from the fork server
 
 
 class WorkerPool:
@@ -322,6 +327,7 @@ class WorkerPool:
     def __init__(self, max_idle: int = MAX_IDLE) -> None:
         self.max_idle = max_idle
         self._idle: list[Worker] = []
+        self._live: set[Worker] = set()  # idle or running a call
         self._lock = threading.Lock()
 
     def acquire(self) -> Worker:
@@ -329,10 +335,13 @@ class WorkerPool:
             with self._lock:
                 found = self._idle.pop() if self._idle else None
             if found is None:
-                return Worker()
+                started = Worker()
+                with self._lock:
+                    self._live.add(started)
+                return started
             if found.alive():
                 return found
-            found.kill()
+            self._stop(found)
 
     def release(self, used: Worker, reusable: bool) -> None:
         if reusable and used.alive():
@@ -340,18 +349,24 @@ class WorkerPool:
                 if len(self._idle) < self.max_idle:
                     self._idle.append(used)
                     return
-        used.kill()
+        self._stop(used)
 
     def idle_pids(self) -> list[int]:
         with self._lock:
             return [w.pid for w in self._idle]
 
     def close(self) -> None:
-        """Stop every idle worker (at exit; the next call starts new ones)."""
+        """Stop every worker, idle or running a call (whose call then ends as ToolCrashed): at exit, so that
+        the interpreter does not wait for a busy tool; the next call starts new ones."""
         with self._lock:
-            idle, self._idle = self._idle, []
-        for each in idle:
+            live, self._live, self._idle = self._live, set(), []
+        for each in live:
             each.kill()
+
+    def _stop(self, worker: Worker) -> None:
+        with self._lock:
+            self._live.discard(worker)
+        worker.kill()
 
 
 WORKERS = WorkerPool()
