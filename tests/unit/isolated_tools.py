@@ -152,3 +152,8 @@ def forks(pids: str) -> str:
             time.sleep(120)
             os._exit(0)
         note(pids, child)
+
+
+def garbled(n: int) -> str:
+    """Raises with a message that is not valid UTF-8 (a lone surrogate)."""
+    raise ValueError(f"byte {n} is \ud800")

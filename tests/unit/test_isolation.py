@@ -116,6 +116,9 @@ def test_the_tools_exceptions_cross_with_their_kind(tmp_path):
     missing = execute(action("missing", key="k"), registry, AgentConfig())
     assert missing["error_kind"] == "execution_failed" and missing["failures"] == ["KeyError: 'k'"]
 
+    garbled = execute(action("garbled", n=3), isolated(tools.garbled), AgentConfig())
+    assert garbled["error_type"] == "ValueError" and garbled["failures"] == ["ValueError: byte 3 is ?"]
+
 
 def test_a_tool_that_a_worker_cannot_import_is_refused_when_registered():
     def inner(x: int) -> str:

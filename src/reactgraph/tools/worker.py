@@ -50,7 +50,7 @@ def serve(conn: Connection, output: Connection) -> None:
         _flush()
         if descendants(os.getpid()):  # the call left processes running: the agent kills them with this worker
             reply["retire"] = True
-        conn.send_bytes(json.dumps(reply, ensure_ascii=False).encode())
+        conn.send_bytes(json.dumps(reply).encode())  # ASCII: a lone surrogate in a message stays escaped
 
 
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
