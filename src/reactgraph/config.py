@@ -57,6 +57,25 @@ class ConfigError(ValueError):
     """A configuration value is invalid; the message names the field and the problem."""
 
 
+class ResourceLimits(BaseModel):
+    """What one call of a tool in a worker process may use (``None``: no limit); passing one stops the
+    call with a ``resource_limit`` error naming it (``reactgraph.tools.isolation``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_mb: int | None = Field(
+        default=None, gt=0, description="Address space the call may add to its worker's, in MiB (RLIMIT_AS)."
+    )
+    cpu_seconds: int | None = Field(default=None, gt=0, description="CPU seconds the call may use (RLIMIT_CPU).")
+    output_bytes: int | None = Field(
+        default=None, gt=0, description="Bytes the call (and the processes it starts) may write to stdout and stderr."
+    )
+    file_size_bytes: int | None = Field(default=None, gt=0, description="Largest file the call may write (RLIMIT_FSIZE).")
+    processes: int | None = Field(
+        default=None, ge=0, description="Processes the call may have at once besides its worker (0: it may not start any)."
+    )
+
+
 class AgentConfig(BaseModel):
     """Limits, budgets and policies of a ReAct run (also the graph's context schema)."""
 
@@ -142,6 +161,17 @@ class AgentConfig(BaseModel):
         default=3, ge=1, description="A tool that failed this often in a run is taken out of the offered tools."
     )
     max_parallel_tools: int = Field(default=4, ge=1, description="Tool calls of one turn run concurrently up to this.")
+    tool_isolation: Literal["none", "process"] = Field(
+        default="none",
+        description="Where user tools run: 'none' in the agent's process; 'process' in a worker process that is killed "
+        "when the call times out, is cancelled or passes a limit of tool_limits. Built-ins, sub-agents and MCP tools "
+        "stay in the agent's process; a tool's ToolPolicy(isolation=...) overrides this.",
+    )
+    tool_limits: ResourceLimits = Field(
+        default_factory=ResourceLimits,
+        description="Resource limits of each call in a worker process (memory, CPU seconds, output, file size, "
+        "processes); a tool's ToolPolicy(limits=...) replaces them.",
+    )
     max_tool_output_bytes: int = Field(
         default=32_768,
         ge=1024,

@@ -32,6 +32,7 @@ class ErrorKind(StrEnum):
     EXECUTION_FAILED = "execution_failed"  # the tool raised
     NETWORK_ERROR = "network_error"  # the tool could not reach its service
     TIMEOUT = "timeout"  # the tool gave no result within its time
+    RESOURCE_LIMIT = "resource_limit"  # the tool's worker process passed a resource limit (memory, CPU, output, ...)
     DISABLED = "disabled"  # the circuit breaker took the tool out of the run
     REJECTED = "rejected"  # the user refused the call when asked to approve it (no failure of the tool)
     # a model reply (the formats' readers, think)
@@ -52,6 +53,8 @@ TEXTS: dict[ErrorKind, str] = {
     ErrorKind.NETWORK_ERROR: "Error (network_error) in {tool}{tried}: {problem}. The tool could not reach its service: "
     "the same call may work later, or try another approach.",
     ErrorKind.TIMEOUT: "Error (timeout): {tool} gave {problem}{tried}. Try simpler arguments or another tool.",
+    ErrorKind.RESOURCE_LIMIT: "Error (resource_limit): {tool} was stopped at a limit: {problem}. Ask for less (a smaller "
+    "input, fewer results) or try another approach.",
     ErrorKind.DISABLED: "Error (disabled): {tool} failed {failures} times in this run and is no longer available. "
     "Use another tool or answer from what you have.",
     ErrorKind.REJECTED: "Error (rejected): the user did not allow this call of {tool}, so it was not run. Their reason: "

@@ -29,6 +29,7 @@ from reactgraph.errors import ErrorKind, error_text
 from reactgraph.result import ReActTrace, TerminationReason, TokenUsage, steps_from_state
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.execution import cut, describe, error_outcome, ok_outcome, prepare_args
+from reactgraph.tools.isolation import IN_PROCESS
 from reactgraph.tools.policy import InvalidArguments
 from reactgraph.tools.registry import RegisteredTool, ToolRegistry
 
@@ -61,7 +62,10 @@ def agent_tool(agent: ReActAgent, name: str, description: str) -> AgentTool:
     """``agent`` as a tool named ``name`` that the model picks by ``description``."""
     from reactgraph.graph import build_graph
 
-    return AgentTool(name=name, description=description, agent=agent, graph=build_graph(deps=agent._deps, nodes=agent.nodes))
+    return AgentTool(
+        name=name, description=description, agent=agent, graph=build_graph(deps=agent._deps, nodes=agent.nodes),
+        metadata={IN_PROCESS: "it is a sub-agent (it runs as a subgraph of the run)"},
+    )
 
 
 def delegate(

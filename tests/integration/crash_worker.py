@@ -1,12 +1,13 @@
 """A real ReAct run for the fault-injection test, run as its own process.
 
-    python crash_worker.py DB THREAD SIDE_DIR [--block-at POINT] [--resume] [--approve]
+    python crash_worker.py DB THREAD SIDE_DIR [--block-at POINT] [--resume] [--approve] [--isolated]
 
 Tools record every execution in SIDE_DIR/executions.log before they return. With
 ``--block-at`` the process stops at that point (writing SIDE_DIR/blocked first) and waits
 there until the test kills it; ``--resume`` continues THREAD from its checkpoint; with ``--approve``
 every fetch waits for approval, which the worker gives, recording each call id it was asked about
-in SIDE_DIR/approvals.log. The model is
+in SIDE_DIR/approvals.log; with ``--isolated`` fetch (crash_tools.py) runs in worker processes,
+each recording its process id in SIDE_DIR/pids. The model is
 a ScriptedChatModel whose replies depend only on the prompt, so a new process continues the
 script where the killed one stopped. The result is printed as JSON.
 
@@ -19,14 +20,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
+
+from crash_tools import block, fetch
 
 from reactgraph import Approve, PendingApproval, ReActAgent
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call, tool_calls
+from reactgraph.tools import ToolPolicy, ToolRegistry
 
 BLOCK_POINTS = ("mid_parallel_act", "before_act", "after_observe", "during_summarize")
-VALUES = {"a": "A-VALUE", "b": "B-VALUE", "c": "C-VALUE", "d": "D-VALUE"}
 ANSWER = "The values are A-VALUE, B-VALUE, C-VALUE and D-VALUE."
 SUMMARY_MARK = "You keep the running notes"
 
@@ -39,25 +41,10 @@ def main() -> int:
     parser.add_argument("--block-at", choices=BLOCK_POINTS)
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--approve", action="store_true")
+    parser.add_argument("--isolated", action="store_true")
     args = parser.parse_args()
-
-    def block(point: str) -> None:
-        if args.block_at == point:
-            (args.side / "blocked").write_text(point)
-            while True:  # the test kills the process here
-                time.sleep(0.05)
-
-    def fetch(key: str) -> str:
-        """Fetch the value stored under a key."""
-        if key == "b":
-            block("mid_parallel_act")  # fetch(a) has finished, fetch(b) has not started its work
-        if key == "c":
-            block("before_act")  # think chose fetch(c); nothing of it has run
-        with open(args.side / "executions.log", "a") as log:
-            log.write(f"{key}\n")
-            log.flush()
-            os.fsync(log.fileno())
-        return VALUES[key]
+    os.environ["CRASH_SIDE"] = str(args.side)
+    os.environ["CRASH_BLOCK_AT"] = args.block_at or ""
 
     def summarizer(messages):
         block("during_summarize")
@@ -85,7 +72,9 @@ def main() -> int:
         return Approve()
 
     approval = {"approve_tools": ("fetch",), "on_approval": approve} if args.approve else {}
-    agent = ReActAgent(model=model, tools=[fetch], checkpointer=args.db, summary_every=2, keep_recent_steps=5)
+    tools = ToolRegistry()
+    tools.register(fetch, policy=ToolPolicy(isolation="process" if args.isolated else "none"))
+    agent = ReActAgent(model=model, tools=tools, checkpointer=args.db, summary_every=2, keep_recent_steps=5)
     if args.resume:
         result = agent.resume(args.thread, on_approval=approval.get("on_approval"))
     else:

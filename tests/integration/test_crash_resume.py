@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from reactgraph import ReActAgent
+from reactgraph.tools.processes import wait_gone
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 WAIT_LIMIT = 60.0  # seconds: a bound on each wait, not an assertion on timing
@@ -138,4 +139,33 @@ def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path)
     assert resumed["termination_reason"] == "success"
     assert sorted(executions(side)) == ["a", "b", "c", "d"]  # each approved call ran exactly once
     assert (side / "approvals.log").read_text().split() == ["call_a", "call_b", "call_b", "call_c", "call_d"]
+    assert [[a["id"] for a in s["actions"]] for s in resumed["trace"]["steps"][:-1]] == EXPECTED_ACTIONS
+
+
+def test_a_call_in_a_worker_process_that_finished_before_a_kill_is_not_run_again(tmp_path):
+    """fetch runs in worker processes (--isolated); the agent is killed while fetch(b) blocks in its worker.
+    The workers die with the agent; the resumed run runs fetch(b), (c) and (d) once each, and fetch(a) not again."""
+    db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-isolated"
+    proc = subprocess.Popen(
+        worker(db, thread, side, "--isolated", "--block-at", "mid_parallel_act"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        wait_for((side / "blocked").exists, proc, "fetch(b) to block in its worker process")
+        with ReActAgent(checkpointer=db) as inspector:
+            wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=WAIT_LIMIT)
+        proc.stdout.close()
+        proc.stderr.close()
+    workers = [int(pid) for pid in (side / "pids").read_text().split()]
+    assert len(workers) == 2 and proc.pid not in workers  # fetch(a) and fetch(b), each in a worker process
+    assert wait_gone(workers, WAIT_LIMIT)  # they die with the agent (through the fork server)
+    assert executions(side) == ["a"]
+
+    resumed = run_to_end(worker(db, thread, side, "--isolated", "--resume"))
+
+    assert resumed["termination_reason"] == "success"
+    assert sorted(executions(side)) == ["a", "b", "c", "d"]  # each call exactly once
+    assert resumed["tool_usage"] == {"fetch": 4}
     assert [[a["id"] for a in s["actions"]] for s in resumed["trace"]["steps"][:-1]] == EXPECTED_ACTIONS

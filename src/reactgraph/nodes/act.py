@@ -4,6 +4,7 @@ needs approval waits for a person's decision first (``reactgraph.tools.approval`
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
@@ -83,8 +84,9 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
                     deps.registry.get(action["tool"]), action, deps.registry, deadline=payload["deadline"],
                     tokens_left=delegated["tokens_left"], cancelled=cancelled, max_output_bytes=cfg.max_tool_output_bytes,
                 )
-            else:
-                outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"])
+            else:  # a cancel from now on stops a call in a worker process
+                cancelled = deps.cancel_check(thread_id, time.time())
+                outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled)
         if asked is not None:
             note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
             outcome = outcome | {"content": note + outcome["content"]}

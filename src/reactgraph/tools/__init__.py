@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from reactgraph.config import ResourceLimits
 from reactgraph.tools.builtin import BUILTINS, DocumentIndex, register_builtins
 from reactgraph.tools.policy import InvalidArguments, ToolPolicy, ToolTimeout
 from reactgraph.tools.registry import (
@@ -38,6 +39,7 @@ __all__ = [
     "MCPServerError",
     "MCPUnavailableError",
     "RegisteredTool",
+    "ResourceLimits",
     "ToolMetadata",
     "ToolPolicy",
     "ToolRegistrationError",

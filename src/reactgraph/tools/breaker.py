@@ -13,7 +13,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.state import Outcome
 
-BREAKER_KINDS = frozenset({ErrorKind.EXECUTION_FAILED, ErrorKind.NETWORK_ERROR, ErrorKind.TIMEOUT})
+BREAKER_KINDS = frozenset({ErrorKind.EXECUTION_FAILED, ErrorKind.NETWORK_ERROR, ErrorKind.TIMEOUT, ErrorKind.RESOURCE_LIMIT})
 """Error kinds that are the tool's fault (bad arguments or unknown names are the model's)."""
 
 

@@ -2,8 +2,10 @@
 retry transient errors with backoff, cut the output to the run's limit, and describe what
 happened as an Outcome.
 
+A call of a tool whose policy says ``isolation="process"`` runs in a worker process
+(``reactgraph.tools.isolation``), which is killed when its time is up or the run is cancelled.
 Every failure comes back as an error outcome of an ``ErrorKind`` (tool_not_found,
-invalid_parameters, execution_failed, network_error, timeout) whose text, from
+invalid_parameters, execution_failed, network_error, timeout, resource_limit) whose text, from
 ``reactgraph.errors``, says what the model can do about it; nothing here raises into the graph.
 A tool's output (and an error's message) is cut to ``max_tool_output_bytes`` here, where the
 tool runs, so the state, the cache and the checkpoints never hold more than that.
@@ -16,7 +18,7 @@ import contextvars
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,8 +29,9 @@ from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.formats.specs import tool_specs, unknown_tool
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.content import blocks_text
+from reactgraph.tools.isolation import run_isolated
 from reactgraph.tools.json_args import check_json_args
-from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ToolTimeout
+from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolTimeout
 from reactgraph.tools.registry import RegisteredTool, ToolRegistry
 
 
@@ -127,8 +130,10 @@ def execute(
     cfg: AgentConfig,
     *,
     deadline: float | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Outcome:
-    """Run ``action`` with its tool's policy resolved against ``cfg``; every error becomes an error outcome."""
+    """Run ``action`` with its tool's policy resolved against ``cfg``; every error becomes an error outcome.
+    ``cancelled`` says when the run was cancelled (a call in a worker process is stopped then)."""
     start = time.perf_counter()
     limit = cfg.max_tool_output_bytes
     offered = registry.select(cfg.tools, strict=False)
@@ -145,7 +150,7 @@ def execute(
             duration=time.perf_counter() - start,
         )
     policy = entry.policy.resolve(cfg)
-    result, errors = _run_with_retries(entry, args, policy, deadline)
+    result, errors = _run_with_retries(entry, args, policy, deadline, limit, cancelled)
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
     failures = [cut(describe(e), limit) for e in errors]
@@ -159,7 +164,7 @@ def execute(
     if failed:
         kind = kind_of(result)
         tried = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retries else ""
-        if kind in (ErrorKind.TIMEOUT, ErrorKind.INVALID_PARAMETERS):  # our words, or the tool's about its input
+        if kind in (ErrorKind.TIMEOUT, ErrorKind.INVALID_PARAMETERS, ErrorKind.RESOURCE_LIMIT):  # ours, or about the input
             problem = cut(str(result), limit)
         else:
             problem = failures[-1] if failures else cut(describe(result), limit)
@@ -169,14 +174,25 @@ def execute(
 
 
 def _run_with_retries(
-    entry: RegisteredTool, args: dict[str, Any], policy: ExecutionPolicy, deadline: float | None
+    entry: RegisteredTool,
+    args: dict[str, Any],
+    policy: ExecutionPolicy,
+    deadline: float | None,
+    max_bytes: int,
+    cancelled: Callable[[], bool] | None,
 ) -> tuple[Any, list[Exception]]:
-    """(the result, or the final exception; every failed attempt's exception)."""
+    """(the result, or the final exception; every failed attempt's exception). Each attempt runs in a worker
+    process (isolation 'process') or in a thread of the agent's."""
     errors: list[Exception] = []
 
     def attempt() -> Any:
+        timeout = policy.attempt_timeout(deadline, time.time())
         try:
-            return call_with_timeout(entry, args, policy.attempt_timeout(deadline, time.time()))
+            if policy.isolation == "process":
+                return run_isolated(
+                    entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled
+                )
+            return call_with_timeout(entry, args, timeout)
         except Exception as exc:
             errors.append(exc)
             raise
@@ -188,10 +204,13 @@ def _run_with_retries(
 
 
 def kind_of(exc: BaseException) -> ErrorKind:
-    """timeout (the call's time ran out), invalid_parameters (the tool refused its input),
-    network_error (the tool could not reach its service), else execution_failed."""
+    """timeout (the call's time ran out), resource_limit (its worker process passed a limit),
+    invalid_parameters (the tool refused its input), network_error (the tool could not reach its
+    service), else execution_failed."""
     if isinstance(exc, ToolTimeout):
         return ErrorKind.TIMEOUT
+    if isinstance(exc, ResourceLimitExceeded):
+        return ErrorKind.RESOURCE_LIMIT
     if isinstance(exc, InvalidArguments):
         return ErrorKind.INVALID_PARAMETERS
     return ErrorKind.NETWORK_ERROR if is_network_error(exc) else ErrorKind.EXECUTION_FAILED

@@ -37,6 +37,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from reactgraph.tools.execution import describe, leaves
+from reactgraph.tools.isolation import IN_PROCESS
 
 INSTALL = "pip install 'reactgraph[mcp]'"
 TRANSPORTS = ("stdio", "sse", "streamable_http", "streamable-http", "http", "websocket")
@@ -92,7 +93,8 @@ async def aload_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: fl
     return [
         tool.model_copy(update={
             "name": f"{_safe(server)}_{name}" if prefix or counts[name] > 1 else name,
-            "metadata": {**(tool.metadata or {}), "mcp_server": server},
+            "metadata": {**(tool.metadata or {}), "mcp_server": server, IN_PROCESS: "it is an MCP tool (its server is a "
+                         "process of its own; its client session lives in the agent's)"},
         })
         for server, tools in named.items()
         for name, tool in tools

@@ -2,7 +2,8 @@
 
 Like LangGraph's ``ToolNode`` takes its error handling as a value, the act node takes a
 ``ToolPolicy`` per tool instead of spreading ``if`` branches through the node. Fields left
-``None`` fall back to the run's AgentConfig (``tool_timeout``, ``max_retries``, ...).
+``None`` fall back to the run's AgentConfig (``tool_timeout``, ``max_retries``, ``tool_isolation``,
+``tool_limits``, ...).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, ResourceLimits
 from reactgraph.errors import is_network_error
 
 
@@ -28,11 +30,25 @@ class InvalidArguments(ValueError):
     and not counted by the circuit breaker: the model can fix it."""
 
 
-NEVER_RETRIED: tuple[type[BaseException], ...] = (ToolTimeout, InvalidArguments)
+class ResourceLimitExceeded(Exception):
+    """A call in a worker process passed one of its resource limits (``limit``: the ResourceLimits field); its
+    worker was stopped. Reported as resource_limit, never retried (the same call would pass it again)."""
+
+    def __init__(self, limit: str, problem: str) -> None:
+        super().__init__(problem)
+        self.limit = limit
+
+
+class ToolCancelled(Exception):
+    """The run was cancelled while the call ran in a worker process, which was stopped (never retried)."""
+
+
+NEVER_RETRIED: tuple[type[BaseException], ...] = (ToolTimeout, InvalidArguments, ResourceLimitExceeded, ToolCancelled)
 
 
 class ToolPolicy(BaseModel):
-    """Timeout, retries, caching and approval of one tool; ``None`` means "the run's AgentConfig value"."""
+    """Timeout, retries, caching, approval, isolation and resource limits of one tool; ``None`` means "the run's
+    AgentConfig value"."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
@@ -54,9 +70,29 @@ class ToolPolicy(BaseModel):
         default=False,
         description="Each call waits for a person to approve, edit or reject it before it runs (see reactgraph.tools.approval).",
     )
+    isolation: Literal["none", "process"] | None = Field(
+        default=None,
+        description="'process': each call runs in a worker process (reactgraph.tools.isolation); 'none': in the "
+        "agent's process; None: 'process' when limits are set, else the run's tool_isolation.",
+    )
+    limits: ResourceLimits | None = Field(
+        default=None, description="Resource limits of each call (in a worker process); None = the run's tool_limits."
+    )
     sleep: Callable[[float], None] | None = Field(
         default=None, exclude=True, description="How retries wait (default time.sleep); inject one to count delays."
     )
+
+    @model_validator(mode="after")
+    def _limits_need_a_worker(self) -> ToolPolicy:
+        if self.limits is not None and self.isolation == "none":
+            raise ValueError("limits need isolation='process' (they hold in a worker process, not in the agent's)")
+        return self
+
+    def isolation_in(self, run_isolation: str) -> str:
+        """Where calls run ('none' or 'process') in a run whose tool_isolation is ``run_isolation``."""
+        if self.isolation is not None:
+            return self.isolation
+        return "process" if self.limits is not None else run_isolation
 
     def resolve(self, cfg: AgentConfig) -> ExecutionPolicy:
         """The concrete policy for a run: this tool's settings over the run's config."""
@@ -77,6 +113,8 @@ class ToolPolicy(BaseModel):
             retryable_patterns=tuple(e.lower() for e in errors if isinstance(e, str)),
             retry_network=self.retryable_errors is None,
             sleep=self.sleep or time.sleep,
+            isolation=self.isolation_in(cfg.tool_isolation),
+            limits=self.limits if self.limits is not None else cfg.tool_limits,
         )
 
 
@@ -93,6 +131,8 @@ class ExecutionPolicy:
     retryable_patterns: tuple[str, ...]
     retry_network: bool  # network errors are retried (unless the tool listed its own retryable errors)
     sleep: Callable[[float], None]
+    isolation: str  # 'none' or 'process'
+    limits: ResourceLimits  # what a call in a worker process may use
 
     def is_retryable(self, exc: BaseException) -> bool:
         """A network error (unless the tool listed its own retryable errors), a listed exception type,

@@ -7,7 +7,10 @@
 
 A tool is a plain function, an async function or a LangChain tool. A function must be
 callable, annotate every parameter and have a docstring (the description the model
-sees); its argument schema comes from the signature (pydantic).
+sees); its argument schema comes from the signature (pydantic). A tool that runs in a worker
+process (``ToolPolicy(isolation="process")``, or the run's ``tool_isolation``) must be importable by
+module and name (``reactgraph.tools.isolation.reference``): checked when it is registered, and for
+the run's setting when an agent is made or a run starts.
 """
 
 from __future__ import annotations
@@ -58,12 +61,14 @@ class ToolMetadata(BaseModel):
 
 @dataclass(frozen=True)
 class RegisteredTool:
-    """A tool and what the registry knows of it: the LangChain tool the model sees, metadata, policy."""
+    """A tool and what the registry knows of it: the LangChain tool the model sees, metadata, policy, and
+    what was registered (``source``: the function or tool a worker process imports; None = ``tool``)."""
 
     name: str
     tool: BaseTool
     metadata: ToolMetadata = field(default_factory=ToolMetadata)
     policy: ToolPolicy = field(default_factory=ToolPolicy)
+    source: Any = None
 
     @property
     def description(self) -> str:
@@ -203,7 +208,8 @@ class ToolRegistry:
         tool_name = name or lc_tool.name
         if tool_name in self._tools and not replace:
             raise ToolRegistrationError(f"tool {tool_name!r} is already registered (pass replace=True to replace it)")
-        entry = RegisteredTool(tool_name, _with_metadata(lc_tool, tool_name, meta), meta, policy or ToolPolicy())
+        policy = _placed(tool_name, tool, lc_tool, policy or ToolPolicy())
+        entry = RegisteredTool(tool_name, _with_metadata(lc_tool, tool_name, meta), meta, policy, tool)
         self._tools[tool_name] = entry
         return entry
 
@@ -258,12 +264,26 @@ class ToolRegistry:
 
     def check(self, config: AgentConfig) -> None:
         """The tool names ``config`` refers to (``tools``, and ``approve_tools`` besides '*') are registered;
-        UnknownToolError naming the close matches otherwise."""
-        self.select(config.tools)
+        UnknownToolError naming the close matches otherwise. The tools it runs in worker processes
+        (``tool_isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise."""
+        offered = self.select(config.tools)
         try:
             self.select([name for name in config.approve_tools if name != "*"])
         except UnknownToolError as exc:
             raise UnknownToolError(f"approve_tools: {exc}") from None
+        from reactgraph.tools.isolation import NotIsolatable, reference
+
+        problems = []
+        for entry in (self._tools[name] for name in offered):
+            if entry.policy.isolation_in(config.tool_isolation) == "process":
+                try:
+                    reference(entry.source if entry.source is not None else entry.tool)
+                except NotIsolatable as exc:
+                    problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
+        if problems:
+            raise ToolRegistrationError(
+                f"tool_isolation='process': {'; '.join(problems)} (or register it with ToolPolicy(isolation='none'))"
+            )
 
     def search(self, query: str) -> builtins.list[RegisteredTool]:
         """Tools matching ``query``, best first: whole-name, then name words, then description words."""
@@ -274,6 +294,21 @@ class ToolRegistry:
             if score > 0:
                 scored.append((-score, entry.name, entry))
         return [entry for *_, entry in sorted(scored, key=lambda s: (s[0], s[1]))]
+
+
+def _placed(name: str, source: Any, tool: BaseTool, policy: ToolPolicy) -> ToolPolicy:
+    """``policy``, with isolation 'none' for a tool that runs only in the agent's process (a sub-agent, an MCP
+    tool) and leaves it unset; ToolRegistrationError when the policy puts a tool a worker cannot import there."""
+    from reactgraph.tools.isolation import IN_PROCESS, NotIsolatable, reference
+
+    if policy.isolation is None and policy.limits is None and (tool.metadata or {}).get(IN_PROCESS):
+        return policy.model_copy(update={"isolation": "none"})
+    if policy.isolation_in("none") == "process":
+        try:
+            reference(source)
+        except NotIsolatable as exc:
+            raise ToolRegistrationError(f"tool {name!r}: cannot run in a worker process: {exc}") from None
+    return policy
 
 
 def _match_score(entry: RegisteredTool, phrase: str, terms: builtins.list[str]) -> float:

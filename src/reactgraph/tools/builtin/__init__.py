@@ -5,7 +5,9 @@
     register_builtins(registry, ["read_file", "grep_search"], root=".")
 
 The file tools need ``root`` (the only directory they may read); search_documents needs
-``documents``. All built-ins are read-only, so their identical calls in a run are cached.
+``documents``. All built-ins are read-only, so their identical calls in a run are cached. They run in
+the agent's process whatever the run's ``tool_isolation`` (they keep their own guards: the calculator's
+bounded AST, the file tools' root and size caps).
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def register_builtins(
         if name in functions:
             spec = BUILTINS[name]
             meta = ToolMetadata(category=spec.category, examples=(spec.example,))
-            registry.register(name, functions[name], meta, policy=ToolPolicy(cacheable=True), replace=replace)
+            registry.register(name, functions[name], meta, policy=ToolPolicy(cacheable=True, isolation="none"), replace=replace)
             registered.append(name)
     return registered
 

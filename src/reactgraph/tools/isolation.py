@@ -1,0 +1,388 @@
+"""Tool calls in worker processes: killed, not abandoned, on a timeout or a cancel, within resource limits.
+
+A tool whose policy resolves to ``isolation="process"`` (``ToolPolicy(isolation="process")``, limits of
+its own, or the run's ``tool_isolation``) runs in a worker process of a small pool (``WORKERS``): the
+agent sends the call, waits for the reply, and stops the worker (and every process it started) when the
+time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
+
+- Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
+  worker costs a second of imports. The fork server is started once (it preloads this package and
+  LangChain), then forks a worker in about 10 ms. A worker runs one call at a time and is reused, so a
+  call costs a message each way (measured in ``benchmarks/isolation_overhead.py``).
+- By reference: a worker imports the tool by module and name (``reference``): a module-level function,
+  async function, callable object or LangChain tool. A closure, a lambda or a tool made at run time
+  cannot cross: registering it with ``isolation="process"`` is a ToolRegistrationError saying so. A tool
+  in the main script is found by re-importing the script, as ``multiprocessing`` does (guard the
+  script's entry with ``if __name__ == "__main__":``). Module state may persist between calls.
+- As JSON: the arguments, the cwd and environment of the agent at the call, and the reply (the result's
+  text cut to ``max_tool_output_bytes`` in the worker; a result that is not JSON data is an error). An
+  exception crosses as its type, arguments and message and is rebuilt in the agent only from a class
+  already imported there, so nothing the worker sends is unpickled or imported.
+- Limits per call in a reused worker (``ResourceLimits``): the worker sets RLIMIT_AS to its own size plus
+  ``memory_mb`` (a MemoryError; the worker is replaced after it), RLIMIT_CPU to the CPU time it has used
+  plus ``cpu_seconds`` (the limit is cumulative per process; SIGXCPU ends the worker) and RLIMIT_FSIZE to
+  ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG), and puts them back after
+  the call. The agent counts the bytes the worker's processes write to stdout and stderr (relayed to the
+  agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker (``processes``).
+- Processes: RLIMIT_NPROC counts a user's processes, not a call's, and is not enforced for root, so each
+  worker leads its own session (``setsid``) and is the subreaper of what it starts (orphans are re-parented
+  to it, not to init); stopping a worker kills its process group and every descendant found in /proc. A
+  fork bomb faster than the 10 ms watch can pass the limit by what it forks in that time before it is
+  killed (a pids cgroup would hold it in the kernel; it needs a writable cgroup tree, so it is not used).
+  A call that leaves processes behind has its worker replaced. The worker dies with the fork server
+  (PR_SET_PDEATHSIG), which exits with the agent, so a killed agent leaves no idle worker.
+- A worker that crashes (``os._exit``, a segfault), times out or passes a limit is killed and replaced
+  by a new one at the next call; a crash is an execution_failed error naming the exit code or signal.
+"""
+
+from __future__ import annotations
+
+import atexit
+import codecs
+import json
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import wait
+from typing import TYPE_CHECKING, Any
+
+from reactgraph.config import ResourceLimits
+from reactgraph.tools import worker
+from reactgraph.tools.policy import ResourceLimitExceeded, ToolCancelled, ToolTimeout
+from reactgraph.tools.processes import descendants, wait_gone
+
+if TYPE_CHECKING:
+    from reactgraph.tools.registry import RegisteredTool
+
+IN_PROCESS = "reactgraph_in_process"
+"""Key of ``tool.metadata`` whose value says why a tool runs only in the agent's process (sub-agents, MCP tools)."""
+PRELOAD = ["__main__", "reactgraph.tools.execution"]  # what the fork server imports once for every worker
+MAX_IDLE = 4  # idle workers kept for the next calls
+START_LIMIT = 60.0  # seconds a new worker may take to be ready
+WATCH_EVERY = 0.01  # seconds between counts of a call's processes (with a processes limit)
+CANCEL_EVERY = 0.1  # seconds between checks of a cancel
+LIMIT_TEXTS = {
+    "memory_mb": "it needed more than {:,} MB of memory",
+    "cpu_seconds": "it used more than {:,} s of CPU time",
+    "output_bytes": "it wrote more than {:,} bytes of output",
+    "file_size_bytes": "it wrote a file larger than {:,} bytes",
+    "processes": "it started more than {:,} processes",
+}
+
+
+class NotIsolatable(ValueError):
+    """A tool cannot run in a worker process; the message says why."""
+
+
+class ToolCrashed(Exception):
+    """The worker process running the call died before it replied (an exit, a crash, a kill by someone else)."""
+
+
+class RemoteToolError(Exception):
+    """An exception of the tool whose class the agent's process has not imported (named like that class)."""
+
+
+def limit_exceeded(limit: str, limits: ResourceLimits) -> ResourceLimitExceeded:
+    """The error for passing ``limit``, naming it and its value."""
+    value = getattr(limits, limit)
+    return ResourceLimitExceeded(limit, f"{LIMIT_TEXTS[limit].format(value)} ({limit}={value})")
+
+
+def reference(tool: Any) -> str:
+    """``module:qualname`` by which a worker imports ``tool`` (what was registered: a function, a callable
+    object, a LangChain tool); NotIsolatable saying why when it cannot be imported that way."""
+    if not sys.platform.startswith("linux"):
+        raise NotIsolatable(f"process isolation needs Linux (this is {sys.platform})")
+    main = sys.modules.get("__main__")
+    main_file = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is None and main_file is not None and not os.path.isfile(main_file):
+        raise NotIsolatable(  # multiprocessing would re-import it in every worker, and fail
+            f"the main module {main_file!r} is not a file, and worker processes import the main module: run the "
+            "agent from a file or a module (python -m)"
+        )
+    reason = (getattr(tool, "metadata", None) or {}).get(IN_PROCESS)
+    if reason:
+        raise NotIsolatable(f"{reason}, so it runs in the agent's process")
+    func = getattr(tool, "func", None) or getattr(tool, "coroutine", None)  # a StructuredTool's function
+    named = [obj for obj in (tool, func) if isinstance(getattr(obj, "__qualname__", None), str)]
+    for obj in named:  # a function, or a @tool function whose module name now holds the tool
+        if _resolve(obj.__module__, obj.__qualname__) is tool:
+            return _checked(obj.__module__, obj.__qualname__)
+    for module in {type(tool).__module__, *(obj.__module__ for obj in named)}:  # an object bound to a module name
+        for name, value in list(vars(sys.modules.get(module, object)).items()):
+            if value is tool:
+                return _checked(module, name)
+    qualname = getattr(named[0], "__qualname__", "") if named else ""
+    if "<lambda>" in qualname:
+        raise NotIsolatable("it is a lambda; a worker process imports a tool by module and name: define it with def at module level")
+    if "<locals>" in qualname:
+        raise NotIsolatable(
+            "it is defined inside a function (a closure); a worker process imports a tool by module and name: "
+            "define it at module level"
+        )
+    raise NotIsolatable(
+        "it is not bound to a module-level name; a worker process imports a tool by module and name: "
+        "define it (or assign it) at module level"
+    )
+
+
+def _resolve(module: str, qualname: str) -> Any:
+    obj: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def _checked(module: str, qualname: str) -> str:
+    if module == "__main__":
+        main = sys.modules["__main__"]
+        if getattr(main, "__file__", None) is None and getattr(main, "__spec__", None) is None:
+            raise NotIsolatable("it is defined in an interactive session; a worker process can import it only from a file")
+    return f"{module}:{qualname}"
+
+
+def run_isolated(
+    entry: RegisteredTool,
+    args: dict[str, Any],
+    *,
+    timeout: float,
+    limits: ResourceLimits,
+    max_result_bytes: int,
+    cancelled: Callable[[], bool] | None = None,
+) -> str:
+    """One call of ``entry`` in a worker: the result's text (cut to ``max_result_bytes``), or raise the
+    tool's exception (rebuilt), ToolTimeout, ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker
+    is taken from the pool (its start is not part of ``timeout``)."""
+    request = {
+        "ref": reference(entry.source if entry.source is not None else entry.tool),
+        "name": entry.name,
+        "args": args,
+        "limits": limits.model_dump(),
+        "max_result_bytes": max_result_bytes,
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+    }
+    try:
+        message = json.dumps(request, ensure_ascii=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"the arguments cannot cross to a worker process as JSON ({exc})") from None
+    current = WORKERS.acquire()
+    reusable = False
+    try:
+        reply = current.call(message, timeout, limits, cancelled)
+        reusable = not reply.get("retire")
+    finally:
+        WORKERS.release(current, reusable)
+    if "ok" in reply:
+        return reply["ok"]
+    if reply.get("limit"):
+        raise limit_exceeded(reply["limit"], limits)
+    raise rebuilt(reply["error"])
+
+
+def rebuilt(error: dict[str, Any]) -> Exception:
+    """The tool's exception from its description: of its own class when the agent's process has that
+    class imported and it accepts the arguments, else a RemoteToolError subclass of the same name."""
+    cls = _resolve(error["module"], error["qualname"])
+    if isinstance(cls, type) and issubclass(cls, BaseException):
+        try:
+            exc = cls(*error["args"])
+        except Exception:
+            exc = None
+        if isinstance(exc, Exception):
+            return exc
+        if exc is not None:  # SystemExit, KeyboardInterrupt: the tool's failure, not the run's
+            return RuntimeError(f"the tool raised {type(exc).__name__}: {error['message']}")
+    name = error["qualname"].rpartition(".")[2]
+    return type(name if name.isidentifier() else "RemoteToolError", (RemoteToolError,), {})(error["message"])
+
+
+class Worker:
+    """One worker process: its connection for calls, the read end of its stdout and stderr."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)  # only the first start of the fork server reads it
+        self.conn, child_conn = context.Pipe()
+        self.output, child_output = context.Pipe(duplex=False)
+        self.process = context.Process(
+            target=worker.serve, args=(child_conn, child_output), name="reactgraph-tool-worker"
+        )
+        try:
+            self.process.start()
+        finally:
+            child_conn.close()
+            child_output.close()
+        os.set_blocking(self.output.fileno(), False)
+        self.pid = self.process.pid
+        self.exitcode: int | None = None  # known once it is killed
+        self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
+        if not self.conn.poll(START_LIMIT):
+            self.kill()
+            raise ToolCrashed(f"a worker process did not start within {START_LIMIT:g}s")
+        try:
+            self.conn.recv_bytes()  # {"ready": true}: in its own session, its output redirected
+        except EOFError:
+            self.kill()
+            raise ToolCrashed(f"a worker process died while starting ({exit_text(self.exitcode)})") from None
+
+    def alive(self) -> bool:
+        return not self.conn.closed and self.process.exitcode is None
+
+    def call(self, message: bytes, timeout: float, limits: ResourceLimits, cancelled: Callable[[], bool] | None) -> dict:
+        """Send one call and wait for its reply, relaying its output; stop the worker when the call must end."""
+        try:
+            self.conn.send_bytes(message)
+        except OSError:  # it died while idle
+            self.kill()
+            raise ToolCrashed(f"the tool's process {exit_text(self.exitcode)} before the call") from None
+        deadline = time.monotonic() + timeout
+        tick = WATCH_EVERY if limits.processes is not None else CANCEL_EVERY if cancelled else None
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        written = 0
+        waiting: list[Any] = [self.conn, self.output, self.process.sentinel]
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise ToolTimeout(f"no result within {timeout:g}s (its process was killed)")
+            try:
+                ready = wait(waiting, min(left, tick) if tick else left)
+            except OSError:  # its pipes were closed: the pool stopped it (the agent's process is exiting)
+                raise ToolCrashed("its worker process was stopped: the agent's process is exiting") from None
+            if self.output in ready:
+                data = self._read_output()
+                if data is None:
+                    waiting.remove(self.output)  # every writer closed it
+                else:
+                    written = self._relay(data, written, limits, decoder)
+            if self.conn in ready:
+                try:
+                    reply = json.loads(self.conn.recv_bytes())
+                except EOFError:
+                    reply = None
+                if reply is not None:
+                    while (data := self._read_output()) is not None and data:  # what it wrote before replying
+                        written = self._relay(data, written, limits, decoder)
+                    return reply
+            if self.process.sentinel in ready or self.conn in ready:  # died, or closed its end
+                self.kill()
+                code = self.exitcode
+                if code == -signal.SIGXCPU and limits.cpu_seconds is not None:
+                    raise limit_exceeded("cpu_seconds", limits)
+                raise ToolCrashed(f"the tool's process {exit_text(code)} before it returned a result")
+            if limits.processes is not None and len(descendants(self.pid)) > limits.processes:
+                self.kill()
+                raise limit_exceeded("processes", limits)
+            if cancelled is not None and cancelled():
+                self.kill()
+                raise ToolCancelled("stopped: the run was cancelled (its process was killed)")
+
+    def _read_output(self) -> bytes | None:
+        """What the worker's processes wrote since the last read (b'' when nothing); None at end of file."""
+        try:
+            return os.read(self.output.fileno(), 1 << 16) or None
+        except BlockingIOError:
+            return b""
+
+    def _relay(self, data: bytes, written: int, limits: ResourceLimits, decoder: Any) -> int:
+        """Pass ``data`` on to the agent's stderr up to the call's output limit; stop the worker past it."""
+        limit = limits.output_bytes
+        shown = data if limit is None else data[: max(0, limit - written)]
+        if shown:
+            sys.stderr.write(decoder.decode(shown))
+        if limit is not None and written + len(data) > limit:
+            self.kill()
+            raise limit_exceeded("output_bytes", limits)
+        return written + len(data)
+
+    def kill(self) -> None:
+        """Kill the worker, its process group and every process under it; wait for it; close its pipes."""
+        with self._killing:
+            if self.conn.closed:
+                return
+            found = descendants(self.pid) if self.process.exitcode is None else []  # an exited worker's are orphans
+            for kill, target in ((os.killpg, self.pid), *((os.kill, pid) for pid in found)):
+                try:
+                    kill(target, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.process.join(START_LIMIT)
+            wait_gone(found, START_LIMIT)  # SIGKILL takes effect when each is next scheduled
+            self.conn.close()
+            self.output.close()
+            self.exitcode = self.process.exitcode
+            if self.exitcode is not None:
+                self.process.close()  # its status pipe from the fork server
+
+
+class WorkerPool:
+    """Worker processes, reused: a call takes an idle one (or starts one) and gives it back when it is
+    still fit; up to ``max_idle`` wait for the next calls, the others are stopped."""
+
+    def __init__(self, max_idle: int = MAX_IDLE) -> None:
+        self.max_idle = max_idle
+        self._idle: list[Worker] = []
+        self._live: set[Worker] = set()  # idle or running a call
+        self._lock = threading.Lock()
+
+    def acquire(self) -> Worker:
+        while True:
+            with self._lock:
+                found = self._idle.pop() if self._idle else None
+            if found is None:
+                started = Worker()
+                with self._lock:
+                    self._live.add(started)
+                return started
+            if found.alive():
+                return found
+            self._stop(found)
+
+    def release(self, used: Worker, reusable: bool) -> None:
+        if reusable and used.alive():
+            with self._lock:
+                if len(self._idle) < self.max_idle:
+                    self._idle.append(used)
+                    return
+        self._stop(used)
+
+    def idle_pids(self) -> list[int]:
+        with self._lock:
+            return [w.pid for w in self._idle]
+
+    def close(self) -> None:
+        """Stop every worker, idle or running a call (whose call then ends as ToolCrashed): at exit, so that
+        the interpreter does not wait for a busy tool; the next call starts new ones."""
+        with self._lock:
+            live, self._live, self._idle = self._live, set(), []
+        for each in live:
+            each.kill()
+
+    def _stop(self, worker: Worker) -> None:
+        with self._lock:
+            self._live.discard(worker)
+        worker.kill()
+
+
+WORKERS = WorkerPool()
+atexit.register(WORKERS.close)
+
+
+def exit_text(code: int | None) -> str:
+    """How a process ended, from its exit code: 'exited with code 3', 'was killed by SIGSEGV'."""
+    if code is None:
+        return "did not exit"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+__all__ = ["IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "reference", "run_isolated"]

@@ -1,0 +1,100 @@
+"""Resource limits of a call in a worker process: memory, CPU seconds, output, file size, processes. Passing
+one stops the call with a resource_limit error naming it; a call within its limits is not disturbed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from reactgraph.config import AgentConfig, ResourceLimits
+from reactgraph.tools import ToolPolicy, ToolRegistry
+from reactgraph.tools.execution import execute
+from reactgraph.tools.isolation import WORKERS
+from tests.unit import isolated_tools as tools
+from tests.unit.test_isolation import action, alive, recorded
+
+MiB = 1 << 20
+
+
+def limited(function, **limits) -> ToolRegistry:
+    registry = ToolRegistry()
+    registry.register(function, policy=ToolPolicy(limits=ResourceLimits(**limits)))
+    return registry
+
+
+def test_a_tool_allocating_4_gb_is_stopped_by_a_256_mb_limit_and_its_worker_replaced(tmp_path):
+    pids = tmp_path / "pids"
+    outcome = execute(action("hog", pids=str(pids), megabytes=4096), limited(tools.hog, memory_mb=256), AgentConfig())
+    assert outcome["error_kind"] == "resource_limit" and outcome["error_type"] == "ResourceLimitExceeded"
+    assert outcome["content"] == (
+        "Error (resource_limit): hog was stopped at a limit: it needed more than 256 MB of memory (memory_mb=256). "
+        "Ask for less (a smaller input, fewer results) or try another approach."
+    )
+    assert outcome["retries"] == 0
+    [worker] = recorded(pids)
+    assert not alive(worker) and worker not in WORKERS.idle_pids()
+
+
+def test_a_call_within_its_memory_limit_runs_and_the_limit_is_lifted_after_it(tmp_path):
+    registry = limited(tools.hog, memory_mb=256)
+    registry.register("big_hog", tools.hog, policy=ToolPolicy(isolation="process"))
+    pids = tmp_path / "pids"
+    assert execute(action("hog", pids=str(pids), megabytes=64), registry, AgentConfig())["content"] == "held 64 MiB"
+    # the same worker, without a limit, may now hold more than 256 MB
+    assert execute(action("big_hog", pids=str(pids), megabytes=400), registry, AgentConfig())["content"] == "held 400 MiB"
+    assert len(recorded(pids)) == 1
+
+
+def test_a_tool_past_its_cpu_seconds_is_stopped(tmp_path):
+    pids = tmp_path / "pids"
+    registry = limited(tools.spin_cpu, cpu_seconds=1)
+    outcome = execute(action("spin_cpu", pids=str(pids), seconds=30), registry, AgentConfig(tool_timeout=60))
+    assert outcome["error_kind"] == "resource_limit"
+    assert "it used more than 1 s of CPU time (cpu_seconds=1)" in outcome["content"]
+    [worker] = recorded(pids)
+    assert not alive(worker)
+    # the limit is the call's own, not the worker's lifetime total
+    again = execute(action("spin_cpu", pids=str(pids), seconds=0.6), registry, AgentConfig(tool_timeout=60))
+    assert again["content"] == "spun 0.6s"
+    assert execute(action("spin_cpu", pids=str(pids), seconds=0.6), registry, AgentConfig(tool_timeout=60))["status"] == "ok"
+
+
+def test_a_tool_writing_1_gb_of_output_is_cut_at_its_limit(capsys):
+    outcome = execute(action("chatter", kilobytes=1 << 20), limited(tools.chatter, output_bytes=MiB), AgentConfig())
+    assert outcome["error_kind"] == "resource_limit"
+    assert "it wrote more than 1,048,576 bytes of output (output_bytes=1048576)" in outcome["content"]
+    relayed = capsys.readouterr().err
+    assert len(relayed) == MiB and set(relayed) == {"x", "\n"}  # passed on to the agent's stderr up to the limit
+
+
+def test_output_within_the_limit_reaches_the_agents_stderr(capsys):
+    outcome = execute(action("chatter", kilobytes=2), limited(tools.chatter, output_bytes=MiB), AgentConfig())
+    assert outcome["status"] == "ok" and outcome["content"] == "done"
+    assert capsys.readouterr().err == ("x" * 1023 + "\n") * 2
+
+
+def test_a_file_past_the_file_size_limit_is_not_written_beyond_it(tmp_path):
+    path = tmp_path / "big.bin"
+    outcome = execute(action("writes_file", path=str(path), megabytes=10), limited(tools.writes_file, file_size_bytes=MiB), AgentConfig())
+    assert outcome["error_kind"] == "resource_limit"
+    assert "it wrote a file larger than 1,048,576 bytes (file_size_bytes=1048576)" in outcome["content"]
+    assert path.stat().st_size == MiB
+    small = execute(action("writes_file", path=str(path), megabytes=1), limited(tools.writes_file, file_size_bytes=MiB), AgentConfig())
+    assert small["content"] == f"wrote {MiB} bytes"
+
+
+def test_a_tool_that_forks_in_a_loop_is_stopped_with_every_process_it_started(tmp_path):
+    pids = tmp_path / "pids"
+    outcome = execute(action("forks", pids=str(pids)), limited(tools.forks, processes=3), AgentConfig(tool_timeout=30))
+    assert outcome["error_kind"] == "resource_limit"
+    assert "it started more than 3 processes (processes=3)" in outcome["content"]
+    started = recorded(pids)
+    assert len(started) >= 4 and os.getpid() not in started
+    assert [pid for pid in started if alive(pid)] == []
+
+
+@pytest.mark.parametrize("limits", [{"memory_mb": 256, "cpu_seconds": 5, "file_size_bytes": MiB, "processes": 0, "output_bytes": MiB}])
+def test_an_ordinary_call_is_not_disturbed_by_its_limits(limits):
+    registry = limited(tools.structured, **limits)
+    assert execute(action("structured", n=3), registry, AgentConfig())["content"] == '{"n": 3, "squares": [0, 1, 4]}'
