@@ -115,16 +115,14 @@ def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
     assert resumed["tool_usage"] == {"fetch": 4}
 
 
-def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path):
-    """Every fetch waits for approval; both calls of the parallel turn are approved, fetch(a) runs,
-    the process is killed in fetch(b). The resumed run (approve_tools is a stored run option) does
-    not run fetch(a) again; fetch(b), whose approval died with the process, is asked about again."""
-    db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-approval"
+def kill_mid_parallel_act(db: Path, thread: str, side: Path, *flags: str) -> subprocess.Popen:
+    """Start the worker with ``flags``, wait until fetch(b) blocks and fetch(a)'s outcome is a pending
+    write of the checkpoint, then SIGKILL it; the killed process."""
     proc = subprocess.Popen(
-        worker(db, thread, side, "--approve", "--block-at", "mid_parallel_act"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        worker(db, thread, side, *flags, "--block-at", "mid_parallel_act"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        wait_for((side / "blocked").exists, proc, "the worker to block in fetch(b)")
+        wait_for((side / "blocked").exists, proc, "fetch(b) to block")
         with ReActAgent(checkpointer=db) as inspector:
             wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
     finally:
@@ -132,6 +130,15 @@ def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path)
         proc.wait(timeout=WAIT_LIMIT)
         proc.stdout.close()
         proc.stderr.close()
+    return proc
+
+
+def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path):
+    """Every fetch waits for approval; both calls of the parallel turn are approved, fetch(a) runs,
+    the process is killed in fetch(b). The resumed run (approve_tools is a stored run option) does
+    not run fetch(a) again; fetch(b), whose approval died with the process, is asked about again."""
+    db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-approval"
+    kill_mid_parallel_act(db, thread, side, "--approve")
     assert executions(side) == ["a"]
 
     resumed = run_to_end(worker(db, thread, side, "--approve", "--resume"))
@@ -146,18 +153,7 @@ def test_a_call_in_a_worker_process_that_finished_before_a_kill_is_not_run_again
     """fetch runs in worker processes (--isolated); the agent is killed while fetch(b) blocks in its worker.
     The workers die with the agent; the resumed run runs fetch(b), (c) and (d) once each, and fetch(a) not again."""
     db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-isolated"
-    proc = subprocess.Popen(
-        worker(db, thread, side, "--isolated", "--block-at", "mid_parallel_act"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        wait_for((side / "blocked").exists, proc, "fetch(b) to block in its worker process")
-        with ReActAgent(checkpointer=db) as inspector:
-            wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=WAIT_LIMIT)
-        proc.stdout.close()
-        proc.stderr.close()
+    proc = kill_mid_parallel_act(db, thread, side, "--isolated")
     workers = [int(pid) for pid in (side / "pids").read_text().split()]
     assert len(workers) == 2 and proc.pid not in workers  # fetch(a) and fetch(b), each in a worker process
     assert wait_gone(workers, WAIT_LIMIT)  # they die with the agent (through the fork server)
