@@ -30,8 +30,9 @@ import sys
 import time
 from pathlib import Path
 
+from results_section import write_section  # beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 HEADING = "## CLI start-up"
 REACTGRAPH = str(Path(sys.executable).with_name("reactgraph"))
 COMMANDS = {
@@ -110,16 +111,6 @@ def section(result: dict, baseline: dict | None, command: str) -> str:
     return "\n".join(lines + [table(result, baseline), "", note, ""])
 
 
-def write(text: str) -> None:
-    """Put the section at the end of RESULTS.md, replacing the one an earlier --write left there."""
-    old = RESULTS.read_text()
-    start = old.find(f"\n{HEADING}\n")
-    if start != -1:
-        end = old.find("\n## ", start + 1)
-        old = old[:start] + (old[end:] if end != -1 else "")
-    RESULTS.write_text(old.rstrip("\n") + "\n\n" + text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="runs of each command (default 20)")
@@ -146,7 +137,7 @@ def main() -> None:
         args.save.write_text(json.dumps(result, indent=2) + "\n")
     if args.write:
         baseline_option = f" --baseline {args.baseline.as_posix()}" if args.baseline else ""
-        write(section(result, baseline, f"python benchmarks/cli_startup.py{baseline_option} --write"))
+        write_section(HEADING, section(result, baseline, f"python benchmarks/cli_startup.py{baseline_option} --write"))
 
 
 if __name__ == "__main__":

@@ -25,13 +25,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from results_section import write_section  # beside this script
+
 from reactgraph.config import AgentConfig, ResourceLimits
 from reactgraph.tools import ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS, Worker
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 HEADING = "## Tool isolation overhead"
 LIMITS = ResourceLimits(memory_mb=256, cpu_seconds=10, output_bytes=1 << 20, file_size_bytes=1 << 20, processes=4)
 
@@ -151,16 +152,6 @@ def section(summary: dict, *, commit: str, calls: int, rounds: int, load: tuple[
     ])
 
 
-def write(text: str) -> None:
-    """Put the section at the end of RESULTS.md, replacing the one an earlier --write left there."""
-    old = RESULTS.read_text()
-    start = old.find(f"\n{HEADING}\n")
-    if start != -1:
-        end = old.find("\n## ", start + 1)
-        old = old[:start] + (old[end:] if end != -1 else "")
-    RESULTS.write_text(old.rstrip("\n") + "\n\n" + text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=500, help="calls of each kind (default 500)")
@@ -174,7 +165,7 @@ def main() -> None:
     print(table(summary))
     if args.write:
         load = (load_before, os.getloadavg()[0])
-        write(section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))
+        write_section(HEADING, section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))
 
 
 if __name__ == "__main__":
