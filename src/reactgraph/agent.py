@@ -14,6 +14,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.store.base import BaseStore
+from langgraph.store.sqlite import SqliteStore
 from langgraph.types import Command
 from pydantic import BaseModel
 
@@ -35,10 +37,11 @@ from reactgraph.checkpoints import (
     store_errors,
     thread_config,
 )
-from reactgraph.config import AgentConfig, make_config
+from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_limit
 from reactgraph.inputs import checked_query
 from reactgraph.models import check_model
+from reactgraph.playbook import Playbook, playbook_store
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
@@ -63,6 +66,10 @@ class ReActAgent:
     ``nodes`` swaps nodes of the graph by name (see ``build_graph``). ``output_schema`` (a pydantic
     model class, or a signature string such as ``"question -> answer: float, unit: str"``) types the
     final answer: ``result.output`` is an instance of it, beside the text in ``final_answer``.
+    ``playbook=True`` learns from every finished run into a playbook shown to later runs on similar
+    questions (``reactgraph.playbook``), kept in ``playbook.sqlite`` beside the checkpoints (in
+    memory without a checkpoint file); ``playbook=<a LangGraph BaseStore>`` keeps it there.
+    ``agent.playbook`` lists and edits it.
 
     Every way to run takes ``callbacks`` (LangChain callback handlers: LangSmith, OpenTelemetry,
     your own see each model and tool call) and ``config`` (a LangChain RunnableConfig merged into
@@ -78,15 +85,21 @@ class ReActAgent:
         checkpointer: CheckpointerSpec = DEFAULT_CHECKPOINTER,
         nodes: Mapping[str, NodeFactory] | None = None,
         output_schema: OutputSchema | None = None,
+        playbook: bool | BaseStore = False,
         **options: Any,
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
+        if playbook is not False:
+            config = config.override(playbook=True)
         self._deps = build_deps(model, tools, config, output_schema)
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
         self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
         self.nodes = dict(nodes or {})
-        self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes)
+        self._owned_store = playbook_store(self.db_path) if playbook is True else None
+        store = self._owned_store or (playbook if isinstance(playbook, BaseStore) else None)
+        self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store else None
+        self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes, store=store)
         self._checked_models: set[str] = set()
         self._last_thread: str | None = None
 
@@ -104,9 +117,11 @@ class ReActAgent:
         return self._deps.output_schema
 
     def close(self) -> None:
-        """Close the SQLite connection this agent opened (other savers are left to their owner)."""
+        """Close the SQLite connections this agent opened (other savers and stores are left to their owner)."""
         if self._owns_connection:
             self.checkpointer.conn.close()
+        if isinstance(self._owned_store, SqliteStore):
+            self._owned_store.conn.close()
 
     def __enter__(self) -> ReActAgent:
         return self
@@ -398,6 +413,8 @@ class ReActAgent:
         context = make_config(**overrides) if overrides else None
         effective = self.config.merge(context)
         self.registry.check(effective)  # UnknownToolError naming the close matches
+        if effective.playbook and self.playbook is None:
+            raise ConfigError("playbook=True needs the agent's store: ReActAgent(playbook=True) or playbook=<a BaseStore>")
         by_name = self._deps.model is None or effective.model != self.config.model
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
             self._preflight(effective)

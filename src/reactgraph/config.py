@@ -133,6 +133,21 @@ class AgentConfig(BaseModel):
         description="Ask the model to end its final answer with a line 'Confidence: <0 to 1>'; the line is cut from "
         "the answer and its value blended into result.confidence.",
     )
+    playbook: bool = Field(
+        default=False,
+        description="Show bullets learnt from earlier runs (the graph's store) in the prompt, and learn from each "
+        "finished run (reactgraph.playbook).",
+    )
+    playbook_name: str = Field(default="default", min_length=1, description="The playbook to use: one per agent or domain.")
+    playbook_top_k: int = Field(default=3, ge=1, description="Bullets retrieved for a question.")
+    playbook_max_tokens: int = Field(
+        default=200, ge=20, description="Cap on the playbook block in the prompt (estimated tokens)."
+    )
+    playbook_lessons: bool = Field(
+        default=False,
+        description="After a run, also ask the model for a lesson in words (written in the background; "
+        "agent.playbook.wait() waits for it).",
+    )
     require_thought: bool = Field(
         default=False, description="A tool call without reasoning is not run; the model is asked for its reasoning."
     )

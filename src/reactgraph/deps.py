@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.model_calls import call_with_fallbacks, model_label
 from reactgraph.models import resolve_model
+from reactgraph.playbook.book import Lessons
 from reactgraph.tools.registry import ToolRegistry
 
 T = TypeVar("T")
@@ -63,6 +64,8 @@ class Deps:
     _cancel_all_before: float = float("-inf")
     _formats: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    lessons: Lessons = field(default_factory=Lessons)  # model-written playbook lessons in the background
+    playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # playbook.runs
 
     def run_config(self) -> AgentConfig:
         """The effective config of the current run: run context over agent config over defaults (the

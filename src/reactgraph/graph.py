@@ -8,6 +8,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 from langgraph.types import Checkpointer, Send
 
 from reactgraph import edges
@@ -66,12 +67,14 @@ def build_graph(
     deps: Deps | None = None,
     nodes: Mapping[str, NodeFactory] | None = None,
     output_schema: OutputSchema | None = None,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph:
     """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
     the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the Deps, as
     ``reactgraph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
     the edges and the routing stay as they are. ``output_schema`` (a pydantic model or a signature
-    string) types the final answer: the run's ``output``, shown in the graph's output schema."""
+    string) types the final answer: the run's ``output``, shown in the graph's output schema.
+    ``store`` holds the playbook (``AgentConfig.playbook``); under ``langgraph dev`` the server's is used."""
     if deps is not None and output_schema is not None:
         raise ValueError("build_graph: give output_schema to build_deps when passing deps")
     deps = deps or build_deps(model, tools, config, output_schema)
@@ -95,7 +98,7 @@ def build_graph(
     builder.add_conditional_edges("observe", route_after_observe, ["think", "summarize", "terminate"])
     builder.add_edge("summarize", "think")
     builder.add_edge("terminate", END)
-    graph = builder.compile(checkpointer=checkpointer, name="reactgraph")
+    graph = builder.compile(checkpointer=checkpointer, store=store, name="reactgraph")
     if children := [e.tool.graph for e in deps.registry.list() if isinstance(e.tool, AgentTool)]:
         # act runs sub-agents as subgraphs; LangGraph knows one graph per node (Studio draws it, and
         # get_state(subgraphs=True) reads a paused child with it): every child has the same state

@@ -48,6 +48,12 @@ CONFIDENCE_RULE = (
     "- End your final answer with one last line 'Confidence: <a number from 0 to 1>': how likely the answer is right."
 )
 
+# Heads the playbook block in the system prompt (AgentConfig.playbook; reactgraph.playbook.retrieval).
+PLAYBOOK_HEADER = (
+    "Strategies from earlier runs on similar questions (patterns only: their numbers and names belong to "
+    "those questions, not to this one):"
+)
+
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 
 # After the newest observations when the model just made the same calls again and got the same

@@ -91,6 +91,8 @@ def think_messages(
     system = system_text(cfg)
     if described := fmt.describe(ctx):
         system += "\n\n" + described
+    if playbook := (state.get("playbook") or {}).get("block"):
+        system += "\n\n" + playbook
     if answer_shape:
         system += "\n\n" + fmt.answer_shape(answer_shape, ctx)
     fixed: list[BaseMessage] = [

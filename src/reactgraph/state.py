@@ -165,6 +165,8 @@ class OutputState(TypedDict, total=False):
     # think (the final answer) or terminate (a partial answer), with an output schema: the answer read
     # into it, as plain JSON data (the schema's class is never stored); None without one or a fit.
     output: dict[str, Any] | None
+    # think: the playbook block shown in this run's prompt {block, bullets (their ids)}; None when off.
+    playbook: dict[str, Any] | None
 
 
 def typed_output_state(schema: type) -> type:

@@ -553,3 +553,20 @@ class TestTypedServer:
         assert [c["purpose"] for c in final["steps"][-1]["calls"]] == ["think", "structured_output"]
         untyped = client.runs.wait(client.threads.create()["thread_id"], "scripted", input={"query": scripted.ARITHMETIC})
         assert untyped.get("output") is None and untyped["final_answer"] == "6*7 + 2*4 = 50."
+
+
+def test_the_playbook_lives_in_the_servers_store(client: SyncLangGraphClient) -> None:
+    """context playbook=true under langgraph dev: the first run's lesson is kept in the server's store
+    and shown in the prompt of the next run on a similar question."""
+    namespace = ["reactgraph", "playbook", "served-test", "bullets"]
+    context = {"playbook": True, "playbook_name": "served-test"}
+    first, second = client.threads.create()["thread_id"], client.threads.create()["thread_id"]
+    _stream(client, first, input={"query": scripted.ARITHMETIC}, context=context)
+    [item] = client.store.search_items(namespace)["items"]
+    assert item["value"]["tool_sequence"] == ["multiply", "add"] and item["value"]["section"] == "strategies"
+    streamed = _stream(client, second, input={"query": scripted.ARITHMETIC}, context=context)
+    shown = next(u["think"]["playbook"] for u in streamed.updates if "think" in u and u["think"].get("playbook"))
+    assert shown["bullets"] == [item["key"]]
+    assert 'multiply(a=6, b=7), then add(a=42, b=8), then answered' in shown["block"]
+    [after] = client.store.search_items(namespace)["items"]
+    assert (after["value"]["helpful_count"], after["value"]["runs"]) == (2, 2)

@@ -21,6 +21,7 @@ from reactgraph.formats import Format, ReadContext, Tags, prepare, starting_form
 from reactgraph.model_calls import invoke_within
 from reactgraph.nodes.observe import turn_calls
 from reactgraph.nodes.think import not_answers
+from reactgraph.playbook.runs import learn
 from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination, sum_usage
@@ -104,7 +105,8 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         """Reads the termination (recorded by think or observe); writes the final answer (a partial
         one from one last tool-less model call when the run was cut short), the closing step (the
         turn that ended the run, or the partial-answer call), the end time, the answer as a chat
-        message, and its confidence with the signals behind it (``reactgraph.confidence``)."""
+        message, and its confidence with the signals behind it (``reactgraph.confidence``). With the
+        playbook on, what the run teaches is merged into it before the node returns."""
         cfg = deps.run_config()
         now = time.time()
         # recorded by think or observe; a run checkpointed before stops were recorded, or a state edited
@@ -130,6 +132,8 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         if answer:
             update["messages"] = [AIMessage(content=answer)]
         finished = {**state, "termination": update["termination"], "partial": update.get("partial", False), "final_answer": answer}
+        thread_id = get_config().get("configurable", {}).get("thread_id")
+        learn(deps, cfg, {**finished, "steps": [*(state.get("steps") or []), *update.get("steps", [])]}, thread_id)
         return update | confidence_of(finished, estimate).as_state()
 
     return terminate

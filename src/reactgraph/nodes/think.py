@@ -42,6 +42,7 @@ from reactgraph.formats import (
 from reactgraph.formats.tags import phrase_at_line_start
 from reactgraph.inputs import checked_query
 from reactgraph.model_calls import CallCancelled, CallCut, invoke_within, with_retries
+from reactgraph.playbook.runs import shown_block
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
 from reactgraph.tokens import usage_of
@@ -166,7 +167,8 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         now = time.time()
         update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
         update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set below once the model answers
-        if is_new_run(state):
+        new_run = is_new_run(state)
+        if new_run:
             state, fresh = _fresh_run(state, now)
             update |= fresh
         question = state["question"]
@@ -177,6 +179,9 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         disabled = disabled_tools(state.get("tool_failures"), cfg)
         tools = deps.offered_tools(cfg, disabled)
         specs, tags = tool_specs(tools), Tags.from_config(cfg)
+        if new_run and cfg.playbook:
+            update["playbook"] = shown_block(deps, cfg, question, [s.name for s in specs])
+            state = {**state, "playbook": update["playbook"]}
         deadline = cfg.deadline(state["started_at"])
         cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state["started_at"])
         shape = answer_shape(deps.output_schema) if deps.output_schema else ""
@@ -332,6 +337,7 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "tool_format": None,
         "output": None,
         "output_failures": 0,
+        "playbook": None,
     }
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}

@@ -1,0 +1,10 @@
+"""A playbook of strategies and pitfalls learnt from past runs (agentic context engineering).
+
+The reflector turns a finished run into bullets, the curator merges them into a LangGraph
+``BaseStore``, and think shows the bullets retrieved for the question in the system prompt. See
+``Playbook`` for the Python interface, ``AgentConfig.playbook*`` for the settings."""
+
+from reactgraph.playbook.book import Lessons, Playbook, PlaybookError, open_store, playbook_store
+from reactgraph.playbook.bullets import Bullet, Section
+
+__all__ = ["Bullet", "Lessons", "Playbook", "PlaybookError", "Section", "open_store", "playbook_store"]

@@ -1,0 +1,207 @@
+"""The playbook on a LangGraph ``BaseStore``: bullets under ``("reactgraph", "playbook", name,
+"bullets")``, a version under ``(..., "meta")``. Every change is one ``store.batch`` (one
+transaction on the SQLite and Postgres stores) that also writes a new version, so a retrieval cache
+knows when to drop what it holds; changes from this process are also serialised by a lock."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.memory import InMemoryStore
+from langgraph.store.sqlite import SqliteStore
+from pydantic import TypeAdapter, ValidationError
+
+from reactgraph.playbook import curator
+from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
+from reactgraph.playbook.reflector import outcome, reflect, reflect_state
+from reactgraph.playbook.retrieval import block, rank_lexical, usable
+
+STORE_FILE = "playbook.sqlite"
+MAX_BULLETS = 200
+_LOCKS: dict[tuple[int, tuple[str, ...]], threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+class PlaybookError(ValueError):
+    """A bullet that does not exist, or an import that is not a playbook export."""
+
+
+def open_store(path: Path) -> SqliteStore:
+    """LangGraph's SqliteStore on ``path`` (created with its folder), in WAL mode, waiting for a
+    writer's lock up to 30 s."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA busy_timeout=30000")
+    store = SqliteStore(conn)
+    store.setup()
+    return store
+
+
+def playbook_store(db_path: Path | None) -> BaseStore:
+    """The default store: ``playbook.sqlite`` beside the checkpoint file, in memory without one."""
+    return open_store(db_path.parent / STORE_FILE) if db_path is not None else InMemoryStore()
+
+
+class Lessons:
+    """Model-written lessons finishing in the background; ``wait`` joins them."""
+
+    def __init__(self) -> None:
+        self._executor: ThreadPoolExecutor | None = None
+        self._futures: list[Future[Any]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Any, *args: Any) -> None:
+        with self._lock:
+            self._executor = self._executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix="playbook-lesson")
+            self._futures = [f for f in self._futures if not f.done()] + [self._executor.submit(fn, *args)]
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True when every lesson is written (or failed) within ``timeout`` seconds."""
+        with self._lock:
+            futures = list(self._futures)
+        _, pending = wait(futures, timeout=timeout)
+        return not pending
+
+
+class Playbook:
+    """Bullets learnt from past runs, in ``store`` under the playbook ``name`` (one per agent or domain)."""
+
+    def __init__(
+        self, store: BaseStore, name: str = "default", *, max_bullets: int = MAX_BULLETS, lessons: Lessons | None = None
+    ) -> None:
+        self.store = store
+        self.name = name
+        self.namespace = ("reactgraph", "playbook", name)
+        self.max_bullets = max_bullets
+        self.lessons = lessons or Lessons()
+        with _LOCKS_LOCK:
+            self._lock = _LOCKS.setdefault((id(store), self.namespace), threading.Lock())
+
+    @property
+    def _bullets_ns(self) -> tuple[str, ...]:
+        return (*self.namespace, "bullets")
+
+    @property
+    def _meta_ns(self) -> tuple[str, ...]:
+        return (*self.namespace, "meta")
+
+    # reading
+
+    def list(self, section: Section | None = None) -> list[Bullet]:
+        """Every bullet (of ``section``): strategies, pitfalls, observations; best supported first."""
+        items = self.store.search(self._bullets_ns, limit=10 * self.max_bullets + 100)
+        bullets = [Bullet.model_validate(item.value) for item in items]
+        bullets = [b for b in bullets if section is None or b.section == section]
+        return sorted(bullets, key=lambda b: (SECTIONS.index(b.section), -(b.helpful_count - b.harmful_count), -b.updated_at))
+
+    def show(self, bullet_id: str) -> Bullet:
+        item = self.store.get(self._bullets_ns, bullet_id)
+        if item is None:
+            raise PlaybookError(f"no bullet {bullet_id!r} in playbook {self.name!r}")
+        return Bullet.model_validate(item.value)
+
+    def version(self) -> str:
+        """A new value at every change; a cache holds what it read at one version."""
+        item = self.store.get(self._meta_ns, "version")
+        return str(item.value["version"]) if item else ""
+
+    def retrieve(self, question: str, k: int, tools: Iterable[str] | None = None) -> list[Bullet]:
+        """The ``k`` bullets for ``question`` whose tools the run offers: by the store's semantic
+        index when it has one (embeddings configured), else by shared words."""
+        tools = None if tools is None else set(tools)
+        if getattr(self.store, "index_config", None):
+            items = self.store.search(self._bullets_ns, query=question, limit=4 * k)
+            return [b for b in (Bullet.model_validate(i.value) for i in items) if usable(b, tools)][:k]
+        return rank_lexical(question, [b for b in self.list() if usable(b, tools)], k)
+
+    def prompt_block(self, question: str, k: int, max_tokens: int, tools: Iterable[str] | None = None) -> tuple[str, list[str]]:
+        """The 'Strategies from earlier runs' block for ``question`` and the ids of its bullets."""
+        return block(self.retrieve(question, k, tools), max_tokens)
+
+    # changing
+
+    def add(
+        self, content: str, section: Section = "strategies", *, tool_sequence: Sequence[str] = (), tags: Sequence[str] = ()
+    ) -> Bullet:
+        """A bullet written by hand (merged into a near-duplicate when there is one)."""
+        helpful, harmful = (0, 1) if section == "pitfalls" else (1, 0)
+        bullet = Bullet(
+            content=content, section=section, tool_sequence=list(tool_sequence), tags=list(tags),
+            helpful_count=helpful, harmful_count=harmful, sources=[f"manual@{uuid.uuid4().hex[:8]}"], runs=1,
+        )
+        return self.merge([bullet])[0]
+
+    def remove(self, bullet_id: str) -> None:
+        self.show(bullet_id)
+        self._write([], [bullet_id])
+
+    def clear(self) -> int:
+        """Removes every bullet; returns how many there were."""
+        ids = [b.id for b in self.list()]
+        self._write([], ids)
+        return len(ids)
+
+    def export_json(self) -> str:
+        return json.dumps({"playbook": self.name, "bullets": [b.model_dump(mode="json") for b in self.list()]}, indent=1)
+
+    def import_json(self, text: str) -> int:
+        """Merges the bullets of an ``export_json`` text; returns how many it read."""
+        try:
+            data = json.loads(text)
+            bullets = TypeAdapter(list[Bullet]).validate_python(data["bullets"] if isinstance(data, dict) else data)
+        except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
+            raise PlaybookError(f"not a playbook export: {str(exc).splitlines()[0]}") from exc
+        self.merge(bullets)
+        return len(bullets)
+
+    def merge(self, new: list[Bullet], shown: Sequence[str] = (), source: str = "", good: bool | None = None) -> list[Bullet]:
+        """Merges ``new`` bullets, counts the run ``source`` for (``good``) or against the ``shown``
+        bullets, retires what hurts and what passes ``max_bullets``: one batch. Returns the stored
+        bullets ``new`` became."""
+        with self._lock:
+            bullets = {b.id: b for b in self.list()}
+            out = []
+            for bullet in new:
+                match = curator.find_match(list(bullets.values()), bullet)
+                stored = curator.merged(match, bullet) if match else bullet
+                bullets[stored.id] = stored
+                out.append(stored)
+            changed = {b.id for b in out} | {i for i in shown if i in bullets}
+            if good is not None:  # after the merge: a shown bullet the run's own lesson merged into counts it once
+                for bullet_id in shown:
+                    if bullet_id in bullets:
+                        bullets[bullet_id] = curator.feedback(bullets[bullet_id], source, good)
+            gone = {b.id for b in bullets.values() if curator.retired(b)}
+            gone |= {b.id for b in curator.over_cap([b for b in bullets.values() if b.id not in gone], self.max_bullets)}
+            self._write([bullets[i] for i in changed - gone], sorted(gone))
+            return out
+
+    def learn(self, state: dict[str, Any], source: str) -> list[Bullet]:
+        """What a finished run's state teaches (``reflector.reflect``), merged; the bullets it was
+        shown (``state['playbook']``) counted for or against by how it ended."""
+        question, steps, reason, detail, iterations = reflect_state(state)
+        kind = outcome(reason)
+        shown = (state.get("playbook") or {}).get("bullets") or []
+        good = True if kind == "good" else False if kind == "bad" else None
+        return self.merge(reflect(question, steps, reason, detail, iterations, source), shown, source, good)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Waits for the model-written lessons still being written; True when none is left."""
+        return self.lessons.wait(timeout)
+
+    def _write(self, put: list[Bullet], delete: Sequence[str]) -> None:
+        ops: list[Any] = [PutOp(self._bullets_ns, b.id, b.model_dump(mode="json")) for b in put]
+        ops += [PutOp(self._bullets_ns, i, None) for i in delete]
+        if not ops:
+            return
+        ops.append(PutOp(self._meta_ns, "version", {"version": uuid.uuid4().hex}))
+        self.store.batch(ops)

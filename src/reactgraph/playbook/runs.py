@@ -1,0 +1,74 @@
+"""The playbook in a run: the block think shows, and what terminate learns. Both use the graph's
+store (``get_store()``: the agent's, or the server's under ``langgraph dev``). A store that fails
+(locked, unreachable) costs the run its playbook, never the run: it is logged and the run goes on."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph.config import get_store
+from langgraph.store.base import BaseStore
+
+from reactgraph.config import AgentConfig, ConfigError
+from reactgraph.deps import Deps
+from reactgraph.playbook.book import Playbook
+from reactgraph.playbook.reflector import lesson_prompt, read_lesson, reflect_state
+
+log = logging.getLogger(__name__)
+
+
+def run_store() -> BaseStore:
+    store = get_store()
+    if store is None:
+        raise ConfigError(
+            "playbook=True needs a store: ReActAgent(playbook=True) opens one beside the checkpoints; "
+            "build_graph(..., store=...) or langgraph dev give the graph theirs"
+        )
+    return store
+
+
+def shown_block(deps: Deps, cfg: AgentConfig, question: str, tools: list[str]) -> dict[str, Any] | None:
+    """``{"block", "bullets"}`` for a new run's prompt, or None with the playbook off. The last
+    block per question is cached until the playbook's version changes."""
+    if not cfg.playbook:
+        return None
+    book = Playbook(run_store(), cfg.playbook_name, lessons=deps.lessons)
+    key = (cfg.playbook_name, question, tuple(sorted(tools)), cfg.playbook_top_k, cfg.playbook_max_tokens)
+    try:
+        version = book.version()
+        cached = deps.playbook_cache.get(key)
+        if cached is None or cached[0] != version:
+            text, ids = book.prompt_block(question, cfg.playbook_top_k, cfg.playbook_max_tokens, tools)
+            deps.playbook_cache[key] = cached = (version, text, ids)
+    except Exception as exc:  # noqa: BLE001 - the store's errors are the driver's (sqlite3, psycopg, ...)
+        log.warning("playbook %r not read, the run goes on without it: %s", cfg.playbook_name, exc)
+        return {"block": "", "bullets": []}
+    return {"block": cached[1], "bullets": cached[2]}
+
+
+def learn(deps: Deps, cfg: AgentConfig, finished: dict[str, Any], thread_id: str | None) -> None:
+    """Merges what the finished run teaches into the playbook; with ``playbook_lessons`` a model-written
+    lesson follows in the background."""
+    if not cfg.playbook:
+        return
+    book = Playbook(run_store(), cfg.playbook_name, lessons=deps.lessons)
+    source = f"{thread_id}@{finished.get('started_at', 0.0):.6f}"
+    try:
+        book.learn(finished, source)
+    except Exception as exc:  # noqa: BLE001 - as above
+        log.warning("playbook %r not updated from run %s: %s", cfg.playbook_name, source, exc)
+        return
+    if cfg.playbook_lessons:
+        deps.lessons.submit(write_lesson, deps, cfg, book, finished, source)
+
+
+def write_lesson(deps: Deps, cfg: AgentConfig, book: Playbook, finished: dict[str, Any], source: str) -> None:
+    """One model call for the run's lesson in words, merged as a bullet."""
+    question, steps, reason, _, iterations = reflect_state(finished)
+    try:
+        reply = deps.chat_model(cfg).invoke(lesson_prompt(question, steps, reason))
+        if bullet := read_lesson(reply.text, question, steps, reason, iterations, source):
+            book.merge([bullet])
+    except Exception as exc:  # noqa: BLE001 - a lesson is optional: the model or the store may fail
+        log.warning("playbook lesson for run %s not written: %s", source, exc)
