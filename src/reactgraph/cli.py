@@ -2,13 +2,14 @@
 
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
                               [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
-                              [--output-schema SIGNATURE] [--json]
+                              [--output-schema SIGNATURE] [--playbook] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
     reactgraph tools [--tools a,b] [--mcp FILE] [--json]
-    reactgraph eval [--model M] [--suite PATH] [--only ids] [--compare prebuilt|create_agent] [...]
+    reactgraph playbook list|show ID|remove ID|clear|export|import FILE [--name N] [--db PATH]
+    reactgraph eval [--model M] [--suite PATH] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
 
 This module holds every command's options and the exit codes; the commands themselves live in
 reactgraph.commands, each module imported only when its command runs.
@@ -74,6 +75,10 @@ def parser() -> argparse.ArgumentParser:
             help="type the answer, e.g. 'question -> answer: float, unit: str' (str, int, float, bool, list[T], "
             "dict[str, T], T | None); the typed output is printed as JSON",
         )
+        p.add_argument(
+            "--playbook", action="store_true",
+            help="show strategies learnt from earlier runs and learn from this one (playbook.sqlite beside --db)",
+        )
         p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
     run = sub.add_parser("run", help="answer a question, showing each step live")
@@ -109,6 +114,23 @@ def parser() -> argparse.ArgumentParser:
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(handler="reactgraph.commands.tools:cmd_tools")
 
+    book = sub.add_parser("playbook", help="the strategies and pitfalls learnt from earlier runs (--playbook)")
+    actions = book.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, text in (("list", "the bullets, a line each"), ("show", "one bullet, every field"), ("clear", "remove every bullet"),
+                       ("remove", "remove one bullet"), ("export", "the bullets as JSON"), ("import", "merge bullets from a JSON export")):
+        action = with_db(actions.add_parser(name, help=text))
+        action.add_argument("--name", default="default", help="the playbook (default: default)")
+        if name in ("show", "remove"):
+            action.add_argument("bullet", metavar="ID")
+        if name == "import":
+            action.add_argument("file", type=Path)
+        if name == "export":
+            action.add_argument("--out", type=Path, help="write to this file (default: standard output)")
+        if name == "list":
+            action.add_argument("--section", choices=("strategies", "pitfalls", "observations"))
+            action.add_argument("--json", action="store_true")
+        action.set_defaults(handler="reactgraph.commands.playbook:cmd_playbook")
+
     evaluate = sub.add_parser("eval", help="measure the agent on the task suite (optionally beside the prebuilt agent)")
     evaluate.add_argument("--model", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
     evaluate.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
@@ -127,6 +149,14 @@ def parser() -> argparse.ArgumentParser:
         "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"
     )
     evaluate.add_argument("--only", help="comma-separated task ids or categories to run")
+    evaluate.add_argument(
+        "--learn", action="store_true",
+        help="a learning pass on half the tasks (alternate tasks of each category) fills a playbook, then the other "
+        "half is measured with it (agent 'reactgraph+playbook'); the playbook is kept in --out",
+    )
+    evaluate.add_argument(
+        "--held-out", action="store_true", help="run only the half of the tasks that --learn measures (no playbook)"
+    )
     evaluate.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
     evaluate.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -152,10 +182,11 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.config import ConfigError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models import ModelUnavailableError
+    from reactgraph.playbook import PlaybookError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
     from reactgraph.tools.registry import ToolRegistrationError, UnknownToolError
 
-    if isinstance(exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError):
+    if isinstance(exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError):
         return EXIT_USAGE
     if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MCPUnavailableError):
         return EXIT_ERROR

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from langchain_core.messages import ToolMessage
 
 from reactgraph.config import make_config
 from reactgraph.evaluation import (
@@ -248,3 +250,47 @@ def test_the_cli_names_the_same_peers_as_the_runner():
     from reactgraph.evaluation.runner import PEERS
 
     assert cli.PEERS == tuple(PEERS)
+
+
+def sums_model() -> ScriptedChatModel:
+    """A model factory for the CLI: calls calculator with the question's two numbers, then answers with the result."""
+
+    def reply(messages):
+        if isinstance(messages[-1], ToolMessage) or "Observation" in str(messages[-1].content):
+            return f"The sum is {messages[-1].content}."
+        a, b = re.findall(r"\d+", messages[1].content)[:2]
+        return tool_call("calculator", {"expression": f"{a}+{b}"}, thought="Add the numbers.")
+
+    return ScriptedChatModel(responses=[reply], repeat_last=True)
+
+
+def test_eval_learn_fills_a_playbook_on_one_half_and_measures_the_other_with_it(tmp_path, capsys):
+    from reactgraph import cli
+
+    tasks = [
+        {"id": f"sum-{a}-{b}", "category": "sums", "question": f"What is the sum of {a} and {b}?", "tools": ["calculator"],
+         "expected_reason": "success", "expect": {"kind": "numeric", "value": a + b}}
+        for a, b in ((2, 3), (4, 5), (6, 7), (8, 9))
+    ]
+    (tmp_path / "suite.json").write_text(json.dumps(tasks))
+    (tmp_path / "files").mkdir()
+    (tmp_path / "docs").mkdir()
+    common = ["--suite", str(tmp_path / "suite.json"), "--model", "tests.unit.test_evaluation:sums_model"]
+    assert cli.main(["eval", "--learn", "--out", str(tmp_path / "learn"), *common]) == 0
+    data = json.loads((tmp_path / "learn" / "eval.json").read_text())
+    assert [(r["agent"], r["task_id"], r["correct"]) for r in data["runs"]] == [
+        ("reactgraph+playbook", "sum-4-5", True), ("reactgraph+playbook", "sum-8-9", True)
+    ]
+    first, second = (r["playbook"] for r in data["runs"])
+    assert first == ['For "What is the sum of 2 and 3?": calculator(expression="2+3"), then answered (2 turns).']
+    assert second == first  # questions that differ only in their numbers make one bullet, counted by run
+    assert "learning pass: 2/2 right" in capsys.readouterr().out
+    [saved] = json.loads((tmp_path / "learn" / "playbook.json").read_text())["bullets"]
+    assert (saved["helpful_count"], saved["runs"], saved["tool_sequence"]) == (4, 4, ["calculator"])
+    assert "Playbook bullets shown:" in (tmp_path / "learn" / "eval.md").read_text()
+    assert cli.main(["eval", "--held-out", "--out", str(tmp_path / "base"), *common]) == 0
+    base = json.loads((tmp_path / "base" / "eval.json").read_text())
+    assert [(r["agent"], r["task_id"], r["playbook"]) for r in base["runs"]] == [
+        ("reactgraph", "sum-4-5", []), ("reactgraph", "sum-8-9", [])
+    ]
+    assert cli.main(["eval", "--learn", "--repeat", "2", "--out", str(tmp_path / "x"), *common]) == 2

@@ -72,7 +72,10 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         output_schema = parse_signature(args.output_schema) if args.output_schema else None
     except SignatureError as exc:
         raise UsageError(f"--output-schema: {exc}") from None
-    agent = ReActAgent(model=load_model(args.model), tools=registry, checkpointer=checkpointer, output_schema=output_schema)
+    agent = ReActAgent(
+        model=load_model(args.model), tools=registry, checkpointer=checkpointer, output_schema=output_schema,
+        playbook=bool(args.playbook),
+    )
     return agent, {k: v for k, v in overrides.items() if v is not None}
 
 
@@ -94,7 +97,7 @@ def drive(
     view = LiveView(console)
     given = (
         ("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp),
-        ("reactgraph_output_schema", args.output_schema),
+        ("reactgraph_output_schema", args.output_schema), ("reactgraph_playbook", args.playbook),
     )
     labels = {key: value for key, value in given if value}
     while True:
@@ -188,6 +191,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     args.tools = args.tools or remembered.get("reactgraph_tools")
     args.mcp = args.mcp or remembered.get("reactgraph_mcp")
     args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
+    args.playbook = args.playbook or bool(remembered.get("reactgraph_playbook"))
     agent, overrides = make_agent(args)
     with agent:
         try:

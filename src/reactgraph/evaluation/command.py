@@ -7,6 +7,7 @@ import argparse
 import datetime as dt
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
@@ -21,10 +22,13 @@ from rich.progress import (
 from rich.table import Table
 
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
+from reactgraph.evaluation.learning import run_learning, split_tasks
 from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
-from reactgraph.evaluation.suite import load_suite, shipped_suite
+from reactgraph.evaluation.suite import Task, load_suite, shipped_suite
 from reactgraph.models import resolve_model
+from reactgraph.playbook import Playbook, open_store
+from reactgraph.playbook.book import STORE_FILE
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, object]:
@@ -85,7 +89,11 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
         tasks = [t for t in tasks if t.id in wanted or t.category in wanted]
+    if args.held_out:
+        tasks = split_tasks(tasks)[1]
     agents = chosen_agents(args)
+    if args.learn and (agents != ["reactgraph"] or args.repeat != 1 or args.held_out):
+        raise ConfigError("--learn runs reactgraph once per task: not with --agents, --compare, --repeat or --held-out")
     baseline = load_baseline(args.baseline) if args.baseline else []
     model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url, cfg)
     suite_dir = args.suite if args.suite.is_dir() else args.suite.parent
@@ -98,9 +106,14 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
             if not console.is_terminal:  # no live bar in a log: one line per run instead
                 console.print(f"{r.agent} {r.task_id}: {'ok' if r.correct else 'miss'} ({r.reason}, {r.seconds:.1f} s)")
 
-        report = run_suite(
-            tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides, progress=advance
-        )
+        if args.learn:
+            learnt, measured = learn(tasks, model, suite_dir, overrides, args, advance)
+            report, tasks = SuiteReport(runs=measured), split_tasks(tasks)[1]
+            console.print(f"learning pass: {sum(r.correct for r in learnt)}/{len(learnt)} right; playbook in {args.out}")
+        else:
+            report = run_suite(
+                tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides, progress=advance
+            )
     wanted = {t.id for t in tasks}
     report = SuiteReport(runs=report.runs + [r for r in baseline if r.task_id in wanted and r.agent not in agents])
     table = Table(*report.headers(), title=f"{args.model} on {len(tasks)} tasks")
@@ -119,6 +132,25 @@ def run(args: argparse.Namespace, console: Console | None = None, model: str | B
     return report
 
 
+def learn(
+    tasks: list[Task], model: BaseChatModel, suite_dir: Path, overrides: dict[str, object], args: argparse.Namespace,
+    advance: Callable[[TaskRun], None],
+) -> tuple[list[TaskRun], list[TaskRun]]:
+    """The learning pass and the measured pass on a new playbook in ``--out``/playbook.sqlite (exported
+    beside it as playbook.json)."""
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / STORE_FILE
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        stale.unlink(missing_ok=True)
+    store = open_store(path)
+    try:
+        runs = run_learning(tasks, lambda task: model, suite_dir, store, overrides, advance)
+        (args.out / "playbook.json").write_text(Playbook(store).export_json() + "\n")
+    finally:
+        store.conn.close()
+    return runs
+
+
 def write_reports(report: SuiteReport, args: argparse.Namespace) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -127,6 +159,7 @@ def write_reports(report: SuiteReport, args: argparse.Namespace) -> None:
     command += f" --repeat {args.repeat}" + (f" --compare {args.compare}" if args.compare else "")
     command += (f" --agents {args.agents}" if args.agents else "") + (f" --baseline {args.baseline}" if args.baseline else "")
     command += "".join(f" --set {pair}" for pair in args.overrides) + (f" --only {args.only}" if args.only else "")
+    command += (" --learn" if args.learn else "") + (" --held-out" if args.held_out else "")
     (args.out / "eval.md").write_text(f"# Eval: {args.model}\n\n{stamp}; command: `{command}`\n\n{report.to_markdown()}\n")
 
 

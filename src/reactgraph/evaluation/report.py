@@ -40,6 +40,7 @@ class TaskRun(BaseModel):
     copied_answer: bool = False  # the final answer is empty or repeats an error message or the budget line
     non_answer_replies: int = 0  # replies refused as no answer during the run (reactgraph only)
     confidence: float | None = None  # result.confidence (reactgraph only; None without an answer)
+    playbook: list[str] = []  # the playbook bullets shown in the run's prompt (eval --learn)
 
 
 class SuiteReport(BaseModel):
@@ -73,6 +74,7 @@ class SuiteReport(BaseModel):
             "tool_errors": sum(r.tool_errors for r in runs),
             "tokens": sum(r.tokens for r in runs),
             "seconds": round(sum(r.seconds for r in runs), 2),
+            "iterations_per_right": statistics.mean(r.iterations for r in runs if r.correct) if any(r.correct for r in runs) else None,
         }
         scored = [r for r in runs if r.confidence is not None]
         scores, right = [r.confidence for r in scored], [r.correct for r in scored]
@@ -131,7 +133,8 @@ class SuiteReport(BaseModel):
             lines.append(
                 f"{agent}: correct {t['correct']}/{t['runs']} ({t['correct_rate']:.0%}), "
                 f"termination reason right {t['reason_right']}/{t['runs']} ({t['reason_right_rate']:.0%}), "
-                f"tool-fault tasks recovered {recovery}, iterations used by correct answers {share} of max, "
+                f"tool-fault tasks recovered {recovery}, iterations used by correct answers {share} of max "
+                f"({_share(t['iterations_per_right'], '{:.2f}')} per right answer), "
                 f"turns meant to act that made a readable call {acted}, "
                 f"final answers that are no answer (empty, a copied error or budget line) {t['copied_answers']}, "
                 f"replies refused as no answer {t['non_answer_replies']}, "
@@ -156,6 +159,9 @@ class SuiteReport(BaseModel):
             if rows := self.reliability_rows(agent):
                 out += ["", f"Confidence by bucket, {agent}:", "", "| " + " | ".join(RELIABILITY_HEADERS) + " |", "|---|---|---|---|"]
                 out += ["| " + " | ".join(row) + " |" for row in rows]
+        if used := [r for r in self.runs if r.playbook]:
+            out += ["", "Playbook bullets shown:", ""]
+            out += [f"- {r.agent} {r.task_id}: " + " / ".join(f"`{b}`" for b in r.playbook) for r in used]
         return "\n".join(out)
 
 

@@ -14,9 +14,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers import non_answer
+from reactgraph.checkpoints import thread_config
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.evaluation.checkers import check_answer
@@ -48,14 +50,18 @@ def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
     return AgentConfig().override(**(NON_INTERACTIVE | overrides | task.config))
 
 
-def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any]) -> TaskRun:
+def run_reactgraph(
+    task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any], playbook: BaseStore | None = None
+) -> TaskRun:
+    """One task through reactgraph; with ``playbook`` (a store) the run uses and feeds the playbook in it."""
     registry = task_registry(task, suite_dir)
     config = task_config(task, overrides)
-    agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None)
+    agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None, playbook=playbook or False)
     offered = {entry.name for entry in registry.list()}
     start = time.perf_counter()
     result = agent.run(task.question)
     seconds = time.perf_counter() - start
+    shown = (agent.graph.get_state(thread_config(result.thread_id)).values.get("playbook") or {}).get("bullets") or []
     errors = len(result.error_history)
     observations = [o for step in result.trace.steps for o in step.observations]
     return _task_run(
@@ -74,6 +80,7 @@ def run_reactgraph(task: Task, model: BaseChatModel, suite_dir: Path, overrides:
         copied_answer=is_copied(result.final_answer, [o.content for o in observations if o.status == "error"], config),
         non_answer_replies=sum(o.error_kind in (ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY) for o in observations),
         confidence=result.confidence,
+        playbook=[agent.playbook.show(i).content for i in shown if agent.playbook] if shown else [],
     )
 
 
