@@ -409,3 +409,29 @@ def test_reading_commands_create_no_database(tmp_path, command):
     done = cli(*command, "--db", str(missing))
     assert done.returncode == 1 and "no such file (nothing was created)" in done.stderr
     assert not missing.exists() and not missing.parent.exists()
+
+
+def test_playbook_commands_list_show_export_clear_import_remove(db, tmp_path):
+    """run --playbook learns into playbook.sqlite beside --db; `reactgraph playbook` reads and edits it."""
+    assert cli("playbook", "list", "--db", str(db)).returncode == 2  # no playbook yet: nothing is created
+    assert not (tmp_path / "playbook.sqlite").exists()
+    for thread in ("p1", "p2"):
+        done = cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", thread, "--playbook")
+        assert done.returncode == 0, done.stderr
+    [bullet] = json.loads(cli("playbook", "list", "--json", "--db", str(db)).stdout)
+    assert (bullet["section"], bullet["tool_sequence"], bullet["helpful_count"]) == ("strategies", ["lookup"], 2)
+    assert [s.split("@")[0] for s in bullet["sources"]] == ["p1", "p2"]
+    table = cli("playbook", "list", "--db", str(db)).stdout
+    assert bullet["id"] in table and "strategies" in table
+    assert json.loads(cli("playbook", "show", bullet["id"], "--db", str(db)).stdout)["content"] == bullet["content"]
+    exported = tmp_path / "book.json"
+    assert cli("playbook", "export", "--out", str(exported), "--db", str(db)).returncode == 0
+    assert cli("playbook", "clear", "--db", str(db)).stdout.strip() == "removed 1 bullet(s)"
+    assert json.loads(cli("playbook", "list", "--json", "--db", str(db)).stdout) == []
+    assert cli("playbook", "import", str(exported), "--db", str(db)).stdout.strip() == "imported 1 bullet(s)"
+    assert cli("playbook", "remove", bullet["id"], "--db", str(db)).returncode == 0
+    missing = cli("playbook", "remove", bullet["id"], "--db", str(db))
+    assert missing.returncode == 2 and f"no bullet {bullet['id']!r}" in missing.stderr
+    (tmp_path / "junk.json").write_text("[{}]")
+    junk = cli("playbook", "import", str(tmp_path / "junk.json"), "--db", str(db))
+    assert junk.returncode == 2 and "not a playbook export" in junk.stderr

@@ -240,3 +240,12 @@ def test_playbooks_are_namespaced(math_tools):
     agent, _ = agent_on(store, [ADD, "2 + 3 = 5"], math_tools, playbook_name="maths")
     agent.run("What is 2 + 3?")
     assert len(Playbook(store, "maths").list()) == 1 and Playbook(store).list() == []
+
+
+def test_a_give_up_becomes_an_observation_without_counts(math_tools):
+    agent, _ = agent_on(InMemoryStore(), [LOOK, "I cannot complete this task: the table has no weather."], math_tools)
+    result = agent.run("What is the weather in Paris?")
+    assert result.termination_reason is TerminationReason.FAILURE
+    [note] = agent.playbook.list()
+    assert note.section == "observations" and (note.helpful_count, note.harmful_count) == (0, 0)
+    assert note.content == 'For "What is the weather in Paris?": lookup(key="paris") did not give the answer; the run said it cannot answer.'

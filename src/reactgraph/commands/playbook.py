@@ -45,7 +45,10 @@ def cmd_playbook(args: argparse.Namespace) -> int:
             print(f"removed {book.clear()} bullet(s)")
         elif args.action == "export":
             text = book.export_json() + "\n"
-            args.out.write_text(text) if args.out else sys.stdout.write(text)
+            if args.out:
+                args.out.write_text(text)
+            else:
+                sys.stdout.write(text)
         else:
             try:
                 text = args.file.read_text()

@@ -105,10 +105,8 @@ def reflect(
         why = f"{reason.replace('_', ' ')}" + (f": {detail}" if detail else "")
         bullets.append(bullet(f"For {quoted(question)}: {shown} led to no answer ({why}).", "pitfalls", sequence(tried), 0, 1))
     else:
-        bullets.append(
-            bullet(f"For {quoted(question)}: {shown} did not have the answer; the run said so.", "observations",
-                   sequence(tried), 0, 0)
-        )
+        how = f"{shown} did not give the answer" if tried else "no tool was called"
+        bullets.append(bullet(f"For {quoted(question)}: {how}; the run said it cannot answer.", "observations", sequence(tried), 0, 0))
     helpful, harmful = (1, 0) if kind == "good" else (0, 1) if kind == "bad" else (0, 0)
     for failed, worked in recoveries(calls)[:MAX_RECOVERIES]:
         action, error = failed
