@@ -249,3 +249,20 @@ def test_a_give_up_becomes_an_observation_without_counts(math_tools):
     [note] = agent.playbook.list()
     assert note.section == "observations" and (note.helpful_count, note.harmful_count) == (0, 0)
     assert note.content == 'For "What is the weather in Paris?": lookup(key="paris") did not give the answer; the run said it cannot answer.'
+
+
+def test_a_store_with_embeddings_retrieves_by_meaning(math_tools):
+    """A store with a semantic index (here a two-dimensional toy embedding) is searched by its index:
+    a question sharing no word with the bullet finds it, an unrelated bullet stays out."""
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if ("sum" in t or "plus" in t) else [0.0, 1.0] for t in texts]
+
+    store = InMemoryStore(index={"embed": embed, "dims": 2, "fields": ["content"]})
+    book = Playbook(store)
+    book.add("For a sum: call add with both numbers, then answer.", tool_sequence=["add"])
+    book.add("For a country: call lookup with the city.", tool_sequence=["lookup"])
+    agent, model = agent_on(store, ["5"], math_tools)
+    agent.run("How much is two plus three?")
+    system = system_prompt(model)
+    assert "For a sum: call add with both numbers" in system and "For a country" not in system

@@ -116,10 +116,10 @@ class Playbook:
 
     def retrieve(self, question: str, k: int, tools: Iterable[str] | None = None) -> list[Bullet]:
         """The ``k`` bullets for ``question`` whose tools the run offers: by the store's semantic
-        index when it has one (embeddings configured), else by shared words."""
+        index when it has one (embeddings configured; a similarity above 0), else by shared words."""
         tools = None if tools is None else set(tools)
         if getattr(self.store, "index_config", None):
-            items = self.store.search(self._bullets_ns, query=question, limit=4 * k)
+            items = [i for i in self.store.search(self._bullets_ns, query=question, limit=4 * k) if (i.score or 0) > 0]
             return [b for b in (Bullet.model_validate(i.value) for i in items) if usable(b, tools)][:k]
         return rank_lexical(question, [b for b in self.list() if usable(b, tools)], k)
 
