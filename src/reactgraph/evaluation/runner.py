@@ -80,8 +80,16 @@ def run_reactgraph(
         copied_answer=is_copied(result.final_answer, [o.content for o in observations if o.status == "error"], config),
         non_answer_replies=sum(o.error_kind in (ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY) for o in observations),
         confidence=result.confidence,
-        playbook=[agent.playbook.show(i).content for i in shown if agent.playbook] if shown else [],
+        playbook=shown_contents(agent, shown),
     )
+
+
+def shown_contents(agent: ReActAgent, ids: list[str]) -> list[str]:
+    """The contents of the bullets a run was shown (one the run itself retired is left out)."""
+    if not ids or agent.playbook is None:
+        return []
+    kept = {b.id: b.content for b in agent.playbook.list()}
+    return [kept[i] for i in ids if i in kept]
 
 
 def prebuilt_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
