@@ -25,7 +25,7 @@ from results_section import write_section  # beside this script
 
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.playbook import Playbook, open_store
+from reactgraph.playbook import Playbook, sqlite_store
 from reactgraph.playbook.reflector import reflect
 from reactgraph.result import Observation, ReActStep, ToolAction
 from reactgraph.tokens import count_tokens
@@ -72,7 +72,7 @@ def timed(fn, repeats: int = REPEATS) -> float:
 
 
 def measure(size: int, folder: Path) -> dict[str, float]:
-    store = open_store(folder / f"playbook-{size}.sqlite")
+    store = sqlite_store(folder / f"playbook-{size}.sqlite")
     book = Playbook(store, max_bullets=max(size, 1) + 50)
     for n in range(size):
         book.merge(reflect(question(n), steps(n), "success", "", 2, f"seed-{n}@0"))

@@ -13,7 +13,7 @@ from rich.table import Table
 from reactgraph.checkpoints import default_db_path
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
-from reactgraph.playbook import Playbook, open_store
+from reactgraph.playbook import Playbook, sqlite_store
 from reactgraph.playbook.book import STORE_FILE
 
 
@@ -22,7 +22,7 @@ def cmd_playbook(args: argparse.Namespace) -> int:
     path = (Path(args.db) if args.db else default_db_path()).parent / STORE_FILE
     if args.action != "import" and not path.exists():
         raise UsageError(f"no playbook at {path.absolute()}: runs with --playbook write one")
-    store = open_store(path)
+    store = sqlite_store(path)
     try:
         book = Playbook(store, args.name)
         if args.action == "list":

@@ -27,7 +27,7 @@ from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskR
 from reactgraph.evaluation.runner import RUNNERS, run_suite
 from reactgraph.evaluation.suite import Task, load_suite, shipped_suite
 from reactgraph.models import resolve_model
-from reactgraph.playbook import Playbook, open_store
+from reactgraph.playbook import Playbook, sqlite_store
 from reactgraph.playbook.book import STORE_FILE
 
 
@@ -142,7 +142,7 @@ def learn(
     path = args.out / STORE_FILE
     for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         stale.unlink(missing_ok=True)
-    store = open_store(path)
+    store = sqlite_store(path)
     try:
         runs = run_learning(tasks, lambda task: model, suite_dir, store, overrides, advance)
         (args.out / "playbook.json").write_text(Playbook(store).export_json() + "\n")

@@ -34,7 +34,7 @@ class PlaybookError(ValueError):
     """A bullet that does not exist, or an import that is not a playbook export."""
 
 
-def open_store(path: Path) -> SqliteStore:
+def sqlite_store(path: Path) -> SqliteStore:
     """LangGraph's SqliteStore on ``path`` (created with its folder), in WAL mode, waiting for a
     writer's lock up to 30 s."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +48,7 @@ def open_store(path: Path) -> SqliteStore:
 
 def playbook_store(db_path: Path | None) -> BaseStore:
     """The default store: ``playbook.sqlite`` beside the checkpoint file, in memory without one."""
-    return open_store(db_path.parent / STORE_FILE) if db_path is not None else InMemoryStore()
+    return sqlite_store(db_path.parent / STORE_FILE) if db_path is not None else InMemoryStore()
 
 
 class Lessons:
