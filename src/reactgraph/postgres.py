@@ -2,7 +2,7 @@
 
 ``ReActAgent(checkpointer="postgresql://user:password@host/db")`` (or ``REACTGRAPH_DB``, or ``--db``)
 connects once to check the URL, creates LangGraph's tables (``setup()``) and ours (``reactgraph_cancels``)
-under an advisory lock, so that many processes starting at once do not race, then keeps a pool of
+when missing, under an advisory lock, so that many processes starting at once do not race, then keeps a pool of
 connections for the sync calls; each async run opens a small async pool of its own. Every error names
 the database by its URL with the password hidden, and says what is wrong.
 """
@@ -29,6 +29,7 @@ CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported u
 POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)
 ASYNC_POOL_SIZE = 2  # connections of the pool of one async run
 SETUP_LOCK = 0x7265616374  # pg_advisory_lock key held while the tables are created ("react")
+SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
 CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
 CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at DOUBLE PRECISION NOT NULL)"
 ERRORS = (psycopg.Error, PoolTimeout)
@@ -54,11 +55,16 @@ def describe_error(url: str, exc: BaseException, run: str | None = None) -> str:
     of_run = f" (run {run!r})" if run is not None else ""
     if isinstance(exc, DECODE_ERRORS):
         what, advice = "a stored checkpoint cannot be read", "the row is corrupt or was written by another program; it was left untouched"
-    elif isinstance(exc, psycopg.OperationalError | PoolTimeout):
+    elif isinstance(exc, PoolTimeout) or (isinstance(exc, psycopg.OperationalError) and _connecting(exc)):
         what, advice = "cannot connect or lost the connection", "check the URL, that the server runs and accepts the user and password"
     else:
         what, advice = "cannot be used", "check the URL and the user's rights on the database"
     return f"checkpoint database {redacted(url)}{of_run}: {what} ({type(exc).__name__}: {detail}); {advice}"
+
+
+def _connecting(exc: psycopg.Error) -> bool:
+    """Whether ``exc`` is a failure to connect: no server, refused login, no such database (SQLSTATE 08, 28, 3D)."""
+    return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "28", "3D")
 
 
 def _password(url: str) -> str | None:
@@ -144,10 +150,26 @@ class PostgresRunStore(RunStore):
 
 
 def setup(conn: psycopg.Connection) -> None:
-    """Create LangGraph's checkpoint tables (its migrations) and ours, one process at a time."""
-    conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
-    try:
-        PostgresSaver(conn).setup()
-        conn.execute(CANCELS)
-    finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+    """Create LangGraph's checkpoint tables (its migrations) and ours, one process at a time; nothing when
+    they are there. The lock is tried, not waited for: a session waiting on it would hold back the
+    migrations' CREATE INDEX CONCURRENTLY of the session that has it (a deadlock)."""
+    while not _set_up(conn):
+        if conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (SETUP_LOCK,)).fetchone()["got"]:
+            try:
+                PostgresSaver(conn).setup()
+                conn.execute(CANCELS)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+        else:
+            time.sleep(SETUP_POLL_SECONDS)
+
+
+def _set_up(conn: psycopg.Connection) -> bool:
+    """Whether every table is there, at LangGraph's latest migration (or a later version's)."""
+    found = conn.execute(
+        "SELECT to_regclass('reactgraph_cancels') IS NOT NULL AS ours, to_regclass('checkpoint_migrations') IS NOT NULL AS theirs"
+    ).fetchone()
+    if not (found["ours"] and found["theirs"]):
+        return False
+    latest = conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+    return latest is not None and latest >= len(PostgresSaver.MIGRATIONS) - 1
