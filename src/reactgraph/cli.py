@@ -1,7 +1,7 @@
 """The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
 
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
-                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
+                              [--token-budget N] [--db PATH|URL] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
                               [--output-schema SIGNATURE] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
