@@ -82,8 +82,10 @@ class PostgresRunStore(RunStore):
         with self.errors():
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT, **CONNECTION) as conn:
                 setup(conn)
-            pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
-                                  timeout=CONNECT_TIMEOUT, open=True, name="reactgraph")
+            pool = ConnectionPool(  # each connection checked when taken: one the server closed is replaced
+                url, min_size=1, max_size=POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
+                timeout=CONNECT_TIMEOUT, check=ConnectionPool.check_connection, open=True, name="reactgraph",
+            )
         self.pool = pool
         super().__init__(PostgresSaver(pool))
 

@@ -127,3 +127,15 @@ def test_cli_runs_and_trace_read_postgres(postgres_url, math_tools, capsys):
     assert main(["runs", "--db", postgres_url.replace(PASSWORD, "wrong")]) == 1
     err = capsys.readouterr().err
     assert "password authentication failed" in err and "wrong" not in err.replace("password", "")
+
+
+def test_connections_the_server_closed_are_replaced(postgres_url, math_tools):
+    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url) as agent:
+        agent.run("Where is Paris?", thread_id="before")
+        with psycopg.connect(postgres_url, autocommit=True) as admin:  # as a server restart or an idle timeout would
+            ended = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+        assert ended >= 1
+        assert agent.run("Where is Paris?", thread_id="after").final_answer == "Paris is in France."
+        assert {r.thread_id for r in agent.list_runs()} == {"before", "after"}
