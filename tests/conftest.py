@@ -1,16 +1,48 @@
-"""Shared fixtures: simple typed tools whose calls are recorded."""
+"""Shared fixtures: simple typed tools whose calls are recorded; a throwaway PostgreSQL server."""
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
+
+from tests.postgres import create_database, missing_reason, start_postgres
 
 
 @pytest.fixture(autouse=True)
 def isolated_checkpoints(tmp_path, monkeypatch):
     """Every test's agents checkpoint to their own SQLite file, never the working directory's."""
     monkeypatch.setenv("REACTGRAPH_DB", str(tmp_path / "checkpoints.sqlite"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The superuser URL of one PostgreSQL server started for the whole session.
+
+    Skipped when none can start, unless ``REACTGRAPH_TEST_POSTGRES=required`` (as in CI): then it fails.
+    """
+    if reason := missing_reason():
+        if os.environ.get("REACTGRAPH_TEST_POSTGRES") == "required":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    url, stop = start_postgres()
+    yield url
+    stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A ``postgresql://`` URL of a fresh database of its own for this test."""
+    return create_database(postgres_server)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def run_db(request, tmp_path) -> str:
+    """Where a test's runs live, once per backend: a SQLite file, then a fresh Postgres database (a URL)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "db.sqlite")
+    return request.getfixturevalue("postgres_url")
 
 
 class CallLog:

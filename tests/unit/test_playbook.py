@@ -104,13 +104,14 @@ SURVIVOR = textwrap.dedent(
 )
 
 
-def test_a_bullet_learnt_in_another_process_is_shown_for_a_similar_question(tmp_path, math_tools):
-    db = tmp_path / "runs" / "checkpoints.sqlite"
-    done = subprocess.run([sys.executable, "-c", SURVIVOR, str(db)], capture_output=True, text=True, timeout=120)
+def test_a_bullet_learnt_in_another_process_is_shown_for_a_similar_question(run_db, math_tools):
+    """playbook=True keeps the playbook beside the runs: playbook.sqlite beside a SQLite file, the
+    PostgresStore of a Postgres database. A new agent in this process finds what the other learnt."""
+    done = subprocess.run([sys.executable, "-c", SURVIVOR, run_db], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "success", done.stderr
-    assert (tmp_path / "runs" / "playbook.sqlite").exists()
     model = ScriptedChatModel(responses=[ADD, "2 + 3 = 5"])
-    agent = ReActAgent(model=model, tools=math_tools, playbook=True, checkpointer=db)
+    agent = ReActAgent(model=model, tools=math_tools, playbook=True, checkpointer=run_db)
+    assert type(agent.playbook.store).__name__ == ("PostgresStore" if run_db.startswith("postgresql") else "SqliteStore")
     result = agent.run("What is the sum of 2 and 3?")
     system = system_prompt(model)
     assert "Strategies from earlier runs" in system

@@ -1,5 +1,6 @@
 """``reactgraph playbook``: list, show, remove, clear, export and import the bullets learnt from
-earlier runs, in ``playbook.sqlite`` beside the checkpoint file (``--db``)."""
+earlier runs, where ``--playbook`` runs keep them: ``playbook.sqlite`` beside the checkpoint file, or
+the Postgres database of a ``postgresql://`` ``--db``."""
 
 from __future__ import annotations
 
@@ -10,19 +11,22 @@ from pathlib import Path
 
 from rich.table import Table
 
-from reactgraph.checkpoints import default_db_path
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
-from reactgraph.playbook import Playbook, sqlite_store
+from reactgraph.playbook import Playbook, close_store, playbook_store
 from reactgraph.playbook.book import STORE_FILE
+from reactgraph.stores import default_db, is_postgres_url, open_store
 
 
 def cmd_playbook(args: argparse.Namespace) -> int:
     """reactgraph playbook ACTION."""
-    path = (Path(args.db) if args.db else default_db_path()).parent / STORE_FILE
-    if args.action != "import" and not path.exists():
-        raise UsageError(f"no playbook at {path.absolute()}: runs with --playbook write one")
-    store = sqlite_store(path)
+    db = args.db or default_db()
+    if not is_postgres_url(db):
+        path = Path(db).parent / STORE_FILE
+        if args.action != "import" and not path.exists():
+            raise UsageError(f"no playbook at {path.absolute()}: runs with --playbook write one")
+    runs = open_store(db)
+    store = playbook_store(runs)
     try:
         book = Playbook(store, args.name)
         if args.action == "list":
@@ -56,5 +60,6 @@ def cmd_playbook(args: argparse.Namespace) -> int:
                 raise UsageError(f"{args.file}: {exc.strerror}") from None
             print(f"imported {book.import_json(text)} bullet(s)")
     finally:
-        store.conn.close()
+        close_store(store)
+        runs.close()
     return EXIT_OK

@@ -23,6 +23,7 @@ from reactgraph.playbook import curator
 from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
 from reactgraph.playbook.reflector import outcome, reflect, reflect_state
 from reactgraph.playbook.retrieval import block, rank_lexical, usable
+from reactgraph.stores import RunStore
 
 STORE_FILE = "playbook.sqlite"
 MAX_BULLETS = 200
@@ -46,9 +47,25 @@ def sqlite_store(path: Path) -> SqliteStore:
     return store
 
 
-def playbook_store(db_path: Path | None) -> BaseStore:
-    """The default store: ``playbook.sqlite`` beside the checkpoint file, in memory without one."""
-    return sqlite_store(db_path.parent / STORE_FILE) if db_path is not None else InMemoryStore()
+def playbook_store(runs: RunStore) -> BaseStore:
+    """The default store, beside the agent's runs: ``playbook.sqlite`` beside a SQLite checkpoint file,
+    LangGraph's PostgresStore in a Postgres database (on the runs' connection pool), else in memory."""
+    if runs.db_path is not None:
+        return sqlite_store(runs.db_path.parent / STORE_FILE)
+    if (pool := getattr(runs, "pool", None)) is not None:
+        from langgraph.store.postgres import PostgresStore  # only with Postgres: psycopg loads slowly
+
+        store = PostgresStore(pool)
+        with runs.errors():
+            store.setup()
+        return store
+    return InMemoryStore()
+
+
+def close_store(store: BaseStore) -> None:
+    """Close the connection of a store ``playbook_store`` opened (a Postgres pool is the runs' own)."""
+    if isinstance(store, SqliteStore):
+        store.conn.close()
 
 
 class Lessons:

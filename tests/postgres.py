@@ -1,0 +1,113 @@
+"""A throwaway PostgreSQL server for tests and benchmarks, from the Debian binaries.
+
+    url, stop = start_postgres()      # postgresql://postgres:<password>@127.0.0.1:<port>/postgres
+    db_url = create_database(url)     # a fresh, empty database on that server
+    stop()
+
+The server runs as the ``postgres`` user when we are root (``initdb`` refuses root), keeps its data in
+a private temporary directory, listens on a free local port, requires the password in the URL for TCP
+connections (so tests can try a wrong one), and trades durability for speed (no fsync).
+Benchmarks import it with the repository root on ``sys.path``: ``from tests.postgres import start_postgres``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+
+PASSWORD = "reactgraph-test"
+_FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+
+
+def postgres_bin() -> Path | None:
+    """The directory of the newest installed PostgreSQL's ``initdb`` and ``pg_ctl``, or None."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parent.parent.name))
+    return Path(found[-1]).parent if found else None
+
+
+def missing_reason() -> str | None:
+    """Why no server can be started here, or None when one can."""
+    if postgres_bin() is None:
+        return "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (apt-get install postgresql)"
+    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        return "running as root and runuser is missing (initdb refuses root)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _as_server_user(args: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+def _run(args: list[str]) -> None:
+    done = subprocess.run(_as_server_user(args), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr.strip() or done.stdout}")
+
+
+def start_postgres(tmpdir: str | Path | None = None) -> tuple[str, Callable[[], None]]:
+    """Start a server; return its superuser URL and a function that stops it and deletes its data.
+
+    ``tmpdir`` is where the data directory is made (the system temporary directory by default); as root it
+    must be reachable by the ``postgres`` user, which pytest's own temporary directories are not.
+    """
+    if reason := missing_reason():
+        raise RuntimeError(reason)
+    bin_dir = postgres_bin()
+    home = Path(tempfile.mkdtemp(prefix="reactgraph-pg-", dir=tmpdir))
+    data, pwfile = home / "data", home / "password"
+    pwfile.write_text(PASSWORD)
+    if os.geteuid() == 0:
+        shutil.chown(home, "postgres")
+        shutil.chown(pwfile, "postgres")
+
+    def stop() -> None:
+        if (data / "postmaster.pid").exists():
+            subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "stop", "-D", str(data), "-m", "immediate"]),
+                           capture_output=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+    try:
+        _run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", f"--pwfile={pwfile}", "--no-sync",
+              "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C"])
+        for attempt in range(3):
+            port = _free_port()
+            options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1 {_FAST}"
+            try:
+                _run([str(bin_dir / "pg_ctl"), "start", "-w", "-t", "30", "-D", str(data), "-o", options,
+                      "-l", str(home / "server.log")])
+                break
+            except RuntimeError:  # the port was taken in between: try another one
+                if attempt == 2:
+                    raise RuntimeError(f"postgres did not start: {(home / 'server.log').read_text()[-2000:]}")
+    except BaseException:
+        stop()
+        raise
+    return f"postgresql://postgres:{PASSWORD}@127.0.0.1:{port}/postgres", stop
+
+
+def with_database(url: str, name: str) -> str:
+    """``url`` pointing at database ``name`` instead."""
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def create_database(url: str, name: str | None = None) -> str:
+    """Create a fresh empty database on the server at ``url``; return its URL."""
+    name = name or f"test_{secrets.token_hex(6)}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY file_copy')
+    return with_database(url, name)
