@@ -31,6 +31,7 @@ import procrastinate
 import psycopg
 from procrastinate.exceptions import ConnectorException
 from procrastinate.schema import SchemaManager
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from reactgraph.agent import ReActAgent
 from reactgraph.checkpoints import DB_ENV, CheckpointStoreError, RunNotFoundError
@@ -44,6 +45,7 @@ JOB_KEY = "reactgraph_job"  # checkpoint metadata: the id of the job whose run w
 SPECS = ("model", "tools", "mcp", "output_schema")  # options naming what to load, as the CLI's flags do
 LABELS = {"model": "reactgraph_model", "tools": "reactgraph_tools", "mcp": "reactgraph_mcp", "output_schema": "reactgraph_output_schema"}
 STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
+RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
 SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
 
 logger = logging.getLogger(__name__)
@@ -81,7 +83,7 @@ def queue_errors(url: str) -> Iterator[None]:
     """Connection and query failures as CheckpointStoreError naming the database (password hidden)."""
     try:
         yield
-    except (psycopg.Error, ConnectorException) as exc:
+    except (psycopg.Error, ConnectorException, PoolTimeout) as exc:
         cause = exc.__cause__ if isinstance(exc, ConnectorException) and exc.__cause__ else exc
         raise CheckpointStoreError(f"task queue database {shown_url(url)}: {str(cause).strip()}") from exc
 
@@ -96,12 +98,15 @@ def ensure_schema(url: str) -> None:
 
 
 @asynccontextmanager
-async def thread_lock(url: str, thread_id: str) -> AsyncIterator[None]:
-    """Hold a session advisory lock on ``thread_id`` (waiting for it): the server releases it when the
-    holder's connection ends, a killed worker's too."""
-    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+async def thread_lock(pool: AsyncConnectionPool, thread_id: str) -> AsyncIterator[None]:
+    """Hold a session advisory lock on ``thread_id`` (waiting for it): the server also releases it when
+    the holder's connection ends, a killed worker's too."""
+    async with pool.connection() as conn:
         await conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (thread_id,))
-        yield
+        try:
+            yield
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (thread_id,))
 
 
 # -- runs ----------------------------------------------------------------------------------
@@ -131,8 +136,9 @@ class Runner:
     """Runs a worker's jobs: one agent per set of specs (model, tools, MCP servers, output schema), kept
     for the worker's life, on the queue's database."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, concurrency: int) -> None:
         self.url = url
+        self.locks = AsyncConnectionPool(url, min_size=1, max_size=concurrency, kwargs={"autocommit": True}, open=False)
         self._agents: dict[str, tuple[ReActAgent, dict[str, Any]]] = {}
 
     def agent(self, specs: dict[str, Any]) -> tuple[ReActAgent, dict[str, Any]]:
@@ -156,7 +162,7 @@ class Runner:
         agent, selected = self.agent(specs)
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
-        async with thread_lock(self.url, thread_id):
+        async with thread_lock(self.locks, thread_id):
             try:
                 info = await asyncio.to_thread(agent.run_info, thread_id)
             except RunNotFoundError:
@@ -171,10 +177,17 @@ class Runner:
                 return
         logger.info("finished %s (job %s): %s", thread_id, job_id, result.termination_reason.value)
 
-    def close(self) -> None:
-        for agent, _ in self._agents.values():
-            agent.close()
-        self._agents.clear()
+    @asynccontextmanager
+    async def opened(self) -> AsyncIterator[Runner]:
+        """The runner with its connections open; its agents closed at the end."""
+        await self.locks.open(wait=True)
+        try:
+            yield self
+        finally:
+            await self.locks.close()
+            for agent, _ in self._agents.values():
+                agent.close()
+            self._agents.clear()
 
 
 # -- the queue -----------------------------------------------------------------------------
@@ -194,7 +207,7 @@ def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STA
     every = max(1, min(30, int(stalled_after // 3)))
 
     @app.periodic(cron=f"* * * * * */{every}")  # the 6th field: seconds
-    @app.task(name=RETRY_TASK, queue=QUEUE, queueing_lock=RETRY_TASK, pass_context=True)
+    @app.task(name=RETRY_TASK, queue=QUEUE, queueing_lock=RETRY_TASK, priority=RETRY_PRIORITY, pass_context=True)
     async def retry_stalled_runs(context: procrastinate.JobContext, timestamp: int) -> None:
         for job in await context.app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_after):
             try:
@@ -235,20 +248,17 @@ def run_worker(db: str | None = None, *, concurrency: int = 1, stalled_after: fl
         raise QueueConfigError(f"stalled_after must be a positive number of seconds, got {stalled_after}")
     url = queue_url(db)
     ensure_schema(url)
-    runner = Runner(url)
+    runner = Runner(url, concurrency)
     heartbeat = stalled_after / 3
     app = queue_app(url, runner, stalled_after)
 
     async def work() -> None:
-        async with app.open_async():
+        async with app.open_async(), runner.opened():
             await app.run_worker_async(
                 queues=[QUEUE], concurrency=concurrency, update_heartbeat_interval=heartbeat,
                 stalled_worker_timeout=stalled_after, fetch_job_polling_interval=min(5.0, heartbeat),
                 install_signal_handlers=True,
             )
 
-    try:
-        with queue_errors(url):
-            asyncio.run(work())
-    finally:
-        runner.close()
+    with queue_errors(url):
+        asyncio.run(work())
