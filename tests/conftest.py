@@ -37,6 +37,14 @@ def postgres_url(postgres_server: str) -> str:
     return create_database(postgres_server)
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def run_db(request, tmp_path) -> str:
+    """Where a test's runs live, once per backend: a SQLite file, then a fresh Postgres database (a URL)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "db.sqlite")
+    return request.getfixturevalue("postgres_url")
+
+
 class CallLog:
     """Records (tool, args) of every tool call, thread-safely."""
 

@@ -7,6 +7,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from langchain_core.callbacks import Callbacks
@@ -23,16 +24,11 @@ from reactgraph.checkpoints import (
     HistoryEntry,
     RunInfo,
     RunNotFoundError,
-    async_sqlite_saver,
     fork_point,
     history,
     list_runs,
-    reading_run,
-    resolve_checkpointer,
     run_info,
-    saver_busy_timeout,
     snapshot_result,
-    store_errors,
     thread_config,
 )
 from reactgraph.config import AgentConfig, make_config
@@ -40,6 +36,7 @@ from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_lim
 from reactgraph.inputs import checked_query
 from reactgraph.models import check_model
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
+from reactgraph.stores import open_store
 from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
 from reactgraph.typed_output import OutputSchema
@@ -59,7 +56,8 @@ class ReActAgent:
     ``tools`` are typed, documented functions, LangChain tools, or a ToolRegistry; ``config`` and
     keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id:
     by default to the SQLite file ``./.reactgraph/checkpoints.sqlite`` (or ``REACTGRAPH_DB``);
-    ``checkpointer`` may instead be another file path, any LangGraph saver, or None (in memory).
+    ``checkpointer`` may instead be another file path, a ``postgresql://`` URL, any LangGraph saver,
+    or None (in memory). ``store`` is where the runs live (``reactgraph.stores``).
     ``nodes`` swaps nodes of the graph by name (see ``build_graph``). ``output_schema`` (a pydantic
     model class, or a signature string such as ``"question -> answer: float, unit: str"``) types the
     final answer: ``result.output`` is an instance of it, beside the text in ``final_answer``.
@@ -83,8 +81,9 @@ class ReActAgent:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         self._deps = build_deps(model, tools, config, output_schema)
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
-        self.checkpointer, self.db_path = resolve_checkpointer(checkpointer)
-        self._owns_connection = self.db_path is not None and not isinstance(checkpointer, BaseCheckpointSaver)
+        self.store = open_store(checkpointer)
+        self.checkpointer = self.store.saver
+        self._deps.cancels = self.store
         self.nodes = dict(nodes or {})
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes)
         self._checked_models: set[str] = set()
@@ -103,10 +102,14 @@ class ReActAgent:
         """The final answer's type (a signature string's model), or None."""
         return self._deps.output_schema
 
+    @property
+    def db_path(self) -> Path | None:
+        """The SQLite file the runs are stored in (None for Postgres, in memory or a saver of another kind)."""
+        return self.store.db_path
+
     def close(self) -> None:
-        """Close the SQLite connection this agent opened (other savers are left to their owner)."""
-        if self._owns_connection:
-            self.checkpointer.conn.close()
+        """Close the connections this agent opened (a saver given to it is left to its owner)."""
+        self.store.close()
 
     def __enter__(self) -> ReActAgent:
         return self
@@ -185,7 +188,9 @@ class ReActAgent:
             raise ValueError("fork needs exactly one of iteration= or checkpoint_id=")
         if checkpoint_id is None:
             checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
-        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
+        context, run_config, thread_id = self._prepare(
+            thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
+        )
         start = run_config | thread_config(thread_id, checkpoint_id)
         return self._drive(None, run_config, context, thread_id, on_clarification, on_approval, start=start)
 
@@ -253,7 +258,7 @@ class ReActAgent:
         checked_query(query)
         context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
         async with self._async_graph() as graph:
-            with store_errors(self.db_path):
+            with self.store.errors(thread_id):
                 modes = stream_modes(tokens)
                 async for mode, chunk in graph.astream({"query": query}, run_config, context=context, stream_mode=modes, durability=DURABILITY):
                     for item in stream_items(mode, chunk):
@@ -290,7 +295,7 @@ class ReActAgent:
         )
         run_config["metadata"] |= metadata or {}
         payload: Any = {"query": query} if query is not None else self._resume_command(run_config, answer, None, approvals)
-        with store_errors(self.db_path):
+        with self.store.errors(thread_id):
             modes = stream_modes(tokens)
             chunks = self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY, subgraphs=True)
             for namespace, mode, chunk in chunks:
@@ -304,15 +309,18 @@ class ReActAgent:
         return agent_tool(self, name, description)
 
     def cancel(self, thread_id: str | None = None) -> None:
-        """Stop the run on ``thread_id`` (every running run, when None) after its current step."""
+        """Stop the run on ``thread_id`` (every running run, when None) after its current step. The
+        request is stored in the agent's database, so it reaches a run in another process on the same
+        database (SQLite file or Postgres) too; a new run on the thread starts uncancelled."""
         self._deps.request_cancel(thread_id)
+        self.store.request_cancel(thread_id)
 
     # -- inspecting ------------------------------------------------------------------------
 
     def get_result(self, thread_id: str | None = None) -> ReActResult:
         """The result of the run on ``thread_id`` (default: the last run), from its checkpoint."""
         thread_id = self._thread(thread_id)
-        with reading_run(self.db_path, thread_id):
+        with self.store.reading(thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
             if not snapshot.values and not snapshot.next:
                 raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
@@ -329,19 +337,19 @@ class ReActAgent:
     def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
         """The state after each node (each super-step) of the run, oldest first, from the checkpointer."""
         thread_id = self._thread(thread_id)
-        with reading_run(self.db_path, thread_id):
+        with self.store.reading(thread_id):
             return history(self.graph, thread_id)
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
-        with reading_run(self.db_path, thread_id):
+        with self.store.reading(thread_id):
             return run_info(self.graph, thread_id)
 
     def list_runs(self, limit: int | None = None) -> list[RunInfo]:
         """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,
         started, updated), most recently updated first."""
-        with reading_run(self.db_path):
-            return list_runs(self.graph, limit)
+        with self.store.reading():
+            return list_runs(self.graph, limit, self.store.thread_ids())
 
     # -- internals -------------------------------------------------------------------------
 
@@ -358,7 +366,7 @@ class ReActAgent:
     ) -> Any:
         """Invoke until the run ends or waits on what no handler answers (questions by
         ``on_clarification``, calls to approve by ``on_approval``)."""
-        with store_errors(self.db_path):
+        with self.store.errors(thread_id):
             self.graph.invoke(payload, start or config, context=context, durability=DURABILITY)
             while True:
                 snapshot = self.graph.get_state(config)
@@ -377,7 +385,7 @@ class ReActAgent:
     ) -> Any:
         """Async ``_drive``: invoke until the run ends or waits on what no handler answers."""
         async with self._async_graph() as graph:
-            with store_errors(self.db_path):
+            with self.store.errors(thread_id):
                 while True:
                     await graph.ainvoke(payload, config, context=context, durability=DURABILITY)
                     snapshot = await graph.aget_state(config)
@@ -392,18 +400,16 @@ class ReActAgent:
         AnswerError when an answer or a decision does not fit what the run waits for."""
         if answer is None and approval is None and not approvals:
             return None
-        with reading_run(self.db_path, config["configurable"]["thread_id"]):
+        with self.store.reading(config["configurable"]["thread_id"]):
             interrupts = self.graph.get_state(config).interrupts
         return Command(resume=resume_values(interrupts, answer=answer, approval=approval, approvals=approvals))
 
     @asynccontextmanager
     async def _async_graph(self) -> AsyncIterator[Any]:
-        """The graph for async calls: on a SQLite file, bound to an AsyncSqliteSaver on the same file."""
-        if self.db_path is None:
-            yield self.graph
-            return
-        async with async_sqlite_saver(self.db_path, saver_busy_timeout(self.checkpointer)) as saver:
-            yield self.graph.copy({"checkpointer": saver})
+        """The graph for async calls, bound to the store's async saver (an AsyncSqliteSaver on the same
+        file, an AsyncPostgresSaver on the same database)."""
+        async with self.store.async_saver() as saver:
+            yield self.graph if saver is self.checkpointer else self.graph.copy({"checkpointer": saver})
 
     def _prepare(
         self,
@@ -411,13 +417,16 @@ class ReActAgent:
         overrides: dict[str, Any],
         *,
         inherit: bool = False,
+        fresh: bool = False,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
     ) -> tuple[AgentConfig | None, dict, str]:
         """Validate overrides, check the model is reachable, and build the run's LangGraph config
         (the caller's ``config`` and ``callbacks`` merged in). The run's overrides are stored in its
         checkpoints' metadata; with ``inherit`` (resume, fork) the stored ones apply under the new
-        ones, so a continued run keeps its limits and tools."""
+        ones, so a continued run keeps its limits and tools. A new run (one that does not ``inherit``) and
+        a ``fresh`` one (a fork) start uncancelled; a continued one still stops for a cancel requested while it
+        was not running (after a crash, or while it waited)."""
         thread_id = thread_id or (config or {}).get("configurable", {}).get("thread_id")
         if inherit and thread_id is not None:
             overrides = self._stored_overrides(thread_id) | overrides
@@ -428,7 +437,9 @@ class ReActAgent:
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
             self._preflight(effective)
         thread_id = thread_id or uuid.uuid4().hex
-        self._deps.clear_cancel(thread_id)
+        if fresh or not inherit:
+            self._deps.clear_cancel(thread_id)
+            self.store.clear_cancel(thread_id)
         self._last_thread = thread_id
         own = thread_config(thread_id) | {
             "max_concurrency": effective.max_parallel_tools,
@@ -441,7 +452,7 @@ class ReActAgent:
 
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
-        with reading_run(self.db_path, thread_id):
+        with self.store.reading(thread_id):
             metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
             return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
 
@@ -460,13 +471,13 @@ class ReActAgent:
     def _require_run(self, thread_id: str | None) -> None:
         if thread_id is None:
             raise ValueError("continuing a run needs its thread_id")
-        with reading_run(self.db_path, thread_id):
+        with self.store.reading(thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:
             raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
 
     def _where(self) -> str:
-        return f" in {self.db_path}" if self.db_path else ""
+        return f" in {self.store.name}" if self.store.name else ""
 
     def _output(self, result: ReActResult, context: AgentConfig | None) -> ReActResult | str:
         mode = self.config.merge(context).output_mode

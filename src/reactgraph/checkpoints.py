@@ -1,7 +1,7 @@
 """Durable runs: the SQLite checkpointer, and reading runs back from any LangGraph saver.
 
-By default every run is checkpointed to ``./.reactgraph/checkpoints.sqlite`` (or the
-file named by ``REACTGRAPH_DB``) with LangGraph's own ``SqliteSaver`` for sync calls and
+By default (``reactgraph.stores``) every run is checkpointed to ``./.reactgraph/checkpoints.sqlite``
+(or the file named by ``REACTGRAPH_DB``) with LangGraph's own ``SqliteSaver`` for sync calls and
 ``AsyncSqliteSaver`` for async ones, both on the same file in WAL mode, so several
 threads or processes can write runs to it. Before the first write the file is checked
 (``check_file``): one that is not whole, or that holds another application's tables, is
@@ -28,7 +28,6 @@ from typing import Any, Literal
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel
@@ -80,9 +79,10 @@ class HistoryEntry(BaseModel):
 
 # -- the SQLite file -----------------------------------------------------------------------
 
-# The tables LangGraph's SQLite saver and store keep; a file holding any other table is another
-# application's, and is never written to.
+# The tables LangGraph's SQLite saver and store keep, and our own beside them (``reactgraph.stores``); a
+# file holding any other table is another application's, and is never written to.
 LANGGRAPH_TABLES = frozenset({"checkpoints", "writes", "store", "store_vectors", "store_migrations", "vector_migrations"})
+OWN_TABLES = frozenset({"reactgraph_cancels"})
 SAVER_COLUMNS = {
     "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"},
     "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
@@ -91,11 +91,6 @@ SAVER_COLUMNS = {
 # UTF-8 or JSON, an unknown serializer, a value of the wrong shape).
 DECODE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, IndexError, NotImplementedError)
 UNTOUCHED = "it was left untouched: move it aside or choose another file with --db / REACTGRAPH_DB"
-
-
-def default_db_path() -> Path:
-    """``REACTGRAPH_DB`` when set, else ``./.reactgraph/checkpoints.sqlite``."""
-    return Path(os.environ.get(DB_ENV, "").strip() or DEFAULT_DB)
 
 
 def describe_error(path: Path, exc: BaseException, run: str | None = None) -> str:
@@ -161,7 +156,7 @@ def check_file(path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
         return
     with store_errors(path), closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=busy_timeout)) as conn:
         rows = conn.execute("SELECT tbl_name FROM sqlite_master").fetchall()
-        foreign = sorted({t for (t,) in rows if t not in LANGGRAPH_TABLES and not t.startswith("sqlite_")})
+        foreign = sorted({t for (t,) in rows if t not in LANGGRAPH_TABLES | OWN_TABLES and not t.startswith("sqlite_")})
         for table, needed in SAVER_COLUMNS.items():
             columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
             if columns and not needed <= columns:
@@ -221,11 +216,6 @@ async def async_sqlite_saver(path: str | os.PathLike[str], busy_timeout: float =
         yield saver
     finally:
         await conn.close()
-
-
-def saver_busy_timeout(saver: BaseCheckpointSaver) -> float:
-    """The seconds a write through ``saver`` waits for another process's lock."""
-    return saver.busy_timeout if isinstance(saver, CheckpointFile) else BUSY_TIMEOUT
 
 
 # -- guarded savers ------------------------------------------------------------------------
@@ -376,19 +366,6 @@ class DefaultCheckpointer:
 DEFAULT_CHECKPOINTER = DefaultCheckpointer()
 
 
-def resolve_checkpointer(spec: Any) -> tuple[BaseCheckpointSaver, Path | None]:
-    """The saver for an agent, and the SQLite file behind it (None when there is none):
-    DEFAULT_CHECKPOINTER or a path -> SqliteSaver on that file; None -> in memory; a saver -> itself."""
-    if spec is None:
-        return InMemorySaver(), None
-    if isinstance(spec, DefaultCheckpointer | str | os.PathLike):
-        path = default_db_path() if isinstance(spec, DefaultCheckpointer) else Path(spec)
-        return sqlite_saver(path), path
-    if isinstance(spec, BaseCheckpointSaver):
-        return spec, saver_path(spec)
-    raise TypeError(f"checkpointer must be a LangGraph saver, a file path or None, got {type(spec).__name__}")
-
-
 def saver_path(saver: Any) -> Path | None:
     """The file behind a SqliteSaver (None for other savers and in-memory databases)."""
     if not isinstance(saver, SqliteSaver):
@@ -459,9 +436,11 @@ def run_info(graph: Any, thread_id: str) -> RunInfo:
     )
 
 
-def list_runs(graph: Any, limit: int | None = None) -> list[RunInfo]:
-    """The runs in the graph's checkpointer, most recently updated first."""
-    return [run_info(graph, t) for t in thread_ids(graph.checkpointer)[:limit]]
+def list_runs(graph: Any, limit: int | None = None, threads: list[str] | None = None) -> list[RunInfo]:
+    """The runs in the graph's checkpointer (of ``threads``, when the caller has listed them), most recently
+    updated first."""
+    threads = thread_ids(graph.checkpointer) if threads is None else threads
+    return [run_info(graph, t) for t in threads[:limit]]
 
 
 def history(graph: Any, thread_id: str) -> list[HistoryEntry]:

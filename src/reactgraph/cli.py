@@ -1,7 +1,7 @@
 """The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
 
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
-                              [--token-budget N] [--db PATH] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
+                              [--token-budget N] [--db PATH|URL] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
                               [--output-schema SIGNATURE] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
@@ -9,6 +9,7 @@
     reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
+    reactgraph cancel THREAD
     reactgraph tools [--tools a,b] [--mcp FILE] [--json]
     reactgraph eval [--model M] [--suite PATH] [--only ids] [--compare prebuilt|create_agent] [...]
 
@@ -48,7 +49,10 @@ def parser() -> argparse.ArgumentParser:
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--db", metavar="PATH", help="checkpoint file (default: $REACTGRAPH_DB or ./.reactgraph/checkpoints.sqlite)")
+        p.add_argument(
+            "--db", metavar="PATH|URL",
+            help="checkpoint file or postgresql:// URL (default: $REACTGRAPH_DB or ./.reactgraph/checkpoints.sqlite)",
+        )
         return p
 
     def with_mcp(p: argparse.ArgumentParser) -> None:
@@ -105,6 +109,10 @@ def parser() -> argparse.ArgumentParser:
     trace.add_argument("thread")
     trace.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     trace.set_defaults(handler="reactgraph.commands.runs:cmd_trace")
+
+    cancel = with_db(sub.add_parser("cancel", help="stop a run after its current step (from any process on the same database)"))
+    cancel.add_argument("thread")
+    cancel.set_defaults(handler="reactgraph.commands.runs:cmd_cancel")
 
     submit = sub.add_parser("submit", help="queue a run for the workers on a Postgres database; prints its thread id")
     submit.add_argument("question")

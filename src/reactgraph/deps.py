@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -23,6 +23,13 @@ from reactgraph.tools.registry import ToolRegistry
 
 T = TypeVar("T")
 ASK_USER = "ask_user"
+CANCEL_POLL_SECONDS = 1.0  # how often a call in flight looks for a cancel stored in the database
+
+
+class CancelBoard(Protocol):
+    """Cancel requests stored where another process can make them (``reactgraph.stores.RunStore``)."""
+
+    def cancel_requested(self, thread_id: str | None, started_at: float) -> bool: ...
 
 
 class AskUser(BaseModel):
@@ -58,6 +65,7 @@ class Deps:
     registry: ToolRegistry
     model: BaseChatModel | None = None
     output_schema: type[BaseModel] | None = None  # the final answer's type (ReActAgent(output_schema=...))
+    cancels: CancelBoard | None = None  # cancel requests in the agent's database (from any process)
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
     _cancel_all_before: float = float("-inf")
@@ -129,14 +137,28 @@ class Deps:
             self._cancelled.discard(thread_id)
 
     def cancel_check(self, thread_id: str | None, started_at: float) -> Callable[[], bool]:
-        """A check that says when the run on ``thread_id`` has been asked to stop (for calls in flight)."""
+        """A check that says when the run on ``thread_id`` has been asked to stop (for calls in flight,
+        which poll it often: the database is read at most every CANCEL_POLL_SECONDS)."""
         outer = _OUTER_CANCEL.get()
-        return lambda: self._asked(thread_id, started_at) or (outer is not None and outer())
+        next_read = [time.monotonic() + CANCEL_POLL_SECONDS]
+
+        def check() -> bool:
+            if self._asked(thread_id, started_at) or (outer is not None and outer()):
+                return True
+            if self.cancels is None or time.monotonic() < next_read[0]:
+                return False
+            next_read[0] = time.monotonic() + CANCEL_POLL_SECONDS
+            return self.cancels.cancel_requested(thread_id, started_at)
+
+        return check
 
     def is_cancelled(self, thread_id: str | None, started_at: float) -> bool:
-        """Whether the run on ``thread_id`` (or the run that called it as a sub-agent) was asked to stop."""
+        """Whether the run on ``thread_id`` (or the run that called it as a sub-agent) was asked to stop,
+        in this process or, through the database, in another (read once per step)."""
         outer = _OUTER_CANCEL.get()
-        return self._asked(thread_id, started_at) or (outer is not None and outer())
+        if self._asked(thread_id, started_at) or (outer is not None and outer()):
+            return True
+        return self.cancels is not None and self.cancels.cancel_requested(thread_id, started_at)
 
     def _asked(self, thread_id: str | None, started_at: float) -> bool:
         with self._lock:

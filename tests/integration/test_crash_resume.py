@@ -1,6 +1,6 @@
 """Fault injection: SIGKILL a real run at several points, resume it in a new process.
 
-Each case starts crash_worker.py (a real graph on a real SQLite checkpointer), waits until
+Each case starts crash_worker.py (a real graph on a real SQLite or Postgres checkpointer), waits until
 the worker is blocked at the chosen point (and the checkpoint shows it is there), kills it
 with SIGKILL, resumes the thread in a new process, and checks the same final answer, every
 tool call executed exactly once, and a complete trace without duplicates.
@@ -27,7 +27,7 @@ WAIT_LIMIT = 60.0  # seconds: a bound on each wait, not an assertion on timing
 EXPECTED_ACTIONS = [["call_a", "call_b"], ["call_c"], ["call_d"]]
 
 
-def worker(db: Path, thread: str, side: Path, *extra: str) -> list[str]:
+def worker(db: str | Path, thread: str, side: Path, *extra: str) -> list[str]:
     return [sys.executable, str(WORKER), str(db), thread, str(side), *extra]
 
 
@@ -115,7 +115,7 @@ def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
     assert resumed["tool_usage"] == {"fetch": 4}
 
 
-def kill_mid_parallel_act(db: Path, thread: str, side: Path, *flags: str) -> subprocess.Popen:
+def kill_mid_parallel_act(db: str | Path, thread: str, side: Path, *flags: str) -> subprocess.Popen:
     """Start the worker with ``flags``, wait until fetch(b) blocks and fetch(a)'s outcome is a pending
     write of the checkpoint, then SIGKILL it; the killed process."""
     proc = subprocess.Popen(
@@ -131,6 +131,21 @@ def kill_mid_parallel_act(db: Path, thread: str, side: Path, *flags: str) -> sub
         proc.stdout.close()
         proc.stderr.close()
     return proc
+
+
+def test_a_run_killed_on_one_worker_resumes_on_another_on_postgres(postgres_url, tmp_path, reference):
+    """The same kill in the middle of a parallel turn, on a Postgres database: another process resumes the
+    run, fetch(a), whose outcome was stored before the kill, is not run again."""
+    thread = "crash-postgres"
+    proc = kill_mid_parallel_act(postgres_url, thread, tmp_path)
+    assert proc.returncode == -signal.SIGKILL and executions(tmp_path) == ["a"]
+
+    resumed = run_to_end(worker(postgres_url, thread, tmp_path, "--resume"))
+
+    assert resumed["termination_reason"] == "success" and resumed["final_answer"] == reference["final_answer"]
+    assert sorted(executions(tmp_path)) == ["a", "b", "c", "d"]  # each tool call exactly once
+    assert [[a["id"] for a in s["actions"]] for s in resumed["trace"]["steps"][:-1]] == EXPECTED_ACTIONS
+    assert resumed["summary"] == reference["summary"] and resumed["tool_usage"] == {"fetch": 4}
 
 
 def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path):

@@ -1,4 +1,4 @@
-"""Durable runs on the real SQLite checkpointer: where runs are stored, and reading them back."""
+"""Durable runs on the real SQLite and PostgreSQL checkpointers: where runs are stored, and reading them back."""
 
 from __future__ import annotations
 
@@ -66,8 +66,8 @@ def test_none_means_in_memory_and_any_saver_is_used(tmp_path, monkeypatch, math_
     assert [r.thread_id for r in other.list_runs()] == ["mine"]
 
 
-def test_list_runs_reports_each_run(tmp_path, math_tools):
-    db = tmp_path / "db.sqlite"
+def test_list_runs_reports_each_run(run_db, math_tools):
+    db = run_db
     asking = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which city?"})])
     crashing = ScriptedChatModel(responses=[lambda messages: (_ for _ in ()).throw(Crash())])
     with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=db) as agent:
@@ -94,8 +94,8 @@ def test_list_runs_reports_each_run(tmp_path, math_tools):
     assert (runs["crashed"].status, runs["crashed"].reason) == ("interrupted", None)
 
 
-def test_resume_continues_a_crashed_run_without_rerunning_tools(tmp_path, math_tools, log):
-    db = tmp_path / "db.sqlite"
+def test_resume_continues_a_crashed_run_without_rerunning_tools(run_db, math_tools, log):
+    db = run_db
     calls = iter([tool_call("lookup", {"key": "paris"}, thought="Look it up.")])
 
     def crash_on_second_turn(messages):
@@ -117,8 +117,8 @@ def test_resume_continues_a_crashed_run_without_rerunning_tools(tmp_path, math_t
     assert [(s.iteration, s.kind) for s in result.trace.steps] == [(1, "tools"), (2, "final")]
 
 
-def test_aresume_continues_a_crashed_run_without_rerunning_tools(tmp_path, math_tools, log):
-    db = tmp_path / "db.sqlite"
+def test_aresume_continues_a_crashed_run_without_rerunning_tools(run_db, math_tools, log):
+    db = run_db
     calls = iter([tool_call("lookup", {"key": "paris"}, thought="Look it up.")])
 
     def crash_on_second_turn(messages):
@@ -139,8 +139,8 @@ def test_aresume_continues_a_crashed_run_without_rerunning_tools(tmp_path, math_
     assert [(s.iteration, s.kind) for s in result.trace.steps] == [(1, "tools"), (2, "final")]
 
 
-def test_clarification_answered_from_another_agent_instance(tmp_path, math_tools):
-    db = tmp_path / "db.sqlite"
+def test_clarification_answered_from_another_agent_instance(run_db, math_tools):
+    db = run_db
     model = ScriptedChatModel(
         responses=[by_prompt(("The user answered", "You chose Rome."), default=tool_call("ask_user", {"question": "Paris or Rome?"}))],
         repeat_last=True,
@@ -154,8 +154,8 @@ def test_clarification_answered_from_another_agent_instance(tmp_path, math_tools
     assert result.trace.steps[0].observations[0].content == "The user answered: Rome"
 
 
-def test_history_is_the_state_after_each_node(tmp_path, math_tools):
-    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=tmp_path / "db.sqlite") as agent:
+def test_history_is_the_state_after_each_node(run_db, math_tools):
+    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=run_db) as agent:
         result = agent.run("Where is Paris?")
         entries = agent.history(result.thread_id)
     assert [e.ran for e in entries] == [[], ["__start__"], ["think"], ["act"], ["observe"], ["think"], ["terminate"]]
@@ -167,8 +167,8 @@ def test_history_is_the_state_after_each_node(tmp_path, math_tools):
     assert [e.step for e in entries] == list(range(-1, 6))
 
 
-def test_fork_reruns_from_a_step_with_changed_config(tmp_path, math_tools, log):
-    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=tmp_path / "db.sqlite") as agent:
+def test_fork_reruns_from_a_step_with_changed_config(run_db, math_tools, log):
+    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=run_db) as agent:
         stopped = agent.run("Where is Paris?", thread_id="f", max_iterations=1, early_stopping="force")
         assert stopped.termination_reason is TerminationReason.MAX_ITERATIONS
         forked = agent.fork("f", iteration=1, max_iterations=5)
@@ -189,8 +189,8 @@ def test_fork_reruns_from_a_step_with_changed_config(tmp_path, math_tools, log):
     assert latest.trace == again.trace  # the thread's current run is the latest fork
 
 
-def test_async_run_on_the_same_file(tmp_path, math_tools, log):
-    db = tmp_path / "db.sqlite"
+def test_async_run_on_the_same_database(run_db, math_tools, log):
+    db = run_db
     agent = ReActAgent(model=paris_model(), tools=math_tools, checkpointer=db)
 
     async def both():
@@ -206,10 +206,10 @@ def test_async_run_on_the_same_file(tmp_path, math_tools, log):
     agent.close()
 
 
-def test_concurrent_threads_share_one_file(tmp_path, math_tools, log):
+def test_concurrent_threads_share_one_file(run_db, math_tools, log):
     from concurrent.futures import ThreadPoolExecutor
 
-    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=tmp_path / "db.sqlite") as agent:
+    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=run_db) as agent:
         with ThreadPoolExecutor(4) as pool:
             results = list(pool.map(lambda i: agent.run("Where is Paris?", thread_id=f"t{i}"), range(8)))
         runs = agent.list_runs()

@@ -20,13 +20,14 @@ from rich.prompt import Prompt
 from rich.table import Table
 
 from reactgraph.agent import ReActAgent
-from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, default_db_path, format_trace
+from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, format_trace
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
 from reactgraph.commands.loading import load_object, load_tools
 from reactgraph.model_calls import interrupt_calls
 from reactgraph.result import ReActResult, TerminationReason
+from reactgraph.stores import default_db, is_postgres_url
 from reactgraph.typed_output import SignatureError, parse_signature
 
 PROVIDERS = frozenset(
@@ -54,9 +55,9 @@ def load_model(spec: str | None) -> str | BaseChatModel | None:
 def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[ReActAgent, dict[str, Any]]:
     """The agent the options describe, and the run's config overrides."""
     checkpointer = args.db or DEFAULT_CHECKPOINTER
-    if not with_model:  # the reading commands: they never create a database
-        path = Path(args.db) if args.db else default_db_path()
-        if not path.exists():
+    if not with_model:  # the reading commands: they never create a SQLite file
+        path = args.db or default_db()
+        if not is_postgres_url(path) and not Path(path).exists():
             raise CheckpointStoreError(f"checkpoint database {path.absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
     registry, selection = load_tools(args.tools, args.mcp)
@@ -227,7 +228,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
         return EXIT_OK
-    table = Table(title=f"{len(runs)} run(s) in {agent.db_path or 'the checkpointer'}")
+    table = Table(title=f"{len(runs)} run(s) in {agent.store.name or 'the checkpointer'}")
     rows = [
         (r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens), _when(r.started), _when(r.updated))
         for r in runs
@@ -261,3 +262,15 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def _when(value: Any) -> str:
     return value.astimezone().strftime("%Y-%m-%d %H:%M:%S") if value else ""
 
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    """reactgraph cancel THREAD: ask the run on THREAD, wherever it runs on this database, to stop after its
+    current step."""
+    agent, _ = make_agent(args, with_model=False)
+    with agent:
+        info = agent.run_info(args.thread)  # RunNotFoundError when there is no such run
+        agent.cancel(args.thread)
+    state = f"it already finished ({info.reason})" if info.status == "finished" else "it stops after its current step"
+    print(f"cancel requested for run {args.thread} in {agent.store.name}: {state}")
+    return EXIT_OK

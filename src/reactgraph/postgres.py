@@ -1,0 +1,177 @@
+"""Runs in PostgreSQL: LangGraph's PostgresSaver on a connection pool, AsyncPostgresSaver for async runs.
+
+``ReActAgent(checkpointer="postgresql://user:password@host/db")`` (or ``REACTGRAPH_DB``, or ``--db``)
+connects once to check the URL, creates LangGraph's tables (``setup()``) and ours (``reactgraph_cancels``)
+when missing, under an advisory lock, so that many processes starting at once do not race, then keeps a pool of
+connections for the sync calls; each async run opens a small async pool of its own. Every error names
+the database by its URL with the password hidden, and says what is wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
+
+from reactgraph.checkpoints import DECODE_ERRORS, CheckpointStoreError
+from reactgraph.stores import ALL_RUNS, RunStore
+
+CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
+POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)
+ASYNC_POOL_SIZE = 2  # connections of the pool of one async run
+SETUP_LOCK = 0x7265616374  # pg_advisory_lock key held while the tables are created ("react")
+SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
+CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
+CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at DOUBLE PRECISION NOT NULL)"
+ERRORS = (psycopg.Error, PoolTimeout)
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password shown as ``***``."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+    except ValueError:
+        return "a postgresql:// URL that cannot be read"
+
+
+def describe_error(url: str, exc: BaseException, run: str | None = None) -> str:
+    """A message naming the database (password hidden) and the run, saying what is wrong and what to do."""
+    detail = " ".join(str(exc).split())
+    if password := _password(url):
+        detail = detail.replace(password, "***")
+    of_run = f" (run {run!r})" if run is not None else ""
+    if isinstance(exc, DECODE_ERRORS):
+        what, advice = "a stored checkpoint cannot be read", "the row is corrupt or was written by another program; it was left untouched"
+    elif isinstance(exc, PoolTimeout) or (isinstance(exc, psycopg.OperationalError) and _connecting(exc)):
+        what, advice = "cannot connect or lost the connection", "check the URL, that the server runs and accepts the user and password"
+    else:
+        what, advice = "cannot be used", "check the URL and the user's rights on the database"
+    return f"checkpoint database {redacted(url)}{of_run}: {what} ({type(exc).__name__}: {detail}); {advice}"
+
+
+def _connecting(exc: psycopg.Error) -> bool:
+    """Whether ``exc`` is a failure to connect: no server, refused login, no such database (SQLSTATE 08, 28, 3D)."""
+    return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "28", "3D")
+
+
+def _password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+class PostgresRunStore(RunStore):
+    """Runs in a PostgreSQL database (see the module)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        with self.errors():
+            with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT, **CONNECTION) as conn:
+                setup(conn)
+            pool = ConnectionPool(  # each connection checked when taken: one the server closed is replaced
+                url, min_size=1, max_size=POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
+                timeout=CONNECT_TIMEOUT, check=ConnectionPool.check_connection, open=True, name="reactgraph",
+            )
+        self.pool = pool
+        super().__init__(PostgresSaver(pool))
+
+    @property
+    def name(self) -> str:
+        return redacted(self.url)
+
+    @asynccontextmanager
+    async def async_saver(self) -> AsyncIterator[BaseCheckpointSaver]:
+        with self.errors():
+            pool = AsyncConnectionPool(self.url, min_size=1, max_size=ASYNC_POOL_SIZE, timeout=CONNECT_TIMEOUT, open=False,
+                                       kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT}, name="reactgraph-async")
+            await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
+        try:
+            yield AsyncPostgresSaver(pool)
+        finally:
+            await pool.close()
+
+    @contextmanager
+    def errors(self, run: str | None = None) -> Iterator[None]:
+        try:
+            yield
+        except ERRORS as exc:
+            raise CheckpointStoreError(describe_error(self.url, exc, run)) from exc
+
+    @contextmanager
+    def reading(self, run: str | None = None) -> Iterator[None]:
+        try:
+            yield
+        except (*ERRORS, *DECODE_ERRORS) as exc:
+            raise CheckpointStoreError(describe_error(self.url, exc, run)) from exc
+
+    def thread_ids(self) -> list[str]:
+        rows = self._query(
+            "SELECT thread_id, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
+            "GROUP BY thread_id ORDER BY last DESC"
+        )
+        return [row["thread_id"] for row in rows]
+
+    def request_cancel(self, thread_id: str | None) -> None:
+        self._query(
+            "INSERT INTO reactgraph_cancels VALUES (%s, %s) "
+            "ON CONFLICT (thread_id) DO UPDATE SET requested_at = excluded.requested_at",
+            (thread_id or ALL_RUNS, time.time()),
+        )
+
+    def clear_cancel(self, thread_id: str) -> None:
+        self._query("DELETE FROM reactgraph_cancels WHERE thread_id = %s", (thread_id,))
+
+    def cancel_requested(self, thread_id: str | None, started_at: float) -> bool:
+        return bool(self._query(
+            "SELECT 1 FROM reactgraph_cancels WHERE thread_id = %s OR (thread_id = %s AND requested_at >= %s)",
+            (thread_id, ALL_RUNS, started_at), run=thread_id,
+        ))
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def _query(self, sql: str, params: tuple[Any, ...] = (), run: str | None = None) -> list[dict[str, Any]]:
+        """Run ``sql`` on a connection of the pool; its rows (none for a statement without)."""
+        with self.errors(run), self.pool.connection() as conn:
+            cursor = conn.execute(sql, params)
+            return cursor.fetchall() if cursor.description else []
+
+
+def setup(conn: psycopg.Connection) -> None:
+    """Create LangGraph's checkpoint tables (its migrations) and ours, one process at a time; nothing when
+    they are there. The lock is tried, not waited for: a session waiting on it would hold back the
+    migrations' CREATE INDEX CONCURRENTLY of the session that has it (a deadlock)."""
+    while not _set_up(conn):
+        if conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (SETUP_LOCK,)).fetchone()["got"]:
+            try:
+                PostgresSaver(conn).setup()
+                conn.execute(CANCELS)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+        else:
+            time.sleep(SETUP_POLL_SECONDS)
+
+
+def _set_up(conn: psycopg.Connection) -> bool:
+    """Whether every table is there, at LangGraph's latest migration (or a later version's)."""
+    found = conn.execute(
+        "SELECT to_regclass('reactgraph_cancels') IS NOT NULL AS ours, to_regclass('checkpoint_migrations') IS NOT NULL AS theirs"
+    ).fetchone()
+    if not (found["ours"] and found["theirs"]):
+        return False
+    latest = conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+    return latest is not None and latest >= len(PostgresSaver.MIGRATIONS) - 1
