@@ -271,6 +271,10 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     with agent:
         info = agent.run_info(args.thread)  # RunNotFoundError when there is no such run
         agent.cancel(args.thread)
-    state = f"it already finished ({info.reason})" if info.status == "finished" else "it stops after its current step"
+    state = {
+        "finished": f"it already finished ({info.reason})",
+        "waiting": "it stops after its next step once continued",
+        "interrupted": "it stops after its current step (if its process died: after its next step once resumed)",
+    }[info.status]
     print(f"cancel requested for run {args.thread} in {agent.store.name}: {state}")
     return EXIT_OK
