@@ -37,6 +37,8 @@ from reactgraph.agent import ReActAgent
 from reactgraph.checkpoints import DB_ENV, CheckpointStoreError, RunNotFoundError
 from reactgraph.config import make_config
 from reactgraph.inputs import checked_query
+from reactgraph.postgres import redacted
+from reactgraph.stores import is_postgres_url
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
@@ -61,21 +63,13 @@ class QueueConfigError(ValueError):
 def queue_url(db: str | None = None) -> str:
     """The ``postgresql://`` URL of the queue: ``db``, else ``REACTGRAPH_DB``; QueueConfigError otherwise."""
     url = (db or os.environ.get(DB_ENV, "")).strip()
-    if urlsplit(url).scheme not in ("postgresql", "postgres"):
+    if not is_postgres_url(url):
         shown = f"{urlsplit(url).scheme}:// URL" if "://" in url else repr(url) if url else "nothing"
         raise QueueConfigError(
             f"queued runs need a PostgreSQL database (--db postgresql://user:password@host/dbname or "
             f"{DB_ENV}), got {shown}: the queue, its locks and the runs' checkpoints live in Postgres"
         )
     return url
-
-
-def shown_url(url: str) -> str:
-    """``url`` with its password hidden, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return url.replace(f":{parts.password}@", ":***@", 1)
 
 
 @contextmanager
@@ -85,7 +79,7 @@ def queue_errors(url: str) -> Iterator[None]:
         yield
     except (psycopg.Error, ConnectorException, PoolTimeout) as exc:
         cause = exc.__cause__ if isinstance(exc, ConnectorException) and exc.__cause__ else exc
-        raise CheckpointStoreError(f"task queue database {shown_url(url)}: {str(cause).strip()}") from exc
+        raise CheckpointStoreError(f"task queue database {redacted(url)}: {str(cause).strip()}") from exc
 
 
 def ensure_schema(url: str) -> None:
