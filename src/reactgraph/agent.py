@@ -222,16 +222,23 @@ class ReActAgent:
         """Async ``run``."""
         checked_query(query)
         context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
-        payload: Any = {"query": query}
-        async with self._async_graph() as graph:
-            with self.store.errors(thread_id):
-                while True:
-                    await graph.ainvoke(payload, run_config, context=context, durability=DURABILITY)
-                    snapshot = await graph.aget_state(run_config)
-                    if answers := handler_values(snapshot.interrupts, on_clarification, on_approval):
-                        payload = Command(resume=answers)
-                        continue
-                    return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
+        return await self._adrive({"query": query}, run_config, context, thread_id, on_clarification, on_approval)
+
+    async def aresume(
+        self,
+        thread_id: str,
+        *,
+        on_clarification: ClarificationHandler | None = None,
+        on_approval: ApprovalHandler | None = None,
+        callbacks: Callbacks = None,
+        config: RunnableConfig | None = None,
+        **overrides: Any,
+    ) -> ReActResult | str:
+        """Async ``resume`` of a crashed run: continue the run on ``thread_id`` from its last checkpoint,
+        with the options it was started with (tool calls that finished are not run again)."""
+        self._require_run(thread_id)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
+        return await self._adrive(None, run_config, context, thread_id, on_clarification, on_approval)
 
     def stream(
         self,
@@ -380,6 +387,25 @@ class ReActAgent:
                 if not (answers := handler_values(snapshot.interrupts, on_clarification, on_approval)):
                     return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
                 self.graph.invoke(Command(resume=answers), config, context=context, durability=DURABILITY)
+
+    async def _adrive(
+        self,
+        payload: Any,
+        config: dict[str, Any],
+        context: AgentConfig | None,
+        thread_id: str,
+        on_clarification: ClarificationHandler | None,
+        on_approval: ApprovalHandler | None,
+    ) -> Any:
+        """Async ``_drive``: invoke until the run ends or waits on what no handler answers."""
+        async with self._async_graph() as graph:
+            with self.store.errors(thread_id):
+                while True:
+                    await graph.ainvoke(payload, config, context=context, durability=DURABILITY)
+                    snapshot = await graph.aget_state(config)
+                    if not (answers := handler_values(snapshot.interrupts, on_clarification, on_approval)):
+                        return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
+                    payload = Command(resume=answers)
 
     def _resume_command(
         self, config: dict[str, Any], answer: str | None, approval: Any, approvals: dict[str, Any] | None

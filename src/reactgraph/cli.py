@@ -5,6 +5,8 @@
                               [--output-schema SIGNATURE] [--playbook] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
+    reactgraph submit "QUESTION" --db postgresql://... [--thread T] [...the run options]
+    reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
     reactgraph cancel THREAD
@@ -61,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
             "(as Claude Desktop's) or langchain-mcp-adapters' connections (needs reactgraph[mcp])",
         )
 
-    def with_run_options(p: argparse.ArgumentParser) -> None:
+    def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
         with_db(p)
         p.add_argument("--model", metavar="M", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
         p.add_argument("--max-iterations", type=int, metavar="N")
@@ -81,9 +83,10 @@ def parser() -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--playbook", action="store_true",
-            help="show strategies learnt from earlier runs and learn from this one (playbook.sqlite beside --db)",
+            help="show strategies learnt from earlier runs and learn from this one (kept beside the runs: see --db)",
         )
-        p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
+        if live:
+            p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
     run = sub.add_parser("run", help="answer a question, showing each step live")
     run.add_argument("question")
@@ -115,6 +118,20 @@ def parser() -> argparse.ArgumentParser:
     cancel = with_db(sub.add_parser("cancel", help="stop a run after its current step (from any process on the same database)"))
     cancel.add_argument("thread")
     cancel.set_defaults(handler="reactgraph.commands.runs:cmd_cancel")
+
+    submit = sub.add_parser("submit", help="queue a run for the workers on a Postgres database; prints its thread id")
+    submit.add_argument("question")
+    submit.add_argument("--thread", metavar="T", help="thread id (default: a new one)")
+    with_run_options(submit, live=False)
+    submit.set_defaults(handler="reactgraph.commands.queue:cmd_submit")
+
+    worker = with_db(sub.add_parser("worker", help="run queued runs from a Postgres database until SIGINT / SIGTERM"))
+    worker.add_argument("--concurrency", type=int, default=1, metavar="N", help="runs at a time (default 1)")
+    worker.add_argument(
+        "--stalled-after", type=float, default=30.0, metavar="S",
+        help="take up the runs of a worker silent for this many seconds (default 30)",
+    )
+    worker.set_defaults(handler="reactgraph.commands.queue:cmd_worker")
 
     tools = sub.add_parser("tools", help="list the tools with their categories and descriptions")
     tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
@@ -193,8 +210,11 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.playbook import PlaybookError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
     from reactgraph.tools.registry import ToolRegistrationError, UnknownToolError
+    from reactgraph.workers import QueueConfigError
 
-    if isinstance(exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError):
+    if isinstance(
+        exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | QueueConfigError
+    ):
         return EXIT_USAGE
     if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MCPUnavailableError):
         return EXIT_ERROR

@@ -117,6 +117,28 @@ def test_resume_continues_a_crashed_run_without_rerunning_tools(run_db, math_too
     assert [(s.iteration, s.kind) for s in result.trace.steps] == [(1, "tools"), (2, "final")]
 
 
+def test_aresume_continues_a_crashed_run_without_rerunning_tools(run_db, math_tools, log):
+    db = run_db
+    calls = iter([tool_call("lookup", {"key": "paris"}, thought="Look it up.")])
+
+    def crash_on_second_turn(messages):
+        if (reply := next(calls, None)) is None:
+            raise Crash()
+        return reply
+
+    with ReActAgent(model=ScriptedChatModel(responses=[crash_on_second_turn], repeat_last=True), tools=math_tools, checkpointer=db) as agent:
+        with pytest.raises(Crash):
+            asyncio.run(agent.arun("Where is Paris?", thread_id="t"))
+    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=db) as agent:
+        result = asyncio.run(agent.aresume("t"))
+        with pytest.raises(RunNotFoundError, match="no run with thread id 'nope'"):
+            asyncio.run(agent.aresume("nope"))
+    assert result.termination_reason is TerminationReason.SUCCESS
+    assert result.final_answer == "Paris is in France."
+    assert log.calls == [("lookup", {"key": "paris"})]
+    assert [(s.iteration, s.kind) for s in result.trace.steps] == [(1, "tools"), (2, "final")]
+
+
 def test_clarification_answered_from_another_agent_instance(run_db, math_tools):
     db = run_db
     model = ScriptedChatModel(

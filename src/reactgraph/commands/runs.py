@@ -20,7 +20,7 @@ from rich.prompt import Prompt
 from rich.table import Table
 
 from reactgraph.agent import ReActAgent
-from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, format_trace
+from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, RunNotFoundError, format_trace
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
@@ -270,10 +270,22 @@ def _when(value: Any) -> str:
 
 def cmd_cancel(args: argparse.Namespace) -> int:
     """reactgraph cancel THREAD: ask the run on THREAD, wherever it runs on this database, to stop after its
-    current step."""
+    current step; a queued run (Postgres) does not start."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
-        info = agent.run_info(args.thread)  # RunNotFoundError when there is no such run
+        try:
+            info = agent.run_info(args.thread)
+        except RunNotFoundError:
+            db = str(args.db or default_db())
+            if not is_postgres_url(db):
+                raise
+            from reactgraph.workers import is_queued  # procrastinate is loaded only for queued runs
+
+            if not is_queued(db, args.thread):
+                raise
+            agent.cancel(args.thread)
+            print(f"cancel requested for run {args.thread} in {agent.store.name}: it is queued, and will not start")
+            return EXIT_OK
         agent.cancel(args.thread)
     state = {
         "finished": f"it already finished ({info.reason})",

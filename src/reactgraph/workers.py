@@ -1,0 +1,284 @@
+"""Queued runs on PostgreSQL: ``submit`` a run, workers take it from procrastinate's task queue.
+
+    thread = submit("What is 6*7?", db="postgresql://…", model="ollama:qwen2.5:7b", tools="calculator")
+    run_worker(db="postgresql://…", concurrency=4)  # until SIGINT / SIGTERM, then finishes its runs
+
+A queued run is one procrastinate job (task ``reactgraph.run``) in the same database as the runs'
+checkpoints: its question, thread id and options (the model, the tools and output schema as the CLI
+names them, AgentConfig overrides), all JSON. A worker takes it under procrastinate's row lock (one
+worker per job) and runs it with ``ReActAgent.arun`` on the Postgres checkpointer, holding a Postgres
+advisory lock on the thread for as long as the run lasts, so a thread never runs twice at once.
+
+When a worker dies its heartbeat stops; a periodic task of the other workers retries the jobs of
+workers silent for longer than ``stalled_after`` seconds (procrastinate's ``get_stalled_jobs`` /
+``retry_job``). A retried job whose run already has checkpoints resumes it from the last one
+(``aresume``: a tool call that finished is not run again); one whose run had finished is not run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import procrastinate
+import psycopg
+from procrastinate.exceptions import ConnectorException
+from procrastinate.schema import SchemaManager
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from reactgraph.agent import ReActAgent
+from reactgraph.checkpoints import DB_ENV, CheckpointStoreError, RunNotFoundError
+from reactgraph.config import make_config
+from reactgraph.inputs import checked_query
+from reactgraph.postgres import redacted
+from reactgraph.stores import is_postgres_url, open_store
+
+TASK = "reactgraph.run"
+RETRY_TASK = "reactgraph.retry_stalled_runs"
+QUEUE = "reactgraph"
+JOB_KEY = "reactgraph_job"  # checkpoint metadata: the id of the job whose run wrote the checkpoint
+SPECS = ("model", "tools", "mcp", "output_schema")  # options naming what to load, as the CLI's flags do
+LABELS = {"model": "reactgraph_model", "tools": "reactgraph_tools", "mcp": "reactgraph_mcp", "output_schema": "reactgraph_output_schema"}
+STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
+RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
+SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
+
+logger = logging.getLogger(__name__)
+
+
+class QueueConfigError(ValueError):
+    """The queue cannot be used with these settings (not a Postgres URL, bad run options)."""
+
+
+# -- the database --------------------------------------------------------------------------
+
+
+def queue_url(db: str | None = None) -> str:
+    """The ``postgresql://`` URL of the queue: ``db``, else ``REACTGRAPH_DB``; QueueConfigError otherwise."""
+    url = (db or os.environ.get(DB_ENV, "")).strip()
+    if not is_postgres_url(url):
+        shown = f"{urlsplit(url).scheme}:// URL" if "://" in url else repr(url) if url else "nothing"
+        raise QueueConfigError(
+            f"queued runs need a PostgreSQL database (--db postgresql://user:password@host/dbname or "
+            f"{DB_ENV}), got {shown}: the queue, its locks and the runs' checkpoints live in Postgres"
+        )
+    return url
+
+
+@contextmanager
+def queue_errors(url: str) -> Iterator[None]:
+    """Connection and query failures as CheckpointStoreError naming the database (password hidden)."""
+    try:
+        yield
+    except (psycopg.Error, ConnectorException, PoolTimeout) as exc:
+        cause = exc.__cause__ if isinstance(exc, ConnectorException) and exc.__cause__ else exc
+        raise CheckpointStoreError(f"task queue database {redacted(url)}: {str(cause).strip()}") from exc
+
+
+def ensure_schema(url: str) -> None:
+    """Create procrastinate's tables in the database unless they exist (under an advisory lock, so
+    workers starting together create them once)."""
+    with queue_errors(url), psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+            conn.execute(SchemaManager.get_schema())
+
+
+def is_queued(url: str, thread_id: str) -> bool:
+    """Whether a run on ``thread_id`` waits in the queue (or a worker has just taken it)."""
+    with queue_errors(url), psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+            return False
+        row = conn.execute(
+            "SELECT 1 FROM procrastinate_jobs WHERE task_name = %s AND args->>'thread_id' = %s AND status IN ('todo', 'doing')",
+            (TASK, thread_id),
+        ).fetchone()
+    return row is not None
+
+
+@asynccontextmanager
+async def thread_lock(pool: AsyncConnectionPool, thread_id: str) -> AsyncIterator[None]:
+    """Hold a session advisory lock on ``thread_id`` (waiting for it): the server also releases it when
+    the holder's connection ends, a killed worker's too."""
+    async with pool.connection() as conn:
+        await conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (thread_id,))
+        try:
+            yield
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (thread_id,))
+
+
+# -- runs ----------------------------------------------------------------------------------
+
+
+def checked_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The run options a job carries: SPECS as strings, the rest AgentConfig fields (validated now);
+    QueueConfigError when they cannot travel as JSON."""
+    specs = {key: options.pop(key) for key in SPECS if options.get(key) is not None}
+    for key, value in specs.items():
+        if not isinstance(value, str):
+            raise QueueConfigError(f"{key} must be a string naming it as the CLI does, got {type(value).__name__}: {value!r:.80}")
+    overrides = {key: value for key, value in options.items() if value is not None}
+    make_config(**overrides)  # ConfigError naming a bad field, before anything is queued
+    if "tools" in specs:  # a misspelt built-in or an import that fails, before anything is queued
+        from reactgraph.commands.loading import load_tools
+
+        load_tools(specs["tools"])
+    try:
+        json.dumps(overrides)
+    except TypeError as exc:
+        raise QueueConfigError(f"run options must be JSON values (a worker in another process reads them): {exc}") from None
+    return specs | {"overrides": overrides}
+
+
+class Runner:
+    """Runs a worker's jobs: one agent per set of specs (model, tools, MCP servers, output schema), kept
+    for the worker's life, on the queue's database."""
+
+    def __init__(self, url: str, concurrency: int) -> None:
+        self.url = url
+        self.locks = AsyncConnectionPool(url, min_size=1, max_size=concurrency, kwargs={"autocommit": True}, open=False)
+        self._agents: dict[str, tuple[ReActAgent, dict[str, Any]]] = {}
+
+    def agent(self, specs: dict[str, Any], playbook: bool = False) -> tuple[ReActAgent, dict[str, Any]]:
+        """The agent for these specs (with the playbook in the queue's database when asked), and the
+        overrides they select (the tools chosen by name)."""
+        key = json.dumps(specs, sort_keys=True) + ("+playbook" if playbook else "")
+        if key not in self._agents:
+            from reactgraph.commands.loading import load_tools
+            from reactgraph.commands.runs import load_model
+            from reactgraph.typed_output import parse_signature
+
+            registry, selection = load_tools(specs.get("tools"), specs.get("mcp"))
+            schema = parse_signature(specs["output_schema"]) if specs.get("output_schema") else None
+            agent = ReActAgent(
+                model=load_model(specs.get("model")), tools=registry, checkpointer=self.url, output_schema=schema,
+                playbook=playbook,
+            )
+            self._agents[key] = (agent, {"tools": selection} if selection is not None else {})
+        return self._agents[key]
+
+    async def run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
+        """Run the job's run to its end: start it, or resume it when this job's run has checkpoints
+        (the job is a retry after its worker died), or nothing when that run has already ended."""
+        specs = {key: options[key] for key in SPECS if key in options}
+        agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
+        overrides = selected | options.get("overrides", {})
+        labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
+        async with thread_lock(self.locks, thread_id):
+            try:
+                info = await asyncio.to_thread(agent.run_info, thread_id)
+            except RunNotFoundError:
+                info = None
+            if info is None or info.metadata.get(JOB_KEY) != str(job_id):  # this job's run has not started
+                # a cancel of this thread stored since submit (which cleared older ones) stops it while queued
+                if await asyncio.to_thread(agent.store.cancel_requested, thread_id, math.inf):
+                    logger.info("cancelled %s (job %s) while queued: not run", thread_id, job_id)
+                    return
+                result = await agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
+            elif info.status == "interrupted":
+                logger.info("resuming %s (job %s) from its last checkpoint", thread_id, job_id)
+                result = await agent.aresume(thread_id, config={"metadata": labels}, **overrides)
+            else:
+                logger.info("already ended %s (job %s): %s, not run again", thread_id, job_id, info.reason)
+                return
+        logger.info("finished %s (job %s): %s", thread_id, job_id, result.termination_reason.value)
+
+    @asynccontextmanager
+    async def opened(self) -> AsyncIterator[Runner]:
+        """The runner with its connections open; its agents closed at the end."""
+        await self.locks.open(wait=True)
+        try:
+            yield self
+        finally:
+            await self.locks.close()
+            for agent, _ in self._agents.values():
+                agent.close()
+            self._agents.clear()
+
+
+# -- the queue -----------------------------------------------------------------------------
+
+
+def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
+    """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
+    retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1))
+    if runner is None:
+        return app
+
+    @app.task(name=TASK, queue=QUEUE, pass_context=True)
+    async def run(context: procrastinate.JobContext, question: str, thread_id: str, options: dict[str, Any]) -> None:
+        await runner.run(context.job.id, question, thread_id, options)
+
+    every = max(1, min(30, int(stalled_after // 3)))
+
+    @app.periodic(cron=f"* * * * * */{every}")  # the 6th field: seconds
+    @app.task(name=RETRY_TASK, queue=QUEUE, queueing_lock=RETRY_TASK, priority=RETRY_PRIORITY, pass_context=True)
+    async def retry_stalled_runs(context: procrastinate.JobContext, timestamp: int) -> None:
+        for job in await context.app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_after):
+            try:
+                await context.app.job_manager.retry_job(job)
+            except ConnectorException:  # another worker retried it first
+                continue
+            logger.info("retrying job %s (%s) of a stalled worker", job.id, job.task_kwargs.get("thread_id", job.task_name))
+
+    return app
+
+
+def submit(question: str, db: str | None = None, *, thread_id: str | None = None, **options: Any) -> str:
+    """Queue a run of ``question`` for the workers on the Postgres database ``db`` (default
+    ``REACTGRAPH_DB``) and return its thread id at once. ``options``: ``model`` ('provider:model' or
+    'module:factory'), ``tools`` ('a,b': built-in names or 'module:attribute'), ``mcp`` (a servers
+    file), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
+    ``run`` command takes them. Runs on one thread are taken one after another."""
+    checked_query(question)
+    url = queue_url(db)
+    payload = checked_options(dict(options))
+    thread_id = thread_id or uuid.uuid4().hex
+    ensure_schema(url)
+    runs = open_store(url)
+    try:  # a cancel stored for an earlier run on this thread does not stop this one
+        runs.clear_cancel(thread_id)
+    finally:
+        runs.close()
+    app = queue_app(url)
+    with queue_errors(url), app.open():
+        app.configure_task(TASK, queue=QUEUE, lock=f"reactgraph:{thread_id}").defer(
+            question=question, thread_id=thread_id, options=payload
+        )
+    return thread_id
+
+
+def run_worker(db: str | None = None, *, concurrency: int = 1, stalled_after: float = STALLED_AFTER) -> None:
+    """Run queued runs from the Postgres database ``db`` (default ``REACTGRAPH_DB``), ``concurrency``
+    at a time, until SIGINT or SIGTERM: then take no new run and return once the runs in hand have
+    ended. The runs of workers silent for ``stalled_after`` seconds are taken up again."""
+    if concurrency < 1:
+        raise QueueConfigError(f"concurrency must be at least 1, got {concurrency}")
+    if stalled_after <= 0:
+        raise QueueConfigError(f"stalled_after must be a positive number of seconds, got {stalled_after}")
+    url = queue_url(db)
+    ensure_schema(url)
+    runner = Runner(url, concurrency)
+    heartbeat = stalled_after / 3
+    app = queue_app(url, runner, stalled_after)
+
+    async def work() -> None:
+        async with app.open_async(), runner.opened():
+            await app.run_worker_async(
+                queues=[QUEUE], concurrency=concurrency, update_heartbeat_interval=heartbeat,
+                stalled_worker_timeout=stalled_after, fetch_job_polling_interval=min(5.0, heartbeat),
+                install_signal_handlers=True,
+            )
+
+    with queue_errors(url):
+        asyncio.run(work())
