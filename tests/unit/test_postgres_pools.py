@@ -22,7 +22,8 @@ def paris_model() -> ScriptedChatModel:
 
 @pytest.fixture
 def pools_opened(monkeypatch) -> list:
-    """Every async pool the store opens, in order (the real psycopg_pool class, counted)."""
+    """Every async pool the store opens, in order (the real psycopg_pool class, counted). Held here, a pool the
+    store drops is not freed, so its connections end only when the store closes them."""
     opened: list = []
 
     class Counted(postgres_module.AsyncConnectionPool):
@@ -89,7 +90,7 @@ def test_many_runs_at_once_in_one_loop_finish_on_a_smaller_pool(postgres_url, ma
     assert len(pools_opened) == 1 and pools_opened[0].max_size == 2
 
 
-def test_closing_the_store_after_async_runs_leaves_no_connection(postgres_url, math_tools):
+def test_closing_the_store_after_async_runs_leaves_no_connection(postgres_url, math_tools, pools_opened):
     agent = ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url)
     asyncio.run(agent.arun("Where is Paris?", thread_id="gone"))  # its loop is closed when the store closes
     assert connections(postgres_url) >= 1
@@ -97,7 +98,7 @@ def test_closing_the_store_after_async_runs_leaves_no_connection(postgres_url, m
     assert until_no_connections(postgres_url) == 0
 
 
-def test_closing_between_runs_of_a_loop_that_lives_on(postgres_url, math_tools):
+def test_closing_between_runs_of_a_loop_that_lives_on(postgres_url, math_tools, pools_opened):
     """A loop kept between runs (asyncio.Runner): its pool is closed on it."""
     agent = ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url)
     with asyncio.Runner() as runner:
@@ -107,7 +108,7 @@ def test_closing_between_runs_of_a_loop_that_lives_on(postgres_url, math_tools):
         assert runner.run(asyncio.sleep(0, "loop still usable")) == "loop still usable"
 
 
-def test_closing_from_a_thread_while_the_loop_runs(postgres_url, math_tools):
+def test_closing_from_a_thread_while_the_loop_runs(postgres_url, math_tools, pools_opened):
     """As a worker does: the agent closed in a thread while its loop waits; the pool is closed on that loop."""
     agent = ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url)
 
@@ -117,3 +118,29 @@ def test_closing_from_a_thread_while_the_loop_runs(postgres_url, math_tools):
         return await asyncio.to_thread(until_no_connections, postgres_url)
 
     assert asyncio.run(run_then_close()) == 0
+
+
+def test_closing_inside_the_running_loop_closes_the_pool_on_it(postgres_url, math_tools, pools_opened):
+    """``with ReActAgent(...)`` in async code: the pool closes by a task of the loop, once the loop has control
+    (a dropped pool's connections would also end when it is freed: ``pools_opened`` holds it)."""
+
+    async def run_in_with() -> int:
+        with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url) as agent:
+            await agent.arun("Where is Paris?", thread_id="w")
+        return await asyncio.to_thread(until_no_connections, postgres_url, 3.0)
+
+    assert asyncio.run(run_in_with()) == 0
+    assert len(pools_opened) == 1
+
+
+def test_a_new_loop_ends_the_connections_of_a_closed_one(postgres_url, math_tools, pools_opened):
+    """One ``asyncio.run`` after another does not pile up connections of loops that are gone."""
+    with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url) as agent:
+        asyncio.run(agent.arun("Where is Paris?", thread_id="r0"))
+        after_one = connections(postgres_url)
+        for i in range(1, 4):
+            asyncio.run(agent.arun("Where is Paris?", thread_id=f"r{i}"))
+        deadline = time.monotonic() + 10
+        while (now := connections(postgres_url)) > after_one and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(pools_opened) == 4 and now == after_one
