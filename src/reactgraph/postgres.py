@@ -3,14 +3,19 @@
 ``ReActAgent(checkpointer="postgresql://user:password@host/db")`` (or ``REACTGRAPH_DB``, or ``--db``)
 connects once to check the URL, creates LangGraph's tables (``setup()``) and ours (``reactgraph_cancels``)
 when missing, under an advisory lock, so that many processes starting at once do not race, then keeps a pool of
-connections for the sync calls; each async run opens a small async pool of its own. Every error names
-the database by its URL with the password hidden, and says what is wrong.
+connections for the sync calls, and one async pool per event loop for the async runs (``reactgraph.loop_pools``:
+opened by the loop's first run, shared by the later ones, closed with the store). Every error names the database
+by its URL with the password hidden, and says what is wrong.
+
+Each async run gets an AsyncPostgresSaver of its own on its loop's pool: the saver does one operation at a time
+(under its lock), taking a connection from the pool for each, so a run holds at most one connection at once and
+runs of one loop proceed side by side up to the pool's size; beyond it they wait their turn for a connection.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -23,11 +28,12 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
 from reactgraph.checkpoints import DECODE_ERRORS, CheckpointStoreError
+from reactgraph.loop_pools import LoopPools
 from reactgraph.stores import ALL_RUNS, RunStore
 
 CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
 POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)
-ASYNC_POOL_SIZE = 2  # connections of the pool of one async run
+ASYNC_POOL_SIZE = 10  # most connections of one loop's async pool: runs at once that never wait for one (a run holds one)
 SETUP_LOCK = 0x7265616374  # pg_advisory_lock key held while the tables are created ("react")
 SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
 CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
@@ -87,6 +93,7 @@ class PostgresRunStore(RunStore):
                 timeout=CONNECT_TIMEOUT, check=ConnectionPool.check_connection, open=True, name="reactgraph",
             )
         self.pool = pool
+        self.async_pools = LoopPools(self._async_pool, CONNECT_TIMEOUT)
         super().__init__(PostgresSaver(pool))
 
     @property
@@ -96,13 +103,16 @@ class PostgresRunStore(RunStore):
     @asynccontextmanager
     async def async_saver(self) -> AsyncIterator[BaseCheckpointSaver]:
         with self.errors():
-            pool = AsyncConnectionPool(self.url, min_size=1, max_size=ASYNC_POOL_SIZE, timeout=CONNECT_TIMEOUT, open=False,
-                                       kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT}, name="reactgraph-async")
-            await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
-        try:
-            yield AsyncPostgresSaver(pool)
-        finally:
-            await pool.close()
+            pool = await self.async_pools.get()
+        yield AsyncPostgresSaver(pool)
+
+    def _async_pool(self, configure: Callable[[psycopg.AsyncConnection], Awaitable[None]]) -> AsyncConnectionPool:
+        """A loop's async pool, not opened yet, calling ``configure`` on each new connection."""
+        return AsyncConnectionPool(
+            self.url, min_size=1, max_size=ASYNC_POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
+            timeout=CONNECT_TIMEOUT, check=AsyncConnectionPool.check_connection, configure=configure, open=False,
+            name="reactgraph-async",
+        )
 
     @contextmanager
     def errors(self, run: str | None = None) -> Iterator[None]:
@@ -142,6 +152,7 @@ class PostgresRunStore(RunStore):
         ))
 
     def close(self) -> None:
+        self.async_pools.close()
         self.pool.close()
 
     def _query(self, sql: str, params: tuple[Any, ...] = (), run: str | None = None) -> list[dict[str, Any]]:

@@ -200,8 +200,8 @@ class Runner:
             yield self
         finally:
             await self.locks.close()
-            for agent, _ in self._agents.values():
-                agent.close()
+            for agent, _ in self._agents.values():  # in a thread: the agent's async pool closes on this loop, waited for
+                await asyncio.to_thread(agent.close)
             self._agents.clear()
 
 
