@@ -42,7 +42,7 @@ def test_a_finished_run_becomes_a_strategy_with_its_tool_sequence(math_tools):
     assert bullet.tool_sequence == ["add", "multiply"]
     assert (bullet.helpful_count, bullet.harmful_count, bullet.runs) == (1, 0, 1)
     assert bullet.avg_iterations == 3 and bullet.tool_success_rate == 1.0
-    assert 'add(a=2, b=3), then multiply(a=5, b=4), then answered' in bullet.content
+    assert 'add(a=…, b=…), then multiply(a=…, b=…), then answered' in bullet.content
     assert bullet.sources[0].startswith("t1@") and "plus" in bullet.tags
 
 
@@ -115,7 +115,7 @@ def test_a_bullet_learnt_in_another_process_is_shown_for_a_similar_question(run_
     result = agent.run("What is the sum of 2 and 3?")
     system = system_prompt(model)
     assert "Strategies from earlier runs" in system
-    assert '- Worked: For "What is the sum of 347 and 29?": add(a=347, b=29), then answered' in system
+    assert '- Worked: For "What is the sum of 347 and 29?": add(a=…, b=…), then answered' in system
     assert "[tools: add; helped 1, hurt 0]" in system
     state = agent.graph.get_state({"configurable": {"thread_id": result.thread_id}}).values
     assert state["playbook"]["bullets"] == [b.id for b in agent.playbook.list() if "347" in b.content]
@@ -143,7 +143,7 @@ def test_a_harmful_bullet_is_shown_as_a_pitfall(math_tools):
     agent, model = agent_on(store, ["Paris is in France."], math_tools)
     agent.run("Where is Paris, the city?")
     system = system_prompt(model)
-    assert '- Avoid: For "Where is the city of Paris?": lookup(key="paris") led to no answer (stalled' in system
+    assert '- Avoid: For "Where is the city of Paris?": lookup(key=…) led to no answer (stalled' in system
     assert "hurt 1]" in system
 
 
@@ -249,7 +249,7 @@ def test_a_give_up_becomes_an_observation_without_counts(math_tools):
     assert result.termination_reason is TerminationReason.FAILURE
     [note] = agent.playbook.list()
     assert note.section == "observations" and (note.helpful_count, note.harmful_count) == (0, 0)
-    assert note.content == 'For "What is the weather in Paris?": lookup(key="paris") did not give the answer; the run said it cannot answer.'
+    assert note.content == 'For "What is the weather in Paris?": lookup(key=…) did not give the answer; the run said it cannot answer.'
 
 
 def test_a_store_with_embeddings_retrieves_by_meaning(math_tools):
@@ -267,3 +267,17 @@ def test_a_store_with_embeddings_retrieves_by_meaning(math_tools):
     agent.run("How much is two plus three?")
     system = system_prompt(model)
     assert "For a sum: call add with both numbers" in system and "For a country" not in system
+
+
+def test_an_answer_without_a_tool_or_that_no_result_supports_teaches_no_strategy(math_tools):
+    """Either may be wrong (the run cannot tell): neither becomes a strategy shown to later runs."""
+    store = InMemoryStore()
+    agent, _ = agent_on(store, ["2 + 3 = 5"], math_tools)
+    assert agent.run("What is 2 + 3?").termination_reason is TerminationReason.SUCCESS
+    unsupported, _ = agent_on(store, [ADD, "2 + 3 = 6"], math_tools)
+    result = unsupported.run("What is 2 + 3?")
+    assert result.termination_reason is TerminationReason.SUCCESS and result.confidence_signals["support"].effect < 0
+    assert Playbook(store).list() == []
+    supported, _ = agent_on(store, [ADD, "2 + 3 = 5"], math_tools)
+    supported.run("What is 2 + 3?")
+    assert [b.section for b in Playbook(store).list()] == ["strategies"]

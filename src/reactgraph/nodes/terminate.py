@@ -132,9 +132,10 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         if answer:
             update["messages"] = [AIMessage(content=answer)]
         finished = {**state, "termination": update["termination"], "partial": update.get("partial", False), "final_answer": answer}
+        confidence = confidence_of(finished, estimate).as_state()
         thread_id = get_config().get("configurable", {}).get("thread_id")
-        learn(deps, cfg, {**finished, "steps": [*(state.get("steps") or []), *update.get("steps", [])]}, thread_id)
-        return update | confidence_of(finished, estimate).as_state()
+        learn(deps, cfg, {**finished, **confidence, "steps": [*(state.get("steps") or []), *update.get("steps", [])]}, thread_id)
+        return update | confidence
 
     return terminate
 

@@ -21,7 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from reactgraph.playbook import curator
 from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
-from reactgraph.playbook.reflector import outcome, reflect, reflect_state
+from reactgraph.playbook.reflector import outcome, reflect, reflect_state, supported
 from reactgraph.playbook.retrieval import block, rank_lexical, usable
 from reactgraph.stores import RunStore
 
@@ -209,7 +209,8 @@ class Playbook:
         kind = outcome(reason)
         shown = (state.get("playbook") or {}).get("bullets") or []
         good = True if kind == "good" else False if kind == "bad" else None
-        return self.merge(reflect(question, steps, reason, detail, iterations, source), shown, source, good)
+        taught = reflect(question, steps, reason, detail, iterations, source, supported(state))
+        return self.merge(taught, shown, source, good)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Waits for the model-written lessons still being written; True when none is left."""

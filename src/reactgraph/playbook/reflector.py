@@ -1,9 +1,13 @@
 """Reflector: a finished run's trace turned into playbook bullets.
 
-The rules (``reflect``) read the tool calls, their errors and how the run ended: an answer gives a
-strategy (the calls that answered, helpful), a run stopped by a stall or a limit gives a pitfall
-(the calls that led nowhere, harmful), a give-up gives an observation (the tools did not have the
-answer), and an error followed by a call that worked gives an observation (what failed, what worked).
+The rules (``reflect``) read the tool calls, their errors and how the run ended: an answer that an
+ok tool result supports (confidence's ``support`` signal) gives a strategy (the calls that answered,
+helpful); an answer without a tool, or one no result supports, teaches nothing (it may be wrong); a
+run stopped by a stall or a limit gives a pitfall (the calls that led nowhere, harmful), a give-up
+gives an observation (the tools did not have the answer), and an error followed by a call that
+worked gives an observation (what failed and what worked, with their arguments). Strategies and
+pitfalls show calls by their arguments' names, not values: a small model copies a value that suited
+another question (``max_lines=2``).
 ``lesson_prompt`` / ``read_lesson`` are the optional model call for a lesson in words.
 """
 
@@ -37,9 +41,9 @@ def outcome(reason: str) -> str:
     return "good" if reason in GOOD else "bad" if reason in BAD else "gave_up" if reason in GAVE_UP else "none"
 
 
-def call_text(action: ToolAction) -> str:
-    """``tool(arg="value", ...)``, cut to MAX_CALL_CHARS."""
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.args.items())
+def call_text(action: ToolAction, values: bool = False) -> str:
+    """``tool(arg=…, ...)`` (with ``values``: ``tool(arg="value", ...)``), cut to MAX_CALL_CHARS."""
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False) if values else '…'}" for k, v in action.args.items())
     text = f"{action.tool}({args})"
     return text if len(text) <= MAX_CALL_CHARS else text[: MAX_CALL_CHARS - 4] + "...)"
 
@@ -78,9 +82,10 @@ def quoted(question: str) -> str:
 
 
 def reflect(
-    question: str, steps: list[ReActStep], reason: str, detail: str, iterations: int, source: str
+    question: str, steps: list[ReActStep], reason: str, detail: str, iterations: int, source: str, supported: bool = True
 ) -> list[Bullet]:
-    """The bullets a finished run teaches (none for a run stopped from outside)."""
+    """The bullets a finished run teaches (none for a run stopped from outside); ``supported``: an ok
+    tool result holds the answer."""
     kind = outcome(reason)
     if kind == "none":
         return []
@@ -98,9 +103,11 @@ def reflect(
 
     shown = ", then ".join(call_text(a) for a in first_of_each(ok if kind == "good" else tried)) or "no tool"
     bullets: list[Bullet] = []
-    if kind == "good":
+    if kind == "good" and ok and supported:
         turns = f"{iterations} turn" + ("s" if iterations != 1 else "")
         bullets.append(bullet(f"For {quoted(question)}: {shown}, then answered ({turns}).", "strategies", sequence(ok), 1, 0))
+    elif kind == "good":
+        pass  # answered without a tool, or with nothing that supports the answer: no strategy to keep
     elif kind == "bad":
         why = f"{reason.replace('_', ' ')}" + (f": {detail}" if detail else "")
         bullets.append(bullet(f"For {quoted(question)}: {shown} led to no answer ({why}).", "pitfalls", sequence(tried), 0, 1))
@@ -110,7 +117,7 @@ def reflect(
     helpful, harmful = (1, 0) if kind == "good" else (0, 1) if kind == "bad" else (0, 0)
     for failed, worked in recoveries(calls)[:MAX_RECOVERIES]:
         action, error = failed
-        content = f"{call_text(action)} failed ({error}); {call_text(worked)} worked instead."
+        content = f"{call_text(action, values=True)} failed ({error}); {call_text(worked, values=True)} worked instead."
         bullets.append(bullet(content, "observations", sequence([action, worked]), helpful, harmful))
     return bullets
 
@@ -138,7 +145,7 @@ def lesson_prompt(question: str, steps: list[ReActStep], reason: str) -> list[Ba
     """The prompt for a lesson in words: the question, the calls with their outcome, how the run ended."""
     lines = [f"Question: {question}"]
     for action, good, error in tool_calls(steps):
-        lines.append(f"- {call_text(action)} -> {'ok' if good else 'error ' + error}")
+        lines.append(f"- {call_text(action, values=True)} -> {'ok' if good else 'error ' + error}")
     lines.append(f"The run ended: {reason}.")
     return [SystemMessage(content=LESSON_SYSTEM), HumanMessage(content="\n".join(lines))]
 
@@ -169,3 +176,8 @@ def reflect_state(state: dict[str, Any]) -> tuple[str, list[ReActStep], str, str
         str(termination.get("detail") or ""),
         int(state.get("iteration") or 0),
     )
+
+
+def supported(state: dict[str, Any]) -> bool:
+    """An ok tool result holds the finished run's answer (confidence's ``support`` signal is positive)."""
+    return ((state.get("confidence_signals") or {}).get("support") or {}).get("effect", 0) > 0
