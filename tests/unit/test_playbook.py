@@ -184,13 +184,15 @@ def test_the_prompt_block_is_capped_in_a_run(math_tools):
 
 def test_a_change_to_the_playbook_drops_the_cached_block(math_tools):
     store = InMemoryStore()
-    agent, model = agent_on(store, ["5", "5"], math_tools)
+    agent, model = agent_on(store, ["5", "8", "5"], math_tools)
     agent.run("What is the sum of 2 and 3?")
+    agent.run("What is the sum of 4 and 4?")  # answers without a tool teach nothing: the playbook is unchanged
     assert "Strategies from earlier runs" not in system_prompt(model, 0)
-    agent.playbook.clear()
+    assert len(agent._deps.playbook_cache) == 2
     agent.playbook.add("For a sum: call add(a, b), then answer.", tool_sequence=["add"], tags=["sum"])
     agent.run("What is the sum of 2 and 3?")
-    assert "For a sum: call add(a, b), then answer." in system_prompt(model, 1)
+    assert "For a sum: call add(a, b), then answer." in system_prompt(model, 2)
+    assert len(agent._deps.playbook_cache) == 1  # the blocks read before the change are gone
 
 
 def test_export_import_round_trip_and_a_bad_import(math_tools):

@@ -29,16 +29,17 @@ def run_store() -> BaseStore:
 
 
 def shown_block(deps: Deps, cfg: AgentConfig, question: str, tools: list[str]) -> dict[str, Any] | None:
-    """``{"block", "bullets"}`` for a new run's prompt, or None with the playbook off. The last
-    block per question is cached until the playbook's version changes."""
+    """``{"block", "bullets"}`` for a new run's prompt, or None with the playbook off. The block per
+    question is cached until the playbook's version changes (then the whole cache is dropped)."""
     if not cfg.playbook:
         return None
     book = Playbook(run_store(), cfg.playbook_name, lessons=deps.lessons)
     key = (cfg.playbook_name, question, tuple(sorted(tools)), cfg.playbook_top_k, cfg.playbook_max_tokens)
     try:
         version = book.version()
-        cached = deps.playbook_cache.get(key)
-        if cached is None or cached[0] != version:
+        if any(seen != version for seen, _, _ in deps.playbook_cache.values()):
+            deps.playbook_cache.clear()  # the playbook changed: every block read before is stale
+        if (cached := deps.playbook_cache.get(key)) is None:
             text, ids = book.prompt_block(question, cfg.playbook_top_k, cfg.playbook_max_tokens, tools)
             deps.playbook_cache[key] = cached = (version, text, ids)
     except Exception as exc:  # noqa: BLE001 - the store's errors are the driver's (sqlite3, psycopg, ...)
