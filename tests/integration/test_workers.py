@@ -210,8 +210,9 @@ def test_a_cancel_from_another_process_stops_a_queued_run(postgres_url, tmp_path
 def test_a_run_cancelled_while_queued_is_not_run(postgres_url, tmp_path, workers):
     """A cancel stored after submit stops the queued run before it starts; one stored for an earlier
     run on the thread does not stop a new submit (here one that feeds the playbook)."""
-    with ReActAgent(checkpointer=postgres_url) as agent:
+    with ReActAgent(checkpointer=postgres_url, playbook=True) as agent:
         agent.cancel("reused")  # an old request, before the submit below
+        seeded = agent.playbook.add("For a run: record the keys a and b, then c.", tool_sequence=["record"])
     kept = submit("Run r1: record the three keys.", postgres_url, model=MODEL, tools=TOOLS, thread_id="reused", playbook=True)
     dropped = submit("Run r2: record the three keys.", postgres_url, model=MODEL, tools=TOOLS)
     cancel = subprocess.run([sys.executable, "-m", "reactgraph.cli", "cancel", dropped, "--db", postgres_url],
@@ -226,8 +227,9 @@ def test_a_run_cancelled_while_queued_is_not_run(postgres_url, tmp_path, workers
         assert agent.get_result(kept).termination_reason is TerminationReason.SUCCESS
         with pytest.raises(RunNotFoundError):
             agent.get_result(dropped)
-        [bullet] = agent.playbook.list()  # submitted with playbook=True: learnt into the database's store
-        assert bullet.tool_sequence == ["record"] and bullet.sources[0].startswith("reused@")
+        # submitted with playbook=True: the worker's run was shown the database's playbook, and counted for it
+        assert agent.graph.get_state({"configurable": {"thread_id": kept}}).values["playbook"]["bullets"] == [seeded.id]
+        assert agent.playbook.show(seeded.id).helpful_count == 2
 
 
 def test_submit_refuses_what_no_worker_could_run(postgres_url, tmp_path):
