@@ -27,7 +27,7 @@ from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskR
 from reactgraph.evaluation.runner import RUNNERS, run_suite
 from reactgraph.evaluation.suite import Task, load_suite, shipped_suite
 from reactgraph.models import resolve_model
-from reactgraph.playbook import Playbook, sqlite_store
+from reactgraph.playbook import Playbook, close_store, sqlite_store
 from reactgraph.playbook.book import STORE_FILE
 
 
@@ -147,7 +147,7 @@ def learn(
         runs = run_learning(tasks, lambda task: model, suite_dir, store, overrides, advance)
         (args.out / "playbook.json").write_text(Playbook(store).export_json() + "\n")
     finally:
-        store.conn.close()
+        close_store(store)
     return runs
 
 
