@@ -407,7 +407,8 @@ def test_a_model_factory_in_the_current_directory_imports(tmp_path):
 def test_reading_commands_create_no_database(tmp_path, command):
     missing = tmp_path / "no-such-dir" / "typo.sqlite"
     done = cli(*command, "--db", str(missing))
-    assert done.returncode == 1 and "no such file (nothing was created)" in done.stderr
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"reactgraph: checkpoint database {missing}: no such file (nothing was created)"
     assert not missing.exists() and not missing.parent.exists()
 
 

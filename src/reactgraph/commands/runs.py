@@ -56,9 +56,9 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
     """The agent the options describe, and the run's config overrides."""
     checkpointer = args.db or DEFAULT_CHECKPOINTER
     if not with_model:  # the reading commands: they never create a SQLite file
-        path = args.db or default_db()
-        if not is_postgres_url(path) and not Path(path).exists():
-            raise CheckpointStoreError(f"checkpoint database {path.absolute()}: no such file (nothing was created)")
+        db = args.db or default_db()
+        if not is_postgres_url(db) and not Path(db).exists():
+            raise CheckpointStoreError(f"checkpoint database {Path(db).absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
     registry, selection = load_tools(args.tools, args.mcp)
     overrides = {
