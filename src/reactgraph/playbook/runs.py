@@ -8,7 +8,6 @@ import logging
 from typing import Any
 
 from langgraph.config import get_store
-from langgraph.store.base import BaseStore
 
 from reactgraph.config import AgentConfig, ConfigError
 from reactgraph.deps import Deps
@@ -18,14 +17,15 @@ from reactgraph.playbook.reflector import lesson_prompt, read_lesson, reflect_st
 log = logging.getLogger(__name__)
 
 
-def run_store() -> BaseStore:
+def run_playbook(deps: Deps, cfg: AgentConfig) -> Playbook:
+    """The run's playbook, in the graph's store (ConfigError naming the fix when the graph has none)."""
     store = get_store()
     if store is None:
         raise ConfigError(
             "playbook=True needs a store: ReActAgent(playbook=True) opens one beside the checkpoints; "
             "build_graph(..., store=...) or langgraph dev give the graph theirs"
         )
-    return store
+    return Playbook(store, cfg.playbook_name, lessons=deps.lessons)
 
 
 def shown_block(deps: Deps, cfg: AgentConfig, question: str, tools: list[str]) -> dict[str, Any] | None:
@@ -33,7 +33,7 @@ def shown_block(deps: Deps, cfg: AgentConfig, question: str, tools: list[str]) -
     question is cached until the playbook's version changes (then the whole cache is dropped)."""
     if not cfg.playbook:
         return None
-    book = Playbook(run_store(), cfg.playbook_name, lessons=deps.lessons)
+    book = run_playbook(deps, cfg)
     key = (cfg.playbook_name, question, tuple(sorted(tools)), cfg.playbook_top_k, cfg.playbook_max_tokens)
     try:
         version = book.version()
@@ -53,7 +53,7 @@ def learn(deps: Deps, cfg: AgentConfig, finished: dict[str, Any], thread_id: str
     lesson follows in the background."""
     if not cfg.playbook:
         return
-    book = Playbook(run_store(), cfg.playbook_name, lessons=deps.lessons)
+    book = run_playbook(deps, cfg)
     source = f"{thread_id}@{finished.get('started_at', 0.0):.6f}"
     try:
         book.learn(finished, source)
