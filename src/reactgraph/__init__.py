@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     )
     from reactgraph.subagents import AgentTool
     from reactgraph.tools.approval import Approve, Edit, Reject
-    from reactgraph.tools.registry import ToolRegistrationError, ToolRegistry
+    from reactgraph.tools.base import ToolRegistrationError
+    from reactgraph.tools.registry import ToolRegistry
     from reactgraph.waiting import AnswerError
 
 _HOMES = {  # public name -> the module that defines it
@@ -52,7 +53,7 @@ _HOMES = {  # public name -> the module that defines it
     "ReActTrace": "reactgraph.result",
     "TerminationReason": "reactgraph.result",
     "TokenUsage": "reactgraph.result",
-    "ToolRegistrationError": "reactgraph.tools.registry",
+    "ToolRegistrationError": "reactgraph.tools.base",
     "ToolRegistry": "reactgraph.tools.registry",
     "build_graph": "reactgraph.graph",
 }

@@ -208,8 +208,9 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models import ModelUnavailableError
     from reactgraph.playbook import PlaybookError
+    from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
-    from reactgraph.tools.registry import ToolRegistrationError, UnknownToolError
+    from reactgraph.tools.registry import UnknownToolError
     from reactgraph.workers import QueueConfigError
 
     if isinstance(

@@ -28,10 +28,12 @@ from reactgraph.deps import outer_cancel
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.result import ReActTrace, TerminationReason, TokenUsage, steps_from_state
 from reactgraph.state import Action, Outcome
-from reactgraph.tools.execution import cut, describe, error_outcome, ok_outcome, prepare_args
-from reactgraph.tools.isolation import IN_PROCESS
+from reactgraph.tools.base import RegisteredTool
+from reactgraph.tools.content import cut, exception_text
+from reactgraph.tools.execution import error_outcome, ok_outcome, prepare_args
+from reactgraph.tools.isolation.reference import IN_PROCESS
 from reactgraph.tools.policy import InvalidArguments
-from reactgraph.tools.registry import RegisteredTool, ToolRegistry
+from reactgraph.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from reactgraph.agent import ReActAgent
@@ -107,7 +109,7 @@ def delegate(
         except GraphBubbleUp:  # a question or an approval inside the child: the parent run pauses
             raise
         except Exception as exc:
-            problem = cut(f"the sub-agent failed: {describe(exc)}", max_output_bytes)
+            problem = cut(f"the sub-agent failed: {exception_text(exc)}", max_output_bytes)
             text = error_text(ErrorKind.EXECUTION_FAILED, tool=tool.name, problem=problem)
             return error_outcome(action, ErrorKind.EXECUTION_FAILED, text, duration=time.perf_counter() - start), None
     trace = child_trace(values)

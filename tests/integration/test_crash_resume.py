@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from reactgraph import ReActAgent
-from reactgraph.tools.processes import wait_gone
+from reactgraph.tools.isolation.processes import wait_gone
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 WAIT_LIMIT = 60.0  # seconds: a bound on each wait, not an assertion on timing

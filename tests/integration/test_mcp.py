@@ -14,10 +14,10 @@ import pytest
 
 from reactgraph import ReActAgent
 from reactgraph import TerminationReason as R
-from reactgraph.formats.specs import tool_specs
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools import MCPServerError, aload_mcp_tools, load_mcp_tools
-from reactgraph.tools.execution import to_text
+from reactgraph.tools.content import to_text
+from reactgraph.tools.specs import tool_specs
 
 SERVER = Path(__file__).with_name("mcp_server.py")
 

@@ -16,7 +16,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.tools import ToolPolicy, ToolRegistrationError, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
-from reactgraph.tools.processes import running as alive
+from reactgraph.tools.isolation.processes import running as alive
 from tests.unit import isolated_tools as tools
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing

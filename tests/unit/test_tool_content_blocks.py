@@ -9,7 +9,8 @@ from langchain_core.messages import ToolMessage
 
 from reactgraph.config import AgentConfig
 from reactgraph.tools import ToolRegistry
-from reactgraph.tools.execution import execute, to_text
+from reactgraph.tools.content import to_text
+from reactgraph.tools.execution import execute
 
 PNG = base64.b64encode(b"\x89PNG" + b"\x00" * 96).decode()  # 100 bytes
 

@@ -7,9 +7,9 @@ import pytest
 from langchain_core.tools import StructuredTool
 
 from reactgraph.config import AgentConfig
-from reactgraph.formats.specs import tool_specs
 from reactgraph.tools import ToolRegistry
 from reactgraph.tools.execution import execute
+from reactgraph.tools.specs import tool_specs
 
 SCHEMA = {
     "type": "object",

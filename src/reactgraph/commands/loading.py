@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from reactgraph.cli import UsageError
-from reactgraph.tools.registry import RegisteredTool, ToolRegistry, UnknownToolError
+from reactgraph.tools.base import RegisteredTool
+from reactgraph.tools.registry import ToolRegistry, UnknownToolError
 
 
 def load_object(spec: str) -> Any:

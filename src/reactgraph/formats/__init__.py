@@ -14,8 +14,8 @@ text (``formats.auto``). The reading is shared by job: tags (``tags``), JSON cal
 from reactgraph.formats.auto import FORMATS, next_format, prepare, starting_format
 from reactgraph.formats.base import Format
 from reactgraph.formats.reading import PARSE_FAILURE_KINDS, ParsedReply, ReadContext, parse_failed, reply_text
-from reactgraph.formats.specs import ToolSpec, tool_specs
 from reactgraph.formats.tags import Tags
+from reactgraph.tools.specs import ToolSpec, tool_specs
 
 __all__ = [
     "FORMATS",

@@ -17,9 +17,9 @@ from reactgraph.formats.base import Format
 from reactgraph.formats.json_calls import JsonFormat
 from reactgraph.formats.native import NativeFormat
 from reactgraph.formats.reading import ParsedReply, ReadContext
-from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags
 from reactgraph.formats.text import TextFormat
+from reactgraph.tools.specs import ToolSpec
 
 FORMATS: dict[str, Format] = {f.name: f for f in (NativeFormat(), TextFormat(), JsonFormat())}
 FALLBACK = "text"  # where auto goes when the model does not use its tool-calling API

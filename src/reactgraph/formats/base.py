@@ -11,8 +11,8 @@ from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
 from reactgraph.formats.reading import ParsedReply, ReadContext, numbered, reply_text
-from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags
+from reactgraph.tools.specs import ToolSpec
 
 
 class Format(ABC):

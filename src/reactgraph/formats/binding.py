@@ -13,8 +13,8 @@ from typing import Any
 
 from reactgraph.errors import ErrorKind
 from reactgraph.formats.reading import ReadContext, new_id, reject
-from reactgraph.formats.specs import unknown_tool
 from reactgraph.state import Action
+from reactgraph.tools.specs import unknown_tool
 
 
 def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:

@@ -17,9 +17,9 @@ from reactgraph import prompts
 from reactgraph.formats.base import Format
 from reactgraph.formats.native import calls_else_answer, own_part
 from reactgraph.formats.reading import ParsedReply, ReadContext
-from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags, shown_observation
 from reactgraph.formats.text import with_observation_stop
+from reactgraph.tools.specs import ToolSpec
 
 
 class JsonFormat(Format):

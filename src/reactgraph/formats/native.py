@@ -21,9 +21,9 @@ from reactgraph.formats.actions import read_text_actions
 from reactgraph.formats.base import Format
 from reactgraph.formats.json_blocks import read_json_calls, through_last_call
 from reactgraph.formats.reading import ParsedReply, ReadContext, new_id, reject
-from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags, cut_invented, find_tag, shown_observation
 from reactgraph.state import Action
+from reactgraph.tools.specs import ToolSpec
 
 
 class NativeFormat(Format):

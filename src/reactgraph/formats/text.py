@@ -23,8 +23,8 @@ from reactgraph.formats.base import Format
 from reactgraph.formats.json_blocks import read_json_calls
 from reactgraph.formats.native import native_calls
 from reactgraph.formats.reading import ParsedReply, ReadContext, reject
-from reactgraph.formats.specs import ToolSpec
 from reactgraph.formats.tags import Tags, shown_observation, tag_pattern, without_thought_tag
+from reactgraph.tools.specs import ToolSpec
 
 
 class TextFormat(Format):

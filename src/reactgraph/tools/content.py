@@ -1,6 +1,7 @@
-"""Content blocks as observation text: a tool result that is a list of LangChain content blocks
-(what MCP tools return, and any tool that answers with ``{"type": "text", "text": ...}`` blocks)
-reads as its text, each non-text block named by its type, MIME type and size or address:
+"""What a tool gives back, as the observation's text: any return value (``to_text``), an exception
+(``exception_text``), cut to the run's byte limit where the tool runs (``cut``). Content blocks (what MCP
+tools return, and any tool that answers with ``{"type": "text", "text": ...}`` blocks) read as their text,
+each non-text block named by its type, MIME type and size or address:
 
     [{"type": "text", "text": "sales by month"}, {"type": "image", "base64": "iVBO...", "mime_type": "image/png"}]
     -> "sales by month\\n[image: image/png, 32 bytes]"
@@ -8,6 +9,7 @@ reads as its text, each non-text block named by its type, MIME type and size or 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -57,3 +59,58 @@ def _decoded_size(data: str) -> int:
     """Bytes a base64 text decodes to."""
     data = data.strip()
     return len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+
+
+def to_text(value: Any) -> str:
+    """A tool's return value as the observation text: a string as it is, bytes decoded, content
+    blocks (MCP tools' results) as their text, a structured value as JSON, anything else by ``str``
+    or ``repr``; a value none of these can show (a broken ``__str__``, a structure nested too deep)
+    is named by its type."""
+    try:
+        content = getattr(value, "content", value)  # a ToolMessage or a similar wrapper
+    except Exception:
+        content = value
+    if isinstance(content, str):
+        return str.__str__(content)  # a plain str, also for a str subclass
+    if isinstance(content, bytes | bytearray):
+        return bytes(content).decode("utf-8", errors="replace")
+    if (text := blocks_text(content)) is not None:
+        return text
+    for show in (lambda v: json.dumps(v, ensure_ascii=False, default=str), str, repr):
+        try:
+            text = show(content)
+        except Exception:  # TypeError, ValueError, RecursionError, or whatever a broken __str__ raises
+            continue
+        if isinstance(text, str):
+            return str.__str__(text)
+    return f"(a {type(content).__name__} value that cannot be shown as text)"
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside an exception group (and inside the groups in it); ``[exc]`` for any other."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
+
+
+def exception_text(exc: BaseException) -> str:
+    """``ExceptionType: message`` (the type alone when the message is empty or cannot be shown)."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = "(its message cannot be shown)"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` as valid UTF-8 (a lone surrogate becomes '?') within about ``limit`` bytes: its first
+    three quarters and its last quarter (an error or a total is often at the end; never half a
+    character), ``…`` between them and a last line that marks the cut (where a shortened observation
+    still shows it), e.g. ``[cut: 52,428,800 bytes, showing the first 24,576 and the last 8,192]``."""
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= limit:
+        return data.decode()
+    head = data[: limit * 3 // 4].decode("utf-8", errors="ignore")
+    tail = data[len(data) - limit // 4 :].decode("utf-8", errors="ignore")
+    shown = f"showing the first {len(head.encode()):,} and the last {len(tail.encode()):,}"
+    return f"{head}\n…\n{tail}\n[cut: {len(data):,} bytes, {shown}]"

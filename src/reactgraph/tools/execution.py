@@ -26,13 +26,14 @@ from pydantic import BaseModel, ValidationError
 
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text, is_network_error
-from reactgraph.formats.specs import tool_specs, unknown_tool
 from reactgraph.state import Action, Outcome
-from reactgraph.tools.content import blocks_text
-from reactgraph.tools.isolation import run_isolated
+from reactgraph.tools.base import RegisteredTool
+from reactgraph.tools.content import cut, exception_text, leaves, to_text
+from reactgraph.tools.isolation.pool import run_isolated
 from reactgraph.tools.json_args import check_json_args
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolTimeout
-from reactgraph.tools.registry import RegisteredTool, ToolRegistry
+from reactgraph.tools.registry import ToolRegistry
+from reactgraph.tools.specs import tool_specs, unknown_tool
 
 
 def call_key(tool: str, args: dict[str, Any]) -> str:
@@ -120,7 +121,7 @@ def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: floa
         if isinstance(error, Exception):
             raise error
         # SystemExit, KeyboardInterrupt, CancelledError raised by the tool's own code: its failure, not the run's
-        raise RuntimeError(f"the tool raised {describe(error)}") from error
+        raise RuntimeError(f"the tool raised {exception_text(error)}") from error
     return box["value"]
 
 
@@ -144,7 +145,7 @@ def execute(
     try:
         args = prepare_args(entry, action["args"], registry)
     except Exception as exc:  # InvalidArguments, or a schema check that could not cope with the input
-        problem = cut(str(exc) if isinstance(exc, InvalidArguments) else describe(exc), limit)
+        problem = cut(str(exc) if isinstance(exc, InvalidArguments) else exception_text(exc), limit)
         return error_outcome(
             action, ErrorKind.INVALID_PARAMETERS, error_text(ErrorKind.INVALID_PARAMETERS, tool=entry.name, problem=problem),
             duration=time.perf_counter() - start,
@@ -153,7 +154,7 @@ def execute(
     result, errors = _run_with_retries(entry, args, policy, deadline, limit, cancelled)
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
-    failures = [cut(describe(e), limit) for e in errors]
+    failures = [cut(exception_text(e), limit) for e in errors]
     base = _base(action) | {
         "ran": True,
         "duration": time.perf_counter() - start,
@@ -167,7 +168,7 @@ def execute(
         if kind in (ErrorKind.TIMEOUT, ErrorKind.INVALID_PARAMETERS, ErrorKind.RESOURCE_LIMIT):  # ours, or about the input
             problem = cut(str(result), limit)
         else:
-            problem = failures[-1] if failures else cut(describe(result), limit)
+            problem = failures[-1] if failures else cut(exception_text(result), limit)
         text = error_text(kind, tool=entry.name, problem=problem, tried=tried, transient=policy.is_retryable(result))
         return base | {"status": "error", "error_kind": kind.value, "content": text}
     return base | {"status": "ok", "error_kind": None, "content": cut(to_text(result), limit)}
@@ -233,61 +234,6 @@ def ok_outcome(action: Action, content: str, *, cached: bool = False) -> Outcome
     """A successful outcome that needed no tool run: a cache hit, or the user's answer to ask_user."""
     return _base(action) | {"status": "ok", "error_kind": None, "error_type": "", "content": content,
                             "cached": cached, "failures": []}
-
-
-def to_text(value: Any) -> str:
-    """A tool's return value as the observation text: a string as it is, bytes decoded, content
-    blocks (MCP tools' results) as their text, a structured value as JSON, anything else by ``str``
-    or ``repr``; a value none of these can show (a broken ``__str__``, a structure nested too deep)
-    is named by its type."""
-    try:
-        content = getattr(value, "content", value)  # a ToolMessage or a similar wrapper
-    except Exception:
-        content = value
-    if isinstance(content, str):
-        return str.__str__(content)  # a plain str, also for a str subclass
-    if isinstance(content, bytes | bytearray):
-        return bytes(content).decode("utf-8", errors="replace")
-    if (text := blocks_text(content)) is not None:
-        return text
-    for show in (lambda v: json.dumps(v, ensure_ascii=False, default=str), str, repr):
-        try:
-            text = show(content)
-        except Exception:  # TypeError, ValueError, RecursionError, or whatever a broken __str__ raises
-            continue
-        if isinstance(text, str):
-            return str.__str__(text)
-    return f"(a {type(content).__name__} value that cannot be shown as text)"
-
-
-def leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside an exception group (and inside the groups in it); ``[exc]`` for any other."""
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
-    return [exc]
-
-
-def describe(exc: BaseException) -> str:
-    """``ExceptionType: message`` (the type alone when the message is empty or cannot be shown)."""
-    try:
-        message = str(exc)
-    except Exception:
-        message = "(its message cannot be shown)"
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
-def cut(text: str, limit: int) -> str:
-    """``text`` as valid UTF-8 (a lone surrogate becomes '?') within about ``limit`` bytes: its first
-    three quarters and its last quarter (an error or a total is often at the end; never half a
-    character), ``…`` between them and a last line that marks the cut (where a shortened observation
-    still shows it), e.g. ``[cut: 52,428,800 bytes, showing the first 24,576 and the last 8,192]``."""
-    data = text.encode("utf-8", errors="replace")
-    if len(data) <= limit:
-        return data.decode()
-    head = data[: limit * 3 // 4].decode("utf-8", errors="ignore")
-    tail = data[len(data) - limit // 4 :].decode("utf-8", errors="ignore")
-    shown = f"showing the first {len(head.encode()):,} and the last {len(tail.encode()):,}"
-    return f"{head}\n…\n{tail}\n[cut: {len(data):,} bytes, {shown}]"
 
 
 def _type_name(annotation: Any) -> str:

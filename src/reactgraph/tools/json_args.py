@@ -22,8 +22,8 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 from referencing.exceptions import Unresolvable
 
-from reactgraph.formats.specs import fits
 from reactgraph.tools.policy import InvalidArguments
+from reactgraph.tools.specs import fits
 
 SCALARS = ("integer", "number", "boolean")
 

@@ -36,8 +36,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from reactgraph.tools.execution import describe, leaves
-from reactgraph.tools.isolation import IN_PROCESS
+from reactgraph.tools.content import exception_text, leaves
+from reactgraph.tools.isolation.reference import IN_PROCESS
 
 INSTALL = "pip install 'reactgraph[mcp]'"
 TRANSPORTS = ("stdio", "sse", "streamable_http", "streamable-http", "http", "websocket")
@@ -116,7 +116,7 @@ def mcp_connections(servers: Servers) -> dict[str, dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise MCPConfigError(f"{where}: not valid JSON ({exc})") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise MCPConfigError(f"{where}: cannot be read ({describe(exc)})") from None
+            raise MCPConfigError(f"{where}: cannot be read ({exception_text(exc)})") from None
     entries = data.get("mcpServers", data) if isinstance(data, dict) else data
     if not isinstance(entries, dict):
         raise MCPConfigError(f'{where}: give an object of servers, such as {{"mcpServers": {{"name": {{"command": ...}}}}}}')
@@ -170,7 +170,7 @@ def _reason(exc: BaseException, timeout: float) -> str:
     """Why a server failed, from the exceptions inside the task groups the MCP client raises."""
     if isinstance(exc, TimeoutError):
         return f"no answer within {timeout:g}s"
-    return "; ".join(describe(leaf) for leaf in leaves(exc))
+    return "; ".join(exception_text(leaf) for leaf in leaves(exc))
 
 
 def _safe(name: str) -> str:

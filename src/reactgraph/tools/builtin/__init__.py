@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError
 from reactgraph.tools.builtin.calculator import calculator
 from reactgraph.tools.builtin.files import make_file_tools
 from reactgraph.tools.builtin.geometry import (
@@ -30,7 +31,14 @@ from reactgraph.tools.builtin.geometry import (
 from reactgraph.tools.builtin.search import DocumentIndex, index_of, make_search_tool
 from reactgraph.tools.builtin.text import text
 from reactgraph.tools.policy import ToolPolicy
-from reactgraph.tools.registry import ToolMetadata, ToolRegistrationError, ToolRegistry
+
+
+class Registry(Protocol):
+    """What registering needs of a registry (``ToolRegistry``, which builds on this package)."""
+
+    def register(
+        self, name: str, tool: Any, metadata: ToolMetadata, *, policy: ToolPolicy, replace: bool = False
+    ) -> RegisteredTool: ...
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ def builtin_functions(*, root: str | Path | None = None, documents: Any = None) 
 
 
 def register_builtins(
-    registry: ToolRegistry,
+    registry: Registry,
     names: Iterable[str] | None = None,
     *,
     root: str | Path | None = None,

@@ -135,7 +135,8 @@ class Sandbox:
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text, or None for a binary or oversized file."""
+    """The file's text (undecodable bytes replaced), or None for a binary file or one over MAX_READ_BYTES: what
+    read_file, grep_search and the search index read."""
     if path.stat().st_size > MAX_READ_BYTES:
         return None
     data = path.read_bytes()

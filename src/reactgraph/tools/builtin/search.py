@@ -20,7 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-MAX_FILE_BYTES = 2_000_000
+from reactgraph.tools.builtin.files import read_text
+
 MAX_RESULTS = 20
 SNIPPET_TOKENS = 64  # the longest snippet FTS5 makes: enough to hold the sentence around a match
 
@@ -70,14 +71,8 @@ class DocumentIndex:
 
     def add_file(self, path: Path, title: str | None = None) -> bool:
         """Index a text file (False, and nothing indexed, for binary or oversized files)."""
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return False
-        data = path.read_bytes()
-        if b"\x00" in data:
-            return False
-        try:
-            body = data.decode("utf-8")
-        except UnicodeDecodeError:
+        body = read_text(path)
+        if body is None:
             return False
         self.add(title or str(path), body)
         return True

@@ -18,7 +18,9 @@ from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any
 
-from reactgraph.tools.processes import descendants
+from reactgraph.tools.base import to_langchain_tool
+from reactgraph.tools.content import cut, leaves, to_text
+from reactgraph.tools.isolation.processes import descendants
 
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
@@ -54,11 +56,8 @@ def serve(conn: Connection, output: Connection) -> None:
 
 
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
-    """Run one call in the agent's cwd and environment: ``{"ok": text}``, ``{"error": described}`` or
+    """Run one call in the agent's cwd and environment: ``{"ok": text}``, ``{"error": a record of the exception}`` or
     ``{"limit": name}`` (``"retire": true`` when the worker should not serve again)."""
-    from reactgraph.tools.execution import cut, leaves  # here: execution imports isolation, which imports this module
-    from reactgraph.tools.registry import to_langchain_tool
-
     limits, max_bytes = request["limits"], request["max_result_bytes"]
     try:
         os.chdir(request["cwd"])
@@ -74,12 +73,12 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
     except MemoryError:
         if limits["memory_mb"] is not None:
             return {"limit": "memory_mb", "retire": True}
-        return {"error": described(MemoryError("out of memory"), max_bytes), "retire": True}
+        return {"error": exception_record(MemoryError("out of memory"), max_bytes), "retire": True}
     except BaseException as exc:  # the tool's failure, reported to the agent
         error = next((e for e in leaves(exc) if isinstance(e, Exception)), exc)
         if isinstance(error, OSError) and error.errno == errno.EFBIG and limits["file_size_bytes"] is not None:
             return {"limit": "file_size_bytes"}
-        return {"error": described(error, max_bytes)}
+        return {"error": exception_record(error, max_bytes)}
 
 
 def load(ref: str) -> Any:
@@ -103,8 +102,6 @@ def invoke(tool: Any, args: dict[str, Any]) -> Any:
 
 def text_of(value: Any) -> str:
     """The result as the observation's text; TypeError when it is not JSON data."""
-    from reactgraph.tools.execution import to_text
-
     if not isinstance(value, str):
         try:
             json.dumps(value)
@@ -143,10 +140,8 @@ def limited(limits: dict[str, Any]) -> Iterator[None]:
             resource.setrlimit(which, limit)
 
 
-def described(exc: BaseException, max_bytes: int) -> dict[str, Any]:
+def exception_record(exc: BaseException, max_bytes: int) -> dict[str, Any]:
     """An exception as JSON: its class (module, qualname), its arguments when they are JSON data, its message."""
-    from reactgraph.tools.execution import cut
-
     try:
         message = cut(str(exc), max_bytes)
     except Exception:

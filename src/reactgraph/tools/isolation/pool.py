@@ -1,39 +1,6 @@
-"""Tool calls in worker processes: killed, not abandoned, on a timeout or a cancel, within resource limits.
-
-A tool whose policy resolves to ``isolation="process"`` (``ToolPolicy(isolation="process")``, limits of
-its own, or the run's ``tool_isolation``) runs in a worker process of a small pool (``WORKERS``): the
-agent sends the call, waits for the reply, and stops the worker (and every process it started) when the
-time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
-
-- Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
-  worker costs a second of imports. The fork server is started once (it preloads this package and
-  LangChain), then forks a worker in about 10 ms. A worker runs one call at a time and is reused, so a
-  call costs a message each way (measured in ``benchmarks/isolation_overhead.py``).
-- By reference: a worker imports the tool by module and name (``reference``): a module-level function,
-  async function, callable object or LangChain tool. A closure, a lambda or a tool made at run time
-  cannot cross: registering it with ``isolation="process"`` is a ToolRegistrationError saying so. A tool
-  in the main script is found by re-importing the script, as ``multiprocessing`` does (guard the
-  script's entry with ``if __name__ == "__main__":``). Module state may persist between calls.
-- As JSON: the arguments, the cwd and environment of the agent at the call, and the reply (the result's
-  text cut to ``max_tool_output_bytes`` in the worker; a result that is not JSON data is an error). An
-  exception crosses as its type, arguments and message and is rebuilt in the agent only from a class
-  already imported there, so nothing the worker sends is unpickled or imported.
-- Limits per call in a reused worker (``ResourceLimits``): the worker sets RLIMIT_AS to its own size plus
-  ``memory_mb`` (a MemoryError; the worker is replaced after it), RLIMIT_CPU to the CPU time it has used
-  plus ``cpu_seconds`` (the limit is cumulative per process; SIGXCPU ends the worker) and RLIMIT_FSIZE to
-  ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG), and puts them back after
-  the call. The agent counts the bytes the worker's processes write to stdout and stderr (relayed to the
-  agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker (``processes``).
-- Processes: RLIMIT_NPROC counts a user's processes, not a call's, and is not enforced for root, so each
-  worker leads its own session (``setsid``) and is the subreaper of what it starts (orphans are re-parented
-  to it, not to init); stopping a worker kills its process group and every descendant found in /proc. A
-  fork bomb faster than the 10 ms watch can pass the limit by what it forks in that time before it is
-  killed (a pids cgroup would hold it in the kernel; it needs a writable cgroup tree, so it is not used).
-  A call that leaves processes behind has its worker replaced. The worker dies with the fork server
-  (PR_SET_PDEATHSIG), which exits with the agent, so a killed agent leaves no idle worker.
-- A worker that crashes (``os._exit``, a segfault), times out or passes a limit is killed and replaced
-  by a new one at the next call; a crash is an execution_failed error naming the exit code or signal.
-"""
+"""The worker processes of isolated tool calls: a small pool of forkserver children (``child``), a call sent
+to one as JSON and waited for, the worker killed (with every process it started) when the time is up, the run
+is cancelled or a limit is passed. The reasons for each choice are in the package's docstring."""
 
 from __future__ import annotations
 
@@ -48,19 +15,16 @@ import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import wait
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reactgraph.config import ResourceLimits
-from reactgraph.tools import worker
+from reactgraph.tools.base import RegisteredTool
+from reactgraph.tools.isolation import child
+from reactgraph.tools.isolation.processes import descendants, wait_gone
+from reactgraph.tools.isolation.reference import reference, resolve_name
 from reactgraph.tools.policy import ResourceLimitExceeded, ToolCancelled, ToolTimeout
-from reactgraph.tools.processes import descendants, wait_gone
 
-if TYPE_CHECKING:
-    from reactgraph.tools.registry import RegisteredTool
-
-IN_PROCESS = "reactgraph_in_process"
-"""Key of ``tool.metadata`` whose value says why a tool runs only in the agent's process (sub-agents, MCP tools)."""
-PRELOAD = ["__main__", "reactgraph.tools.execution"]  # what the fork server imports once for every worker
+PRELOAD = ["__main__", "reactgraph.tools.isolation.child"]  # what the fork server imports once for every worker
 MAX_IDLE = 4  # idle workers kept for the next calls
 START_LIMIT = 60.0  # seconds a new worker may take to be ready
 WATCH_EVERY = 0.01  # seconds between counts of a call's processes (with a processes limit)
@@ -72,10 +36,6 @@ LIMIT_TEXTS = {
     "file_size_bytes": "it wrote a file larger than {:,} bytes",
     "processes": "it started more than {:,} processes",
 }
-
-
-class NotIsolatable(ValueError):
-    """A tool cannot run in a worker process; the message says why."""
 
 
 class ToolCrashed(Exception):
@@ -90,59 +50,6 @@ def limit_exceeded(limit: str, limits: ResourceLimits) -> ResourceLimitExceeded:
     """The error for passing ``limit``, naming it and its value."""
     value = getattr(limits, limit)
     return ResourceLimitExceeded(limit, f"{LIMIT_TEXTS[limit].format(value)} ({limit}={value})")
-
-
-def reference(tool: Any) -> str:
-    """``module:qualname`` by which a worker imports ``tool`` (what was registered: a function, a callable
-    object, a LangChain tool); NotIsolatable saying why when it cannot be imported that way."""
-    if not sys.platform.startswith("linux"):
-        raise NotIsolatable(f"process isolation needs Linux (this is {sys.platform})")
-    main = sys.modules.get("__main__")
-    main_file = getattr(main, "__file__", None)
-    if getattr(main, "__spec__", None) is None and main_file is not None and not os.path.isfile(main_file):
-        raise NotIsolatable(  # multiprocessing would re-import it in every worker, and fail
-            f"the main module {main_file!r} is not a file, and worker processes import the main module: run the "
-            "agent from a file or a module (python -m)"
-        )
-    reason = (getattr(tool, "metadata", None) or {}).get(IN_PROCESS)
-    if reason:
-        raise NotIsolatable(f"{reason}, so it runs in the agent's process")
-    func = getattr(tool, "func", None) or getattr(tool, "coroutine", None)  # a StructuredTool's function
-    named = [obj for obj in (tool, func) if isinstance(getattr(obj, "__qualname__", None), str)]
-    for obj in named:  # a function, or a @tool function whose module name now holds the tool
-        if _resolve(obj.__module__, obj.__qualname__) is tool:
-            return _checked(obj.__module__, obj.__qualname__)
-    for module in {type(tool).__module__, *(obj.__module__ for obj in named)}:  # an object bound to a module name
-        for name, value in list(vars(sys.modules.get(module, object)).items()):
-            if value is tool:
-                return _checked(module, name)
-    qualname = getattr(named[0], "__qualname__", "") if named else ""
-    if "<lambda>" in qualname:
-        raise NotIsolatable("it is a lambda; a worker process imports a tool by module and name: define it with def at module level")
-    if "<locals>" in qualname:
-        raise NotIsolatable(
-            "it is defined inside a function (a closure); a worker process imports a tool by module and name: "
-            "define it at module level"
-        )
-    raise NotIsolatable(
-        "it is not bound to a module-level name; a worker process imports a tool by module and name: "
-        "define it (or assign it) at module level"
-    )
-
-
-def _resolve(module: str, qualname: str) -> Any:
-    obj: Any = sys.modules.get(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return obj
-
-
-def _checked(module: str, qualname: str) -> str:
-    if module == "__main__":
-        main = sys.modules["__main__"]
-        if getattr(main, "__file__", None) is None and getattr(main, "__spec__", None) is None:
-            raise NotIsolatable("it is defined in an interactive session; a worker process can import it only from a file")
-    return f"{module}:{qualname}"
 
 
 def run_isolated(
@@ -187,7 +94,7 @@ def run_isolated(
 def rebuilt(error: dict[str, Any]) -> Exception:
     """The tool's exception from its description: of its own class when the agent's process has that
     class imported and it accepts the arguments, else a RemoteToolError subclass of the same name."""
-    cls = _resolve(error["module"], error["qualname"])
+    cls = resolve_name(error["module"], error["qualname"])
     if isinstance(cls, type) and issubclass(cls, BaseException):
         try:
             exc = cls(*error["args"])
@@ -210,7 +117,7 @@ class Worker:
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
         self.process = context.Process(
-            target=worker.serve, args=(child_conn, child_output), name="reactgraph-tool-worker"
+            target=child.serve, args=(child_conn, child_output), name="reactgraph-tool-worker"
         )
         try:
             self.process.start()
@@ -383,6 +290,3 @@ def exit_text(code: int | None) -> str:
         except ValueError:
             return f"was killed by signal {-code}"
     return f"exited with code {code}"
-
-
-__all__ = ["IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "reference", "run_isolated"]

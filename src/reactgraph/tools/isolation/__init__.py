@@ -1,0 +1,41 @@
+"""Tool calls in worker processes: killed, not abandoned, on a timeout or a cancel, within resource limits.
+
+A tool whose policy resolves to ``isolation="process"`` (``ToolPolicy(isolation="process")``, limits of
+its own, or the run's ``tool_isolation``) runs in a worker process of a small pool (``WORKERS``): the
+agent sends the call, waits for the reply, and stops the worker (and every process it started) when the
+time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
+
+- Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
+  worker costs a second of imports. The fork server is started once (it preloads this package and
+  LangChain), then forks a worker in about 10 ms. A worker runs one call at a time and is reused, so a
+  call costs a message each way (measured in ``benchmarks/isolation_overhead.py``).
+- By reference: a worker imports the tool by module and name (``reference``): a module-level function,
+  async function, callable object or LangChain tool. A closure, a lambda or a tool made at run time
+  cannot cross: registering it with ``isolation="process"`` is a ToolRegistrationError saying so. A tool
+  in the main script is found by re-importing the script, as ``multiprocessing`` does (guard the
+  script's entry with ``if __name__ == "__main__":``). Module state may persist between calls.
+- As JSON: the arguments, the cwd and environment of the agent at the call, and the reply (the result's
+  text cut to ``max_tool_output_bytes`` in the worker; a result that is not JSON data is an error). An
+  exception crosses as its type, arguments and message and is rebuilt in the agent only from a class
+  already imported there, so nothing the worker sends is unpickled or imported.
+- Limits per call in a reused worker (``ResourceLimits``): the worker sets RLIMIT_AS to its own size plus
+  ``memory_mb`` (a MemoryError; the worker is replaced after it), RLIMIT_CPU to the CPU time it has used
+  plus ``cpu_seconds`` (the limit is cumulative per process; SIGXCPU ends the worker) and RLIMIT_FSIZE to
+  ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG), and puts them back after
+  the call. The agent counts the bytes the worker's processes write to stdout and stderr (relayed to the
+  agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker (``processes``).
+- Processes: RLIMIT_NPROC counts a user's processes, not a call's, and is not enforced for root, so each
+  worker leads its own session (``setsid``) and is the subreaper of what it starts (orphans are re-parented
+  to it, not to init); stopping a worker kills its process group and every descendant found in /proc. A
+  fork bomb faster than the 10 ms watch can pass the limit by what it forks in that time before it is
+  killed (a pids cgroup would hold it in the kernel; it needs a writable cgroup tree, so it is not used).
+  A call that leaves processes behind has its worker replaced. The worker dies with the fork server
+  (PR_SET_PDEATHSIG), which exits with the agent, so a killed agent leaves no idle worker.
+- A worker that crashes (``os._exit``, a segfault), times out or passes a limit is killed and replaced
+  by a new one at the next call; a crash is an execution_failed error naming the exit code or signal.
+"""
+
+from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
+from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+
+__all__ = ["IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "reference", "run_isolated"]
