@@ -1,5 +1,5 @@
 """Default prompts. ``AgentConfig.system_prompt`` replaces the system prompt and ``thought_prompt``
-is appended to it; the others are fixed. The tool-calling formats (``reactgraph.formats``) fill the
+is appended to it; the others are fixed. The tool-calling formats (``reactgraph.tool_calling``) fill the
 format texts below with their tags and tools."""
 
 SYSTEM_PROMPT = """You are a careful assistant that answers questions with tools.

@@ -16,11 +16,11 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.formats import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
-from reactgraph.formats.tags import shown_observation
-from reactgraph.formats.text import action_text
 from reactgraph.state import ReActState
 from reactgraph.tokens import estimate_messages
+from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
+from reactgraph.tool_calling.tags import shown_observation
+from reactgraph.tool_calling.text import action_text
 
 
 def system_text(cfg: AgentConfig) -> str:
@@ -89,7 +89,7 @@ def think_messages(
     # the previous one did, and a local server (llama.cpp, Ollama) reuses that prefix.
     status_last = fmt.status_after_steps and bool(recent)
     system = system_text(cfg)
-    if described := fmt.describe(ctx):
+    if described := fmt.tools_prompt(ctx):
         system += "\n\n" + described
     if playbook := (state.get("playbook") or {}).get("block"):
         system += "\n\n" + playbook

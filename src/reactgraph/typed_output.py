@@ -17,7 +17,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from reactgraph.formats.json_blocks import bracketed_spans, loads_lenient
+from reactgraph.tool_calling.json_blocks import bracketed_spans, loads_lenient
 
 OutputSchema = type[BaseModel] | str  # what output_schema= takes
 SIGNATURE_MODEL = "Answer"  # the class name of a signature's model (the tool name of its structured output)

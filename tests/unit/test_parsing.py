@@ -7,8 +7,9 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from reactgraph.config import AgentConfig
-from reactgraph.formats import FORMATS, PARSE_FAILURE_KINDS, Tags, parse_failed, tool_specs
 from reactgraph.nodes.think import decide
+from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Tags, parse_failed
+from reactgraph.tools.specs import tool_specs
 
 from .parsing_corpus import CASES, TOOLS
 

@@ -104,7 +104,7 @@ def test_tool_output_is_shown_in_a_delimited_block(tools, calls, tool_calling):
 
 
 def test_tool_output_with_a_fence_in_it_gets_a_longer_fence(tools, calls):
-    from reactgraph.formats.tags import Tags, shown_observation
+    from reactgraph.tool_calling.tags import Tags, shown_observation
 
     assert shown_observation("a\n```\nb", Tags()) == "Observation:\n````\na\n```\nb\n````"
     assert shown_observation("one line", Tags()) == "Observation: one line"
@@ -136,7 +136,7 @@ def test_a_final_answer_in_markdown_is_read(tools, calls, tool_calling):
 
 
 def test_plain_tool_output_stays_unfenced():
-    from reactgraph.formats.tags import Tags, shown_observation
+    from reactgraph.tool_calling.tags import Tags, shown_observation
 
     listing = "reports/\nq1.txt (62 bytes)\nq2.txt (62 bytes)"
     assert shown_observation(listing, Tags()) == f"Observation: {listing}"

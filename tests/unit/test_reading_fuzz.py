@@ -17,10 +17,11 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
-from reactgraph.formats import FORMATS, Tags, tool_specs
 from reactgraph.nodes.think import decide
 from reactgraph.result import TerminationReason
 from reactgraph.testing import ScriptedChatModel
+from reactgraph.tool_calling import FORMATS, Tags
+from reactgraph.tools.specs import tool_specs
 
 FUZZ = settings(max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 RUNS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))

@@ -17,7 +17,6 @@ from reactgraph.confidence import confidence_of, read_estimate
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
-from reactgraph.formats import Format, ReadContext, Tags, prepare, starting_format, tool_specs
 from reactgraph.model_calls import invoke_within
 from reactgraph.nodes.observe import turn_calls
 from reactgraph.nodes.think import not_answers
@@ -26,7 +25,9 @@ from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination, sum_usage
 from reactgraph.tokens import usage_of
+from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
+from reactgraph.tools.specs import tool_specs
 from reactgraph.typed_output import answer_shape, read_answer
 
 

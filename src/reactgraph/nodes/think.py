@@ -1,6 +1,6 @@
 """think: one model call that yields a thought and tool calls, or the final answer.
 
-The run's current format (``formats``) binds the tools and builds the prompt; the call is bounded by
+The run's current format (``tool_calling``) binds the tools and builds the prompt; the call is bounded by
 the time budget and by ``cancel()``, retried on transient errors and falls back to
 ``fallback_models``. The format reads the reply; under ``tool_calling="auto"`` a model that writes
 its calls as text moves the run to the text format. An unreadable reply, or a final reply that is
@@ -27,7 +27,13 @@ from reactgraph.answers import announced_call, non_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.formats import (
+from reactgraph.inputs import checked_query
+from reactgraph.model_calls import CallCancelled, CallCut, invoke_within, with_retries
+from reactgraph.playbook.runs import shown_block
+from reactgraph.scratchpad import status_text, think_messages
+from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
+from reactgraph.tokens import usage_of
+from reactgraph.tool_calling import (
     Format,
     ParsedReply,
     ReadContext,
@@ -37,16 +43,10 @@ from reactgraph.formats import (
     prepare,
     reply_text,
     starting_format,
-    tool_specs,
 )
-from reactgraph.formats.tags import phrase_at_line_start
-from reactgraph.inputs import checked_query
-from reactgraph.model_calls import CallCancelled, CallCut, invoke_within, with_retries
-from reactgraph.playbook.runs import shown_block
-from reactgraph.scratchpad import status_text, think_messages
-from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
-from reactgraph.tokens import usage_of
+from reactgraph.tool_calling.tags import phrase_at_line_start
 from reactgraph.tools.breaker import disabled_message, disabled_tools
+from reactgraph.tools.specs import tool_specs
 from reactgraph.typed_output import answer_shape, read_answer, typed_value
 
 

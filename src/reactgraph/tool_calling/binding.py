@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from reactgraph.errors import ErrorKind
-from reactgraph.formats.reading import ReadContext, new_id, reject
 from reactgraph.state import Action
+from reactgraph.tool_calling.reading import ReadContext, new_id, reject
 from reactgraph.tools.specs import unknown_tool
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from reactgraph.errors import ErrorKind
-from reactgraph.formats.binding import bind_call
-from reactgraph.formats.json_blocks import (
+from reactgraph.state import Action
+from reactgraph.tool_calling.binding import bind_call
+from reactgraph.tool_calling.json_blocks import (
     FINISH_VERBS,
     bracketed_spans,
     calls_in_block,
@@ -15,9 +16,8 @@ from reactgraph.formats.json_blocks import (
     python_call,
     read_json_calls,
 )
-from reactgraph.formats.reading import ParsedReply, ReadContext, keep_written, reject
-from reactgraph.formats.tags import cut_invented, find_tag, outside_fences, tag_pattern, without_thought_tag
-from reactgraph.state import Action
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written, reject
+from reactgraph.tool_calling.tags import cut_invented, find_tag, outside_fences, tag_pattern, without_thought_tag
 
 NO_ACTION = frozenset({"none", "null", "n/a", "no action", "nothing"})  # "Action: None" from a model about to answer
 FIRST_CALL = re.compile(r"\s*([\w.-]+)\s*\[")

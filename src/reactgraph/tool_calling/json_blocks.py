@@ -14,9 +14,9 @@ from typing import Any
 from langchain_core.utils.json import parse_partial_json
 
 from reactgraph.errors import ErrorKind
-from reactgraph.formats.binding import bind_call
-from reactgraph.formats.reading import ParsedReply, ReadContext, reject
 from reactgraph.state import Action
+from reactgraph.tool_calling.binding import bind_call
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
 
 FINISH_VERBS = ("finish", "final_answer", "final answer")
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")

@@ -17,12 +17,12 @@ from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
 from reactgraph.errors import ErrorKind
-from reactgraph.formats.actions import read_text_actions
-from reactgraph.formats.base import Format
-from reactgraph.formats.json_blocks import read_json_calls, through_last_call
-from reactgraph.formats.reading import ParsedReply, ReadContext, new_id, reject
-from reactgraph.formats.tags import Tags, cut_invented, find_tag, shown_observation
 from reactgraph.state import Action
+from reactgraph.tool_calling.actions import read_text_actions
+from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.json_blocks import read_json_calls, through_last_call
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, reject
+from reactgraph.tool_calling.tags import Tags, cut_invented, find_tag, shown_observation
 from reactgraph.tools.specs import ToolSpec
 
 
@@ -34,7 +34,7 @@ class NativeFormat(Format):
     def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
         return model.bind_tools(tools)  # NotImplementedError when the model has no tool calling
 
-    def describe(self, ctx: ReadContext) -> str:
+    def tools_prompt(self, ctx: ReadContext) -> str:
         return ""
 
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:

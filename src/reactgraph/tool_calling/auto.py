@@ -13,12 +13,12 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
-from reactgraph.formats.base import Format
-from reactgraph.formats.json_calls import JsonFormat
-from reactgraph.formats.native import NativeFormat
-from reactgraph.formats.reading import ParsedReply, ReadContext
-from reactgraph.formats.tags import Tags
-from reactgraph.formats.text import TextFormat
+from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.json_calls import JsonFormat
+from reactgraph.tool_calling.native import NativeFormat
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext
+from reactgraph.tool_calling.tags import Tags
+from reactgraph.tool_calling.text import TextFormat
 from reactgraph.tools.specs import ToolSpec
 
 FORMATS: dict[str, Format] = {f.name: f for f in (NativeFormat(), TextFormat(), JsonFormat())}

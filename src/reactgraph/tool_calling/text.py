@@ -18,12 +18,12 @@ from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
 from reactgraph.errors import ErrorKind
-from reactgraph.formats.actions import read_text_actions
-from reactgraph.formats.base import Format
-from reactgraph.formats.json_blocks import read_json_calls
-from reactgraph.formats.native import native_calls
-from reactgraph.formats.reading import ParsedReply, ReadContext, reject
-from reactgraph.formats.tags import Tags, shown_observation, tag_pattern, without_thought_tag
+from reactgraph.tool_calling.actions import read_text_actions
+from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.json_blocks import read_json_calls
+from reactgraph.tool_calling.native import native_calls
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
+from reactgraph.tool_calling.tags import Tags, shown_observation, tag_pattern, without_thought_tag
 from reactgraph.tools.specs import ToolSpec
 
 
@@ -33,7 +33,7 @@ class TextFormat(Format):
     def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
         return with_observation_stop(model, ctx.tags)
 
-    def describe(self, ctx: ReadContext) -> str:
+    def tools_prompt(self, ctx: ReadContext) -> str:
         lines = [prompts.TEXT_TOOLS_HEADER]
         lines += [f"- {tool.signature()}: {tool.description or '(no description)'}" for tool in ctx.tools]
         return "\n".join(lines) + "\n\n" + ctx.hint

@@ -7,15 +7,14 @@ past turn is shown back.
 - ``json``: ``{"name": ..., "arguments": {...}}`` in the reply, tools described as JSON schemas.
 
 ``auto`` (the default) starts native and moves a run to text when the model writes its calls as
-text (``formats.auto``). The reading is shared by job: tags (``tags``), JSON calls in text
+text (``tool_calling.auto``). The reading is shared by job: tags (``tags``), JSON calls in text
 (``json_blocks``), text actions (``actions``), argument binding (``binding``).
 """
 
-from reactgraph.formats.auto import FORMATS, next_format, prepare, starting_format
-from reactgraph.formats.base import Format
-from reactgraph.formats.reading import PARSE_FAILURE_KINDS, ParsedReply, ReadContext, parse_failed, reply_text
-from reactgraph.formats.tags import Tags
-from reactgraph.tools.specs import ToolSpec, tool_specs
+from reactgraph.tool_calling.auto import FORMATS, next_format, prepare, starting_format
+from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.reading import PARSE_FAILURE_KINDS, ParsedReply, ReadContext, parse_failed, reply_text
+from reactgraph.tool_calling.tags import Tags
 
 __all__ = [
     "FORMATS",
@@ -24,11 +23,9 @@ __all__ = [
     "ParsedReply",
     "ReadContext",
     "Tags",
-    "ToolSpec",
     "next_format",
     "parse_failed",
     "prepare",
     "reply_text",
     "starting_format",
-    "tool_specs",
 ]

@@ -14,11 +14,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
-from reactgraph.formats.base import Format
-from reactgraph.formats.native import calls_else_answer, own_part
-from reactgraph.formats.reading import ParsedReply, ReadContext
-from reactgraph.formats.tags import Tags, shown_observation
-from reactgraph.formats.text import with_observation_stop
+from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.native import calls_else_answer, own_part
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext
+from reactgraph.tool_calling.tags import Tags, shown_observation
+from reactgraph.tool_calling.text import with_observation_stop
 from reactgraph.tools.specs import ToolSpec
 
 
@@ -28,7 +28,7 @@ class JsonFormat(Format):
     def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
         return with_observation_stop(model, ctx.tags)
 
-    def describe(self, ctx: ReadContext) -> str:
+    def tools_prompt(self, ctx: ReadContext) -> str:
         lines = [prompts.JSON_TOOLS_HEADER]
         lines += [json.dumps(_schema(spec), ensure_ascii=False) for spec in ctx.tools]
         return "\n".join(lines) + "\n\n" + ctx.hint

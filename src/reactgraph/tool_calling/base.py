@@ -10,8 +10,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
-from reactgraph.formats.reading import ParsedReply, ReadContext, numbered, reply_text
-from reactgraph.formats.tags import Tags
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, numbered, reply_text
+from reactgraph.tool_calling.tags import Tags
 from reactgraph.tools.specs import ToolSpec
 
 
@@ -35,7 +35,7 @@ class Format(ABC):
         """The model, ready to be called in this format (tools bound, stop sequences set)."""
 
     @abstractmethod
-    def describe(self, ctx: ReadContext) -> str:
+    def tools_prompt(self, ctx: ReadContext) -> str:
         """The system-prompt text that describes the tools and the reply format ('' when the API does)."""
 
     @abstractmethod

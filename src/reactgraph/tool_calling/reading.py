@@ -17,8 +17,8 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage
 
 from reactgraph.errors import DEFAULT_TEXT, ErrorKind
-from reactgraph.formats.tags import Tags
 from reactgraph.state import Action
+from reactgraph.tool_calling.tags import Tags
 from reactgraph.tools.specs import ToolSpec
 
 # Rejections that mean "the reply could not be read"; max_parse_retries counts these in a row.
