@@ -35,8 +35,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from reactgraph import AgentConfig, build_graph
+from reactgraph.models.tokens import estimate_messages
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
-from reactgraph.tokens import estimate_messages
 
 SIZES = (10, 20, 40)
 OBSERVATION_CHARS = 2000

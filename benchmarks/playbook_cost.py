@@ -25,10 +25,10 @@ from results_section import write_section  # beside this script
 
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
+from reactgraph.models.tokens import count_tokens
 from reactgraph.playbook import Playbook, sqlite_store
 from reactgraph.playbook.reflector import reflect
 from reactgraph.result import Observation, ReActStep, ToolAction
-from reactgraph.tokens import count_tokens
 from reactgraph.tools.registry import ToolRegistry
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
     from reactgraph.inputs import InvalidInputError
-    from reactgraph.models import ModelUnavailableError
+    from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.result import (
         PendingApproval,
         ReActResult,
@@ -46,7 +46,7 @@ _HOMES = {  # public name -> the module that defines it
     "ConfidenceSignal": "reactgraph.confidence",
     "ErrorKind": "reactgraph.errors",
     "InvalidInputError": "reactgraph.inputs",
-    "ModelUnavailableError": "reactgraph.models",
+    "ModelUnavailableError": "reactgraph.models.resolve",
     "ReActAgent": "reactgraph.agent",
     "ReActResult": "reactgraph.result",
     "ReActStep": "reactgraph.result",

@@ -35,7 +35,7 @@ from reactgraph.checkpoints import (
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_limit
 from reactgraph.inputs import checked_query
-from reactgraph.models import check_model
+from reactgraph.models.resolve import check_model
 from reactgraph.playbook import Playbook, close_store, playbook_store
 from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.stores import open_store

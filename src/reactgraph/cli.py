@@ -206,7 +206,7 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.checkpoints import CheckpointStoreError, RunNotFoundError
     from reactgraph.config import ConfigError
     from reactgraph.evaluation.suite import SuiteError
-    from reactgraph.models import ModelUnavailableError
+    from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.playbook import PlaybookError
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError

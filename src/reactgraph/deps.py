@@ -17,8 +17,8 @@ from langgraph.runtime import get_runtime
 from pydantic import BaseModel, Field
 
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.model_calls import call_with_fallbacks, model_label
-from reactgraph.models import resolve_model
+from reactgraph.models.calls import call_with_fallbacks, model_label
+from reactgraph.models.resolve import resolve_model
 from reactgraph.playbook.book import Lessons
 from reactgraph.tools.registry import ToolRegistry
 

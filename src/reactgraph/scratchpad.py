@@ -16,8 +16,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
+from reactgraph.models.tokens import estimate_messages
 from reactgraph.state import ReActState
-from reactgraph.tokens import estimate_messages
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.tool_calling.tags import shown_observation
 from reactgraph.tool_calling.text import action_text

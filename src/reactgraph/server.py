@@ -32,7 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph, recursion_limit
-from reactgraph.models import check_model
+from reactgraph.models.resolve import check_model
 from reactgraph.tools.registry import ToolRegistry
 from reactgraph.typed_output import OutputSchema
 

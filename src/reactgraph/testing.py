@@ -40,7 +40,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from reactgraph.tokens import count_tokens, estimate_messages, message_text
+from reactgraph.models.tokens import count_tokens, estimate_messages, message_text
 
 Response = str | AIMessage | Callable[[list[BaseMessage]], "str | AIMessage"]
 

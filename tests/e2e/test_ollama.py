@@ -13,7 +13,7 @@ import pytest
 
 from reactgraph import ReActAgent
 from reactgraph.config import DEFAULT_MODEL
-from reactgraph.models import ModelUnavailableError, ollama_host, ollama_models
+from reactgraph.models.resolve import ModelUnavailableError, ollama_host, ollama_models
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 

@@ -12,8 +12,8 @@ import os
 import time
 from pathlib import Path
 
+from reactgraph.models.tokens import message_text
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
-from reactgraph.tokens import message_text
 
 CALL_LOG = "CLI_FIXTURE_CALL_LOG"  # env: a file where lookup records each execution
 BLOCK_FILE = "CLI_FIXTURE_BLOCK_FILE"  # env: blocking() writes this file, then waits to be killed

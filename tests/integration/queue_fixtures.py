@@ -18,8 +18,8 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from reactgraph.models.tokens import message_text
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
-from reactgraph.tokens import message_text
 
 SUMMARY_MARK = "You keep the running notes"
 KEYS = ("a", "b", "c")

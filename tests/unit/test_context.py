@@ -6,8 +6,8 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage
 
 from reactgraph import ReActAgent
+from reactgraph.models.tokens import estimate_messages
 from reactgraph.testing import ScriptedChatModel, tool_call
-from reactgraph.tokens import estimate_messages
 
 SUMMARY_MARK = "running notes"  # in prompts.SUMMARIZE_PROMPT
 OBSERVATION_MARK = "returned a long result"  # in nodes/summarize.OBSERVATION_PROMPT

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reactgraph import ReActAgent
-from reactgraph.model_calls import CallCancelled, DeadlineReached, has_async, invoke_within
+from reactgraph.models.calls import CallCancelled, DeadlineReached, has_async, invoke_within
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 

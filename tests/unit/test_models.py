@@ -17,8 +17,8 @@ from ollama import ResponseError
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.model_calls import ModelCallError, call_with_fallbacks, is_transient, with_retries
-from reactgraph.models import ModelUnavailableError, check_ollama, resolve_model
+from reactgraph.models.calls import ModelCallError, call_with_fallbacks, is_transient, with_retries
+from reactgraph.models.resolve import ModelUnavailableError, check_ollama, resolve_model
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools.registry import ToolRegistry
 
@@ -240,7 +240,7 @@ def test_no_retry_waits_past_the_deadline():
 
 
 def test_a_cut_call_is_neither_retried_nor_handed_to_a_fallback():
-    from reactgraph.model_calls import DeadlineReached
+    from reactgraph.models.calls import DeadlineReached
 
     cut = ScriptedChatModel(responses=[lambda m: (_ for _ in ()).throw(DeadlineReached("time is up"))] * 3)
     fallback = ScriptedChatModel(responses=["too late"])

@@ -14,10 +14,10 @@ from langgraph.store.memory import InMemoryStore
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.config import ConfigError
+from reactgraph.models.tokens import count_tokens
 from reactgraph.playbook import Bullet, Playbook, PlaybookError
 from reactgraph.playbook.retrieval import block
 from reactgraph.testing import ScriptedChatModel, tool_call
-from reactgraph.tokens import count_tokens
 
 ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")
 LOOK = tool_call("lookup", {"key": "paris"}, thought="Look it up.")

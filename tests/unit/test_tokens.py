@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from reactgraph.tokens import estimate_messages, usage_of
+from reactgraph.models.tokens import estimate_messages, usage_of
 
 
 def test_a_prompt_estimate_counts_each_messages_framing_and_tool_calls():

@@ -25,7 +25,7 @@ from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
 from reactgraph.commands.loading import load_object, load_tools
-from reactgraph.model_calls import interrupt_calls
+from reactgraph.models.calls import interrupt_calls
 from reactgraph.result import ReActResult, TerminationReason
 from reactgraph.stores import default_db, is_postgres_url
 from reactgraph.typed_output import SignatureError, parse_signature

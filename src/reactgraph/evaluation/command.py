@@ -26,7 +26,7 @@ from reactgraph.evaluation.learning import run_learning, split_tasks
 from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
 from reactgraph.evaluation.suite import Task, load_suite, shipped_suite
-from reactgraph.models import resolve_model
+from reactgraph.models.resolve import resolve_model
 from reactgraph.playbook import Playbook, close_store, sqlite_store
 from reactgraph.playbook.book import STORE_FILE
 

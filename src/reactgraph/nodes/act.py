@@ -15,9 +15,9 @@ from langgraph.types import interrupt
 from reactgraph import prompts
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, Outcome
 from reactgraph.subagents import delegate, is_agent
-from reactgraph.tokens import truncate
 from reactgraph.tools import approval
 from reactgraph.tools.execution import (
     CallSlots,

@@ -15,10 +15,10 @@ from langgraph.config import get_config
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
-from reactgraph.model_calls import invoke_within
+from reactgraph.models.calls import invoke_within
+from reactgraph.models.tokens import count_tokens, truncate, usage_of
 from reactgraph.scratchpad import steps_text
 from reactgraph.state import ReActState, TokenCount
-from reactgraph.tokens import count_tokens, truncate, usage_of
 
 OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
 Rewrite the result in at most {words} words. Keep every fact that could help answer the question \

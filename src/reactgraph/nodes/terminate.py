@@ -17,14 +17,14 @@ from reactgraph.confidence import confidence_of, read_estimate
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
-from reactgraph.model_calls import invoke_within
+from reactgraph.models.calls import invoke_within
+from reactgraph.models.tokens import usage_of
 from reactgraph.nodes.observe import turn_calls
 from reactgraph.nodes.think import not_answers
 from reactgraph.playbook.runs import learn
 from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination, sum_usage
-from reactgraph.tokens import usage_of
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs

@@ -28,11 +28,11 @@ from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.inputs import checked_query
-from reactgraph.model_calls import CallCancelled, CallCut, invoke_within, with_retries
+from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
+from reactgraph.models.tokens import usage_of
 from reactgraph.playbook.runs import shown_block
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
-from reactgraph.tokens import usage_of
 from reactgraph.tool_calling import (
     Format,
     ParsedReply,

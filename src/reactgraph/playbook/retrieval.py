@@ -12,8 +12,8 @@ import math
 from collections.abc import Iterable
 
 from reactgraph import prompts
+from reactgraph.models.tokens import count_tokens
 from reactgraph.playbook.bullets import Bullet, terms
-from reactgraph.tokens import count_tokens
 
 MIN_SHARE = 0.2  # a bullet must share this part of the question's words (by weight) to be retrieved
 

@@ -1,7 +1,7 @@
 """Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and the preflight
 that finds a misconfigured model before a run (``check_model``).
 
-How a model is called (bounded in time, retried, with fallbacks) is in ``model_calls``.
+How a model is called (bounded in time, retried, with fallbacks) is in ``models.calls``.
 """
 
 from __future__ import annotations
