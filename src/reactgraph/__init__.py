@@ -11,13 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
     from reactgraph.agent import ChildUpdate, ReActAgent
-    from reactgraph.confidence import ConfidenceSignal
-    from reactgraph.config import AgentConfig, ConfigError
-    from reactgraph.errors import ErrorKind
-    from reactgraph.graph import build_graph
-    from reactgraph.inputs import InvalidInputError
-    from reactgraph.models.resolve import ModelUnavailableError
-    from reactgraph.result import (
+    from reactgraph.answers.confidence import ConfidenceSignal
+    from reactgraph.answers.result import (
         PendingApproval,
         ReActResult,
         ReActStep,
@@ -26,33 +21,38 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
         Token,
         TokenUsage,
     )
+    from reactgraph.answers.waiting import AnswerError
+    from reactgraph.config import AgentConfig, ConfigError
+    from reactgraph.errors import ErrorKind
+    from reactgraph.graph import build_graph
+    from reactgraph.inputs import InvalidInputError
+    from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.subagents import AgentTool
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.registry import ToolRegistry
-    from reactgraph.waiting import AnswerError
 
 _HOMES = {  # public name -> the module that defines it
     "AgentTool": "reactgraph.subagents",
     "ChildUpdate": "reactgraph.agent",
-    "AnswerError": "reactgraph.waiting",
+    "AnswerError": "reactgraph.answers.waiting",
     "Approve": "reactgraph.tools.approval",
     "Edit": "reactgraph.tools.approval",
-    "PendingApproval": "reactgraph.result",
+    "PendingApproval": "reactgraph.answers.result",
     "Reject": "reactgraph.tools.approval",
-    "Token": "reactgraph.result",
+    "Token": "reactgraph.answers.result",
     "AgentConfig": "reactgraph.config",
     "ConfigError": "reactgraph.config",
-    "ConfidenceSignal": "reactgraph.confidence",
+    "ConfidenceSignal": "reactgraph.answers.confidence",
     "ErrorKind": "reactgraph.errors",
     "InvalidInputError": "reactgraph.inputs",
     "ModelUnavailableError": "reactgraph.models.resolve",
     "ReActAgent": "reactgraph.agent",
-    "ReActResult": "reactgraph.result",
-    "ReActStep": "reactgraph.result",
-    "ReActTrace": "reactgraph.result",
-    "TerminationReason": "reactgraph.result",
-    "TokenUsage": "reactgraph.result",
+    "ReActResult": "reactgraph.answers.result",
+    "ReActStep": "reactgraph.answers.result",
+    "ReActTrace": "reactgraph.answers.result",
+    "TerminationReason": "reactgraph.answers.result",
+    "TokenUsage": "reactgraph.answers.result",
     "ToolRegistrationError": "reactgraph.tools.base",
     "ToolRegistry": "reactgraph.tools.registry",
     "build_graph": "reactgraph.graph",

@@ -19,6 +19,9 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 from pydantic import BaseModel
 
+from reactgraph.answers.result import ReActResult, ReActStep, ReActTrace, Token
+from reactgraph.answers.typed import OutputSchema
+from reactgraph.answers.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
 from reactgraph.checkpoints import (
     DEFAULT_CHECKPOINTER,
     DefaultCheckpointer,
@@ -37,12 +40,9 @@ from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_lim
 from reactgraph.inputs import checked_query
 from reactgraph.models.resolve import check_model
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.stores import open_store
 from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
-from reactgraph.typed_output import OutputSchema
-from reactgraph.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON

@@ -32,8 +32,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel
 
-from reactgraph.result import ReActResult, ReActTrace, result_from_state
-from reactgraph.waiting import pending_approvals, question_of, waiting_reason
+from reactgraph.answers.result import ReActResult, ReActTrace, result_from_state
+from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
 
 DB_ENV = "REACTGRAPH_DB"
 DEFAULT_DB = Path(".reactgraph") / "checkpoints.sqlite"

@@ -12,6 +12,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Checkpointer, Send
 
 from reactgraph import edges
+from reactgraph.answers.typed import OutputSchema, output_model
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.nodes import (
@@ -24,7 +25,6 @@ from reactgraph.nodes import (
 from reactgraph.state import InputState, OutputState, ReActState, typed_output_state
 from reactgraph.subagents import AgentTool
 from reactgraph.tools.registry import ToolRegistry
-from reactgraph.typed_output import OutputSchema, output_model
 
 NodeFactory = Callable[[Deps], Callable[..., Any]]  # Deps -> the node function (what make_think and the others are)
 NODE_FACTORIES: dict[str, NodeFactory] = {

@@ -40,10 +40,10 @@ THOUGHT_REQUIRED = (
     "Say in a sentence or two why this call helps answer the question, then call the tool again."
 )
 
-# A final reply that is no answer (answers.non_answer says why: "Your reply was empty", ...).
+# A final reply that is no answer (answers.non_answers.non_answer says why: "Your reply was empty", ...).
 NOT_AN_ANSWER = "{problem}. Either call one of the tools, or reply with the answer to the question itself."
 
-# Added to the system prompt when AgentConfig.ask_confidence is on (reactgraph.confidence reads the line).
+# Added to the system prompt when AgentConfig.ask_confidence is on (reactgraph.answers.confidence reads the line).
 CONFIDENCE_RULE = (
     "- End your final answer with one last line 'Confidence: <a number from 0 to 1>': how likely the answer is right."
 )

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
+from reactgraph.answers.typed import OutputSchema
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph, recursion_limit
 from reactgraph.models.resolve import check_model
 from reactgraph.tools.registry import ToolRegistry
-from reactgraph.typed_output import OutputSchema
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime

@@ -159,7 +159,7 @@ class OutputState(TypedDict, total=False):
     # think / summarize / terminate write each call's usage; the reducer sums them.
     token_usage: Annotated[TokenCount, add_usage]
     # terminate: how likely the answer is right, in [0, 1] (None without an answer), and the signals
-    # behind it, {name: {effect, detail}} (reactgraph.confidence); think resets them for a new run.
+    # behind it, {name: {effect, detail}} (reactgraph.answers.confidence); think resets them for a new run.
     confidence: float | None
     confidence_signals: dict[str, dict[str, Any]]
     # think (the final answer) or terminate (a partial answer), with an output schema: the answer read

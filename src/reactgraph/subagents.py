@@ -23,10 +23,10 @@ from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel, ConfigDict, Field
 
+from reactgraph.answers.result import ReActTrace, TerminationReason, TokenUsage, steps_from_state
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.deps import outer_cancel
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.result import ReActTrace, TerminationReason, TokenUsage, steps_from_state
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text

@@ -153,9 +153,9 @@ class Runner:
         overrides they select (the tools chosen by name)."""
         key = json.dumps(specs, sort_keys=True) + ("+playbook" if playbook else "")
         if key not in self._agents:
+            from reactgraph.answers.typed import parse_signature
             from reactgraph.commands.loading import load_tools
             from reactgraph.commands.runs import load_model
-            from reactgraph.typed_output import parse_signature
 
             registry, selection = load_tools(specs.get("tools"), specs.get("mcp"))
             schema = parse_signature(specs["output_schema"]) if specs.get("output_schema") else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reactgraph.answers import announced_call, non_answer
+from reactgraph.answers.non_answers import announced_call, non_answer
 
 ERROR = "Error (tool_not_found): there is no tool 'times_three'; the tools are: calculator, percent_of."
 STATUS = "Budget left: 9 of 10 tool turns."

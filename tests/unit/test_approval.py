@@ -9,9 +9,9 @@ from langgraph.types import Command
 
 from reactgraph import Approve, Edit, ErrorKind, PendingApproval, ReActAgent, Reject, build_graph
 from reactgraph import TerminationReason as R
+from reactgraph.answers.waiting import AnswerError
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call, tool_calls
 from reactgraph.tools import ToolPolicy, ToolRegistry, UnknownToolError
-from reactgraph.waiting import AnswerError
 
 
 def agent_for(responses, tools, tmp_path, **options) -> tuple[ReActAgent, ScriptedChatModel]:

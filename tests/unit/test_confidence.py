@@ -7,8 +7,8 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from reactgraph import ReActAgent, TerminationReason
+from reactgraph.answers.confidence import confidence_of, read_estimate
 from reactgraph.checkpoints import thread_config
-from reactgraph.confidence import confidence_of, read_estimate
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")

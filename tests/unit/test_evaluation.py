@@ -52,11 +52,24 @@ def test_shipped_suite_loads_and_covers_the_categories():
         (Expectation(kind="check", check="refusal"), "I cannot complete this task: no weather tool.", True),
         (Expectation(kind="check", check="refusal"), "It will be sunny.", False),
         (Expectation(kind="numeric", value=5), None, False),
+        (Expectation(kind="numeric", value=1000), "about 1e3 joules", True),
+        (Expectation(kind="numeric", value=1), "see q1 and the 2nd table", False),  # digits in a word are no number
         (None, None, True),
     ],
 )
 def test_checkers(expect, answer, ok):
     assert check_answer(expect, answer) is ok
+
+
+def test_the_numeric_check_and_the_confidence_read_an_answer_alike():
+    """One reading of numbers: an answer the eval counts right for a number is one the confidence finds that
+    number in, also written with an exponent (the two had patterns of their own, one without exponents)."""
+    from reactgraph.answers.confidence import confidence_of
+
+    state = {"final_answer": "about 1e3 joules", "question": "How much energy?", "termination": {"reason": "success"},
+             "steps": [{"observations": [{"tool": "calculator", "status": "ok", "content": "1000"}]}]}
+    assert check_answer(Expectation(kind="numeric", value=1000), state["final_answer"])
+    assert confidence_of(state).signals["support"].detail == "the number 1E+3 is in a tool result"
 
 
 def test_bad_suite_file_is_a_clear_error(tmp_path):

@@ -7,7 +7,7 @@ import time
 from langchain_core.messages import BaseMessage
 
 from reactgraph import ReActAgent, TerminationReason, TokenUsage
-from reactgraph.result import ReActResult
+from reactgraph.answers.result import ReActResult
 from reactgraph.testing import ScriptedChatModel, tool_call
 from tests.unit.test_context import OBSERVATION_MARK, long_page
 

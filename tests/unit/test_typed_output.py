@@ -1,4 +1,4 @@
-"""reactgraph.typed_output: a signature string read into a pydantic model (no eval), an answer text read
+"""reactgraph.answers.typed: a signature string read into a pydantic model (no eval), an answer text read
 into the schema with the problem as text, and the answer's shape as the prompt shows it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, Field
 
-from reactgraph.typed_output import SignatureError, answer_shape, output_model, parse_signature, read_answer
+from reactgraph.answers.typed import SignatureError, answer_shape, output_model, parse_signature, read_answer
 
 
 class Distance(BaseModel):

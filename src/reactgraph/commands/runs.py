@@ -20,15 +20,15 @@ from rich.prompt import Prompt
 from rich.table import Table
 
 from reactgraph.agent import ReActAgent
+from reactgraph.answers.result import ReActResult, TerminationReason
+from reactgraph.answers.typed import SignatureError, parse_signature
 from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, RunNotFoundError, format_trace
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
 from reactgraph.commands.loading import load_object, load_tools
 from reactgraph.models.calls import interrupt_calls
-from reactgraph.result import ReActResult, TerminationReason
 from reactgraph.stores import default_db, is_postgres_url
-from reactgraph.typed_output import SignatureError, parse_signature
 
 PROVIDERS = frozenset(
     {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
@@ -183,7 +183,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     """reactgraph resume THREAD: continue a crashed or paused run, shown live; --answer answers its
     question, --approve / --reject / --edit decide a call waiting for approval (--call names it)."""
-    from reactgraph.waiting import AnswerError
+    from reactgraph.answers.waiting import AnswerError
 
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
         remembered = reader.run_info(args.thread).metadata  # the --model, --tools, --mcp, --output-schema it started with

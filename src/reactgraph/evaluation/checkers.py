@@ -5,20 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from reactgraph.answers.confidence import numbers_in
 from reactgraph.evaluation.suite import Expectation
-
-NUMBER = re.compile(r"-?\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|-?\.\d+")
-
-
-def numbers_in(text: str) -> list[float]:
-    """Every number written in ``text`` (thousands separators allowed)."""
-    found = []
-    for token in NUMBER.findall(text):
-        try:
-            found.append(float(token.replace(",", "")))
-        except ValueError:
-            continue
-    return found
 
 
 def _normal(text: str) -> str:
@@ -48,7 +36,7 @@ def check_answer(expect: Expectation | None, answer: str | None) -> bool:
         return not any(str(w).lower() in answer.lower() for w in expect.value)
     if expect.kind == "numeric":
         target = float(expect.value)
-        return any(abs(n - target) <= expect.tolerance for n in numbers_in(answer))
+        return any(abs(float(n) - target) <= expect.tolerance for n in numbers_in(answer))
     if expect.check not in CHECKS:
         raise ValueError(f"unknown check {expect.check!r}; known: {', '.join(CHECKS)}")
     return CHECKS[expect.check](answer)

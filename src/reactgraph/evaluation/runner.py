@@ -17,7 +17,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from reactgraph.agent import ReActAgent
-from reactgraph.answers import non_answer
+from reactgraph.answers.non_answers import non_answer
+from reactgraph.answers.result import ReActStep
 from reactgraph.checkpoints import thread_config
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
@@ -27,7 +28,6 @@ from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
 from reactgraph.nodes.think import find_phrase
 from reactgraph.prompts import STATUS_TEMPLATE, SYSTEM_PROMPT
-from reactgraph.result import ReActStep
 from reactgraph.tools.registry import ToolRegistry
 
 ModelFactory = Callable[[Task], BaseChatModel]

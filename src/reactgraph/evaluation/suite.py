@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reactgraph.result import TerminationReason
+from reactgraph.answers.result import TerminationReason
 
 
 class Expectation(BaseModel):

@@ -12,12 +12,12 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.types import Overwrite
 
+from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
 from reactgraph.models.tokens import truncate
 from reactgraph.nodes.summarize import condense_observation
-from reactgraph.result import ReActStep
 from reactgraph.state import Outcome, ReActState, add_usage, sum_usage
 from reactgraph.tools.breaker import count_failure
 

@@ -12,8 +12,10 @@ from langgraph.config import get_config
 from langgraph.types import Overwrite
 
 from reactgraph import prompts
-from reactgraph.answers import announced_call, non_answer
-from reactgraph.confidence import confidence_of, read_estimate
+from reactgraph.answers.confidence import confidence_of, read_estimate
+from reactgraph.answers.non_answers import announced_call, non_answer
+from reactgraph.answers.result import LIMIT_REASONS, TerminationReason
+from reactgraph.answers.typed import answer_shape, read_answer
 from reactgraph.config import AgentConfig
 from reactgraph.deps import Deps
 from reactgraph.edges import stop_reason
@@ -22,13 +24,11 @@ from reactgraph.models.tokens import usage_of
 from reactgraph.nodes.observe import turn_calls
 from reactgraph.nodes.think import not_answers
 from reactgraph.playbook.runs import learn
-from reactgraph.result import LIMIT_REASONS, TerminationReason
 from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination, sum_usage
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
-from reactgraph.typed_output import answer_shape, read_answer
 
 
 def partial_answer(reply: AIMessage, fmt: Format, ctx: ReadContext) -> str | None:
@@ -106,7 +106,7 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         """Reads the termination (recorded by think or observe); writes the final answer (a partial
         one from one last tool-less model call when the run was cut short), the closing step (the
         turn that ended the run, or the partial-answer call), the end time, the answer as a chat
-        message, and its confidence with the signals behind it (``reactgraph.confidence``). With the
+        message, and its confidence with the signals behind it (``reactgraph.answers.confidence``). With the
         playbook on, what the run teaches is merged into it before the node returns."""
         cfg = deps.run_config()
         now = time.time()

@@ -23,7 +23,8 @@ from langgraph.types import Overwrite
 from pydantic import BaseModel
 
 from reactgraph import edges, prompts
-from reactgraph.answers import announced_call, non_answer
+from reactgraph.answers.non_answers import announced_call, non_answer
+from reactgraph.answers.typed import answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
@@ -47,7 +48,6 @@ from reactgraph.tool_calling import (
 from reactgraph.tool_calling.tags import phrase_at_line_start
 from reactgraph.tools.breaker import disabled_message, disabled_tools
 from reactgraph.tools.specs import tool_specs
-from reactgraph.typed_output import answer_shape, read_answer, typed_value
 
 
 class Turn(NamedTuple):

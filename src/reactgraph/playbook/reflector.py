@@ -18,9 +18,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from reactgraph.answers.result import ReActStep, ToolAction, steps_from_state
 from reactgraph.errors import ErrorKind
 from reactgraph.playbook.bullets import Bullet, Section, keywords
-from reactgraph.result import ReActStep, ToolAction, steps_from_state
 
 # calls that never reached a tool: an unreadable reply, a tool that does not exist, a call the user refused
 NOT_RUN = frozenset(

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SerializeAsAny
 
-from reactgraph.confidence import ConfidenceSignal
+from reactgraph.answers.confidence import ConfidenceSignal
+from reactgraph.answers.typed import typed_value
 from reactgraph.errors import ErrorKind
-from reactgraph.typed_output import typed_value
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
 
@@ -153,7 +153,7 @@ class ReActResult(BaseModel):
     partial: bool = False
     confidence: float | None = Field(
         default=None,
-        description="How likely the answer is right, in [0, 1]; None without an answer (reactgraph.confidence says how).",
+        description="How likely the answer is right, in [0, 1]; None without an answer (reactgraph.answers.confidence says how).",
     )
     confidence_signals: dict[str, ConfidenceSignal] = Field(
         default_factory=dict, description="The signals behind the confidence, by name, each with its effect and why."

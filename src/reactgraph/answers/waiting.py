@@ -14,7 +14,7 @@ from typing import Any
 
 from langgraph.types import Interrupt
 
-from reactgraph.result import PendingApproval
+from reactgraph.answers.result import PendingApproval
 from reactgraph.tools.approval import Approve, Decision, Edit, Reject, is_approval_request, read_decision, to_resume
 
 ClarificationHandler = Callable[[str], str]

@@ -49,8 +49,8 @@ RETRY, MAX_RETRIES = -0.03, -0.1
 OWN_WEIGHT = 0.3
 MODEL_REPLY = "(model reply)"  # observe's tool name for an unreadable reply's error
 
-# 1,234.50 / 1234.5 / -7 / .5; digits inside a word (q1, 2nd) are not numbers
-NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w])")
+# 1,234.50 / 1234.5 / -7 / .5 / 1e3; digits inside a word (q1, 2nd) are not numbers
+NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w])")
 WORD = re.compile(r"[^\W_]+")
 COMMON = frozenset(
     "the and for are was were been being has have had not but its it's this that these those with from into "
@@ -172,7 +172,8 @@ def _support(answer: str, question: str, observed: list[str]) -> ConfidenceSigna
 
 
 def numbers_in(text: str) -> list[Decimal]:
-    """The numbers written in ``text``, thousands separators dropped (``1,234.50`` -> 1234.50)."""
+    """The numbers written in ``text``, thousands separators dropped (``1,234.50`` -> 1234.50): how the
+    confidence's support signal and the eval's numeric check read an answer."""
     out = []
     for token in NUMBER.findall(text):
         try:
