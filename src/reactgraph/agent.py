@@ -22,12 +22,15 @@ from pydantic import BaseModel
 from reactgraph.answers.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.answers.typed import OutputSchema
 from reactgraph.answers.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
-from reactgraph.checkpoints import (
-    DEFAULT_CHECKPOINTER,
-    DefaultCheckpointer,
+from reactgraph.config import AgentConfig, ConfigError, make_config
+from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_limit
+from reactgraph.inputs import checked_query
+from reactgraph.models.resolve import check_model
+from reactgraph.persistence import open_store
+from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer, RunNotFoundError
+from reactgraph.persistence.reading import (
     HistoryEntry,
     RunInfo,
-    RunNotFoundError,
     fork_point,
     history,
     list_runs,
@@ -35,12 +38,7 @@ from reactgraph.checkpoints import (
     snapshot_result,
     thread_config,
 )
-from reactgraph.config import AgentConfig, ConfigError, make_config
-from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_limit
-from reactgraph.inputs import checked_query
-from reactgraph.models.resolve import check_model
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.stores import open_store
 from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
 
@@ -59,7 +57,7 @@ class ReActAgent:
     keyword options set the agent's AgentConfig. Every run is checkpointed under a thread id:
     by default to the SQLite file ``./.reactgraph/checkpoints.sqlite`` (or ``REACTGRAPH_DB``);
     ``checkpointer`` may instead be another file path, a ``postgresql://`` URL, any LangGraph saver,
-    or None (in memory). ``store`` is where the runs live (``reactgraph.stores``).
+    or None (in memory). ``store`` is where the runs live (``reactgraph.persistence``).
     ``nodes`` swaps nodes of the graph by name (see ``build_graph``). ``output_schema`` (a pydantic
     model class, or a signature string such as ``"question -> answer: float, unit: str"``) types the
     final answer: ``result.output`` is an instance of it, beside the text in ``final_answer``.

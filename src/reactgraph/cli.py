@@ -203,10 +203,10 @@ def error_exit_code(exc: Exception) -> int | None:
     if isinstance(exc, UsageError):
         return EXIT_USAGE
     # Imported only once a command failed: these modules load LangChain and LangGraph.
-    from reactgraph.checkpoints import CheckpointStoreError, RunNotFoundError
     from reactgraph.config import ConfigError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
+    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
     from reactgraph.playbook import PlaybookError
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError

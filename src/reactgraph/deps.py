@@ -28,7 +28,7 @@ CANCEL_POLL_SECONDS = 1.0  # how often a call in flight looks for a cancel store
 
 
 class CancelBoard(Protocol):
-    """Cancel requests stored where another process can make them (``reactgraph.stores.RunStore``)."""
+    """Cancel requests stored where another process can make them (``reactgraph.persistence.base.RunStore``)."""
 
     def cancel_requested(self, thread_id: str | None, started_at: float) -> bool: ...
 

@@ -35,11 +35,11 @@ from procrastinate.schema import SchemaManager
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from reactgraph.agent import ReActAgent
-from reactgraph.checkpoints import DB_ENV, CheckpointStoreError, RunNotFoundError
 from reactgraph.config import make_config
 from reactgraph.inputs import checked_query
-from reactgraph.postgres import redacted
-from reactgraph.stores import is_postgres_url, open_store
+from reactgraph.persistence import open_store
+from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
+from reactgraph.persistence.postgres import redacted
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"

@@ -22,7 +22,8 @@ from typing import Any, Iterator
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from reactgraph import ReActAgent
-from reactgraph.checkpoints import CheckpointStoreError, sqlite_saver
+from reactgraph.persistence.base import CheckpointStoreError
+from reactgraph.persistence.sqlite import sqlite_saver
 from reactgraph.testing import ScriptedChatModel
 from tests.faults import Case, Lost
 

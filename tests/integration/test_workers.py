@@ -21,9 +21,9 @@ import psycopg
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.checkpoints import CheckpointStoreError, RunNotFoundError
 from reactgraph.cli import UsageError
 from reactgraph.config import ConfigError
+from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
 from reactgraph.workers import QueueConfigError, submit
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.checkpoints import DB_ENV, RunNotFoundError
+from reactgraph.persistence.base import DB_ENV, RunNotFoundError
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
 
 

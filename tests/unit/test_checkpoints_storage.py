@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from reactgraph import ReActAgent, TerminationReason, checkpoints
-from reactgraph.checkpoints import CheckpointStoreError
+from reactgraph import ReActAgent, TerminationReason
+from reactgraph.persistence.base import CheckpointStoreError
+from reactgraph.persistence.sqlite import sqlite_saver
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 WORKER = Path(__file__).parents[1] / "integration" / "crash_worker.py"
@@ -196,7 +197,7 @@ def test_locked_file_fails_after_one_wait(tmp_path):
     """The writes a run queued behind a write that ran out of busy timeout do not wait again."""
     db = tmp_path / "db.sqlite"
     finished_run(db, "before", "first")
-    saver = checkpoints.sqlite_saver(db, busy_timeout=0.2)
+    saver = sqlite_saver(db, busy_timeout=0.2)
     statements: list[str] = []
     saver.conn.set_trace_callback(statements.append)
     agent = ReActAgent(model=ScriptedChatModel(responses=["later"], repeat_last=True), checkpointer=saver)

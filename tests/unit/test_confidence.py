@@ -8,7 +8,7 @@ from langchain_core.messages import AIMessage
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.answers.confidence import confidence_of, read_estimate
-from reactgraph.checkpoints import thread_config
+from reactgraph.persistence.reading import thread_config
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from reactgraph import ReActAgent
-from reactgraph import postgres as postgres_module
+from reactgraph.persistence import postgres as postgres_module
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
 
 

@@ -10,8 +10,8 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.checkpoints import DB_ENV, CheckpointStoreError
 from reactgraph.cli import main
+from reactgraph.persistence.base import DB_ENV, CheckpointStoreError
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call
 from tests.postgres import PASSWORD, with_database
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from reactgraph import ErrorKind, ReActAgent, build_graph
 from reactgraph import TerminationReason as R
-from reactgraph.checkpoints import thread_config
+from reactgraph.persistence.reading import thread_config
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 

@@ -13,9 +13,10 @@ from rich.table import Table
 
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
+from reactgraph.persistence import open_store
+from reactgraph.persistence.base import default_db, is_postgres_url
 from reactgraph.playbook import Playbook, close_store, playbook_store
 from reactgraph.playbook.book import STORE_FILE
-from reactgraph.stores import default_db, is_postgres_url, open_store
 
 
 def cmd_playbook(args: argparse.Namespace) -> int:

@@ -22,13 +22,19 @@ from rich.table import Table
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.result import ReActResult, TerminationReason
 from reactgraph.answers.typed import SignatureError, parse_signature
-from reactgraph.checkpoints import DEFAULT_CHECKPOINTER, CheckpointStoreError, RunNotFoundError, format_trace
 from reactgraph.cli import EXIT_OK, UsageError
 from reactgraph.commands import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
 from reactgraph.commands.loading import load_object, load_tools
 from reactgraph.models.calls import interrupt_calls
-from reactgraph.stores import default_db, is_postgres_url
+from reactgraph.persistence.base import (
+    DEFAULT_CHECKPOINTER,
+    CheckpointStoreError,
+    RunNotFoundError,
+    default_db,
+    is_postgres_url,
+)
+from reactgraph.persistence.reading import format_trace
 
 PROVIDERS = frozenset(
     {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",

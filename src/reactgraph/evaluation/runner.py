@@ -19,7 +19,6 @@ from langgraph.store.base import BaseStore
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.non_answers import non_answer
 from reactgraph.answers.result import ReActStep
-from reactgraph.checkpoints import thread_config
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.evaluation.checkers import check_answer
@@ -27,6 +26,7 @@ from reactgraph.evaluation.faults import inject_fault
 from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
 from reactgraph.nodes.think import find_phrase
+from reactgraph.persistence.reading import thread_config
 from reactgraph.prompts import STATUS_TEMPLATE, SYSTEM_PROMPT
 from reactgraph.tools.registry import ToolRegistry
 

@@ -19,11 +19,11 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 from pydantic import TypeAdapter, ValidationError
 
+from reactgraph.persistence.base import RunStore
 from reactgraph.playbook import curator
 from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
 from reactgraph.playbook.reflector import outcome, reflect, reflect_state, supported
 from reactgraph.playbook.retrieval import block, rank_lexical, usable
-from reactgraph.stores import RunStore
 
 STORE_FILE = "playbook.sqlite"
 MAX_BULLETS = 200

@@ -1,85 +1,34 @@
-"""Durable runs: the SQLite checkpointer, and reading runs back from any LangGraph saver.
-
-By default (``reactgraph.stores``) every run is checkpointed to ``./.reactgraph/checkpoints.sqlite``
-(or the file named by ``REACTGRAPH_DB``) with LangGraph's own ``SqliteSaver`` for sync calls and
-``AsyncSqliteSaver`` for async ones, both on the same file in WAL mode, so several
-threads or processes can write runs to it. Before the first write the file is checked
-(``check_file``): one that is not whole, or that holds another application's tables, is
-refused untouched. A database that cannot be used (corrupt, foreign, a row that cannot be
-decoded, locked, read-only, disk full) raises ``CheckpointStoreError`` naming the file and
-saying what is wrong; it is never rewritten or removed.
-
-The inspection helpers (``list_runs``, ``history``, ``format_trace``) read through the
-compiled graph (``get_state`` / ``get_state_history``), so they work with any saver.
+"""Runs in a SQLite file: LangGraph's ``SqliteSaver`` for sync calls and ``AsyncSqliteSaver`` for async ones,
+both on the same file in WAL mode, so several threads or processes can write runs to it, and the cancel
+requests in a table beside them. Before the first write the file is checked (``check_file``): one that is not
+whole, or that holds another application's tables, is refused untouched. A database that cannot be used
+(corrupt, foreign, a row that cannot be decoded, locked, read-only, disk full) raises ``CheckpointStoreError``
+naming the file and saying what is wrong; it is never rewritten or removed.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, closing, contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from pydantic import BaseModel
 
-from reactgraph.answers.result import ReActResult, ReActTrace, result_from_state
-from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore
 
-DB_ENV = "REACTGRAPH_DB"
-DEFAULT_DB = Path(".reactgraph") / "checkpoints.sqlite"
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock before giving up
 
-RunStatus = Literal["finished", "waiting", "interrupted"]
+# -- the file ----------------------------------------------------------------------------
 
-
-class CheckpointStoreError(RuntimeError):
-    """The checkpoint database cannot be used; the message names the file and what to do."""
-
-
-class RunNotFoundError(LookupError):
-    """No checkpoint exists for the thread id."""
-
-
-class RunInfo(BaseModel):
-    """One row of ``list_runs``: a thread and where its run stands."""
-
-    thread_id: str
-    question: str
-    status: RunStatus  # finished; waiting for an answer or an approval; interrupted (crashed, or still running)
-    reason: str | None  # the termination reason once finished ('clarification' or 'approval' while waiting)
-    iterations: int
-    tokens: int
-    started: datetime | None
-    updated: datetime | None
-    metadata: dict[str, Any]  # the latest checkpoint's metadata, with what the caller attached to the run
-
-
-class HistoryEntry(BaseModel):
-    """The state after one super-step of a run, as the checkpointer stored it."""
-
-    checkpoint_id: str
-    step: int
-    source: str  # 'input' (the run's input), 'loop' (nodes ran), 'fork' (a fork started here), 'update'
-    ran: list[str]  # the nodes whose writes this checkpoint holds (source 'loop' only)
-    next: list[str]  # the nodes that run from here
-    created_at: datetime | None
-    iteration: int
-    values: dict[str, Any]
-
-
-# -- the SQLite file -----------------------------------------------------------------------
-
-# The tables LangGraph's SQLite saver and store keep, and our own beside them (``reactgraph.stores``); a
+# The tables LangGraph's SQLite saver and store keep, and our own beside them (the cancel requests); a
 # file holding any other table is another application's, and is never written to.
 LANGGRAPH_TABLES = frozenset({"checkpoints", "writes", "store", "store_vectors", "store_migrations", "vector_migrations"})
 OWN_TABLES = frozenset({"reactgraph_cancels"})
@@ -87,9 +36,6 @@ SAVER_COLUMNS = {
     "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"},
     "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
 }
-# What decoding a stored row raises when its bytes are not what the saver wrote (bad msgpack or
-# UTF-8 or JSON, an unknown serializer, a value of the wrong shape).
-DECODE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, IndexError, NotImplementedError)
 UNTOUCHED = "it was left untouched: move it aside or choose another file with --db / REACTGRAPH_DB"
 
 
@@ -356,16 +302,6 @@ def is_locked(exc: BaseException | None) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
-class DefaultCheckpointer:
-    """Marker for "the default SQLite file" (``REACTGRAPH_DB`` or ``./.reactgraph/checkpoints.sqlite``)."""
-
-    def __repr__(self) -> str:
-        return "DEFAULT_CHECKPOINTER"
-
-
-DEFAULT_CHECKPOINTER = DefaultCheckpointer()
-
-
 def saver_path(saver: Any) -> Path | None:
     """The file behind a SqliteSaver (None for other savers and in-memory databases)."""
     if not isinstance(saver, SqliteSaver):
@@ -376,174 +312,69 @@ def saver_path(saver: Any) -> Path | None:
     return Path(file) if file else None
 
 
-# -- reading runs back ---------------------------------------------------------------------
+# -- the store ---------------------------------------------------------------------------
 
 
-def thread_ids(saver: BaseCheckpointSaver) -> list[str]:
-    """Every thread with a checkpoint, most recently updated first."""
-    if isinstance(saver, SqliteSaver):
-        with saver.cursor(transaction=False) as cur:
-            cur.execute(
-                "SELECT thread_id, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
-                "GROUP BY thread_id ORDER BY last DESC"
-            )
-            threads = [row[0] for row in cur.fetchall()]
-        if bad := [t for t in threads if not isinstance(t, str)]:
-            raise ValueError(f"the checkpoints table holds thread ids that are not text: {bad[:3]}")
-        return threads
-    latest: dict[str, str] = {}
-    for item in saver.list(None):
-        conf = item.config["configurable"]
-        if conf.get("checkpoint_ns", "") == "":
-            latest[conf["thread_id"]] = max(latest.get(conf["thread_id"], ""), conf["checkpoint_id"])
-    return sorted(latest, key=latest.__getitem__, reverse=True)
+class SqliteRunStore(RunStore):
+    """Runs in a SQLite file: LangGraph's SqliteSaver (AsyncSqliteSaver for async runs) and the cancel table."""
 
+    CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at REAL NOT NULL)"
 
-def snapshot_result(snapshot: Any, thread_id: str, output_schema: type[BaseModel] | None = None) -> ReActResult:
-    """The ReActResult a state snapshot stands for (a pending question means 'clarification', pending
-    tool calls 'approval'); its ``output`` read into ``output_schema``."""
-    interrupts = snapshot.interrupts
-    return result_from_state(
-        snapshot.values, thread_id=thread_id, interrupt_question=question_of(interrupts),
-        pending_approvals=pending_approvals(interrupts), output_schema=output_schema,
-    )
+    def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
+        self.path, self._owned = Path(path), saver is None
+        super().__init__(saver if saver is not None else sqlite_saver(path))
+        self.busy_timeout = self.saver.busy_timeout if isinstance(self.saver, CheckpointFile) else BUSY_TIMEOUT
+        with self.errors(), self.saver.lock:
+            self.saver.conn.execute(self.CANCELS)
+            self.saver.conn.commit()
 
+    @property
+    def name(self) -> str:
+        return str(self.path.absolute())
 
-def run_info(graph: Any, thread_id: str) -> RunInfo:
-    """Where the run on ``thread_id`` stands, from its latest checkpoint."""
-    snapshot = graph.get_state(thread_config(thread_id))
-    values = snapshot.values
-    if not values and not snapshot.next:
-        raise RunNotFoundError(f"no run with thread id {thread_id!r}")
-    if snapshot.interrupts:
-        status: RunStatus = "waiting"
-    elif snapshot.next or not values.get("termination"):
-        status = "interrupted"
-    else:
-        status = "finished"
-    reason = waiting_reason(snapshot.interrupts) if status == "waiting" else (values.get("termination") or {}).get("reason")
-    started = values.get("started_at")
-    return RunInfo(
-        thread_id=thread_id,
-        question=values.get("question") or values.get("query") or "",
-        status=status,
-        reason=reason if status != "interrupted" else None,
-        iterations=values.get("iteration", 0),
-        tokens=(values.get("token_usage") or {}).get("total_tokens", 0),
-        started=datetime.fromtimestamp(started, timezone.utc) if started else None,
-        updated=_parse_time(snapshot.created_at),
-        metadata=dict(snapshot.metadata or {}),
-    )
+    @property
+    def db_path(self) -> Path:
+        return self.path
 
+    @asynccontextmanager
+    async def async_saver(self) -> AsyncIterator[BaseCheckpointSaver]:
+        async with async_sqlite_saver(self.path, self.busy_timeout) as saver:
+            yield saver
 
-def list_runs(graph: Any, limit: int | None = None, threads: list[str] | None = None) -> list[RunInfo]:
-    """The runs in the graph's checkpointer (of ``threads``, when the caller has listed them), most recently
-    updated first."""
-    threads = thread_ids(graph.checkpointer) if threads is None else threads
-    return [run_info(graph, t) for t in threads[:limit]]
+    def errors(self, run: str | None = None):
+        return store_errors(self.path, (sqlite3.Error,), run)
 
+    def reading(self, run: str | None = None):
+        return reading_run(self.path, run)
 
-def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
-    """The state after each super-step of the run's current branch, oldest first.
-
-    After a fork the thread holds several branches; this follows the parent links back
-    from the latest checkpoint, so the entries are exactly the ones that led to it."""
-    snapshots = {s.config["configurable"]["checkpoint_id"]: s for s in graph.get_state_history(thread_config(thread_id))}
-    if not snapshots:
-        raise RunNotFoundError(f"no run with thread id {thread_id!r}")
-    chain = []
-    current: str | None = max(snapshots)
-    while current in snapshots:
-        chain.append(snapshots[current])
-        parent = chain[-1].parent_config
-        current = parent["configurable"]["checkpoint_id"] if parent else None
-    chain.reverse()
-    entries = []
-    for before, snapshot in zip([None, *chain], chain, strict=False):
-        meta = snapshot.metadata or {}
-        source = meta.get("source", "loop")
-        entries.append(
-            HistoryEntry(
-                checkpoint_id=snapshot.config["configurable"]["checkpoint_id"],
-                step=meta.get("step", 0),
-                source=source,
-                ran=sorted({t.name for t in before.tasks}) if before and source == "loop" else [],
-                next=list(snapshot.next),
-                created_at=_parse_time(snapshot.created_at),
-                iteration=snapshot.values.get("iteration", 0),
-                values=dict(snapshot.values),
-            )
+    def request_cancel(self, thread_id: str | None) -> None:
+        self._write(
+            "INSERT INTO reactgraph_cancels VALUES (?, ?) ON CONFLICT (thread_id) DO UPDATE SET requested_at = excluded.requested_at",
+            (thread_id or ALL_RUNS, time.time()),
         )
-    return entries
 
+    def clear_cancel(self, thread_id: str) -> None:
+        with self.errors(thread_id), closing(self._connect()) as conn:  # a read first: most runs have nothing to clear
+            found = conn.execute("SELECT 1 FROM reactgraph_cancels WHERE thread_id = ?", (thread_id,)).fetchone()
+        if found:
+            self._write("DELETE FROM reactgraph_cancels WHERE thread_id = ?", (thread_id,))
 
-def fork_point(entries: list[HistoryEntry], iteration: int) -> HistoryEntry:
-    """Where a fork "after iteration k" starts: the checkpoint holding iteration k's tool results,
-    before observe (so observe and the stop rules run again under the fork's config); for k = 0,
-    the checkpoint before the first think."""
-    node = "think" if iteration == 0 else "observe"
-    found = [e for e in entries if e.next == [node] and e.iteration == iteration]
-    if not found:
-        done = sorted({e.iteration for e in entries if e.next == ["observe"]})
-        raise ValueError(f"cannot fork after iteration {iteration}: the run has tool results for iterations {done} (or use 0)")
-    return found[-1]
+    def cancel_requested(self, thread_id: str | None, started_at: float) -> bool:
+        with self.errors(thread_id), closing(self._connect()) as conn:
+            row = conn.execute(
+                "SELECT 1 FROM reactgraph_cancels WHERE thread_id = ? OR (thread_id = ? AND requested_at >= ?)",
+                (thread_id, ALL_RUNS, started_at),
+            ).fetchone()
+        return row is not None
 
+    def close(self) -> None:
+        if self._owned:
+            self.saver.conn.close()
 
-def thread_config(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
-    configurable = {"thread_id": thread_id} | ({"checkpoint_id": checkpoint_id} if checkpoint_id else {})
-    return {"configurable": configurable}
+    def _connect(self) -> sqlite3.Connection:
+        """A connection of its own: a cancel check never waits for the saver's lock."""
+        return sqlite3.connect(self.path, timeout=self.busy_timeout)
 
-
-def _parse_time(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text else None
-
-
-# -- exporting a trace ---------------------------------------------------------------------
-
-TraceFormat = Literal["text", "json", "markdown"]
-
-
-def format_trace(result: ReActResult, fmt: TraceFormat = "text") -> str:
-    """The run's trace as plain text (Thought / Action / Observation), JSON, or Markdown."""
-    if fmt == "json":
-        return result.model_dump_json(indent=2)
-    if fmt == "markdown":
-        return _markdown(result)
-    if fmt == "text":
-        footer = f"[{result.termination_reason.value}] {result.termination_detail}".rstrip()
-        return "\n".join(filter(None, [f"Question: {result.question or ''}", result.trace.scratchpad(), footer]))
-    raise ValueError(f"unknown trace format {fmt!r}: use text, json or markdown")
-
-
-def _markdown(result: ReActResult) -> str:
-    lines = [f"# Run {result.thread_id}", "", f"**Question:** {result.question or ''}", "", *_markdown_steps(result.trace)]
-    if result.summary:
-        lines += ["## Summary", "", result.summary, ""]
-    lines += [
-        "## Result",
-        "",
-        f"**Answer:** {result.final_answer if result.final_answer is not None else '(none)'}",
-        "",
-        f"- reason: {result.termination_reason.value} ({result.termination_detail})",
-        f"- iterations: {result.trace.total_iterations}",
-        f"- tokens: {result.token_usage.total_tokens}{' (estimated)' if result.token_usage.estimated else ''}",
-        *([f"- confidence: {result.confidence:.2f}"] if result.confidence is not None else []),
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _markdown_steps(trace: ReActTrace, indent: str = "") -> list[str]:
-    """The steps as Markdown; a sub-agent's steps in a block quote under its call, ``indent`` deeper."""
-    lines: list[str] = []
-    for step in trace.steps:
-        title = "Partial answer" if step.kind == "partial_answer" else f"Iteration {step.iteration}"
-        lines += [f"{'#' * (2 + len(indent) // 2)} {title}{' (final)' if step.kind == 'final' else ''}", ""]
-        if step.thought:
-            lines += [f"**Thought:** {step.thought}", ""]
-        for action, obs in zip(step.actions, step.observations, strict=False):
-            args = json.dumps(action.args, ensure_ascii=False)
-            lines += [f"- **{action.tool or '(no tool)'}** `{args}` → {obs.status}", ""]
-            if obs.trace is not None:
-                lines += [*_markdown_steps(obs.trace, indent + "> "), ""]
-            lines += ["  ```", *(f"  {line}" for line in obs.content.splitlines() or [""]), "  ```", ""]
-    return [f"{indent}{line}".rstrip() for line in lines]
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        with self.errors(), closing(self._connect()) as conn, conn:
+            conn.execute(sql, params)

@@ -1,0 +1,219 @@
+"""Reading runs back from any LangGraph saver, through the compiled graph (``get_state`` /
+``get_state_history``): where a run stands (``run_info``, ``list_runs``), its history (``history``, ``fork_point``),
+its result (``snapshot_result``) and its trace as text, JSON or Markdown (``format_trace``)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import BaseModel
+
+from reactgraph.answers.result import ReActResult, ReActTrace, result_from_state
+from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
+from reactgraph.persistence.base import RunNotFoundError
+
+RunStatus = Literal["finished", "waiting", "interrupted"]
+
+
+class RunInfo(BaseModel):
+    """One row of ``list_runs``: a thread and where its run stands."""
+
+    thread_id: str
+    question: str
+    status: RunStatus  # finished; waiting for an answer or an approval; interrupted (crashed, or still running)
+    reason: str | None  # the termination reason once finished ('clarification' or 'approval' while waiting)
+    iterations: int
+    tokens: int
+    started: datetime | None
+    updated: datetime | None
+    metadata: dict[str, Any]  # the latest checkpoint's metadata, with what the caller attached to the run
+
+
+class HistoryEntry(BaseModel):
+    """The state after one super-step of a run, as the checkpointer stored it."""
+
+    checkpoint_id: str
+    step: int
+    source: str  # 'input' (the run's input), 'loop' (nodes ran), 'fork' (a fork started here), 'update'
+    ran: list[str]  # the nodes whose writes this checkpoint holds (source 'loop' only)
+    next: list[str]  # the nodes that run from here
+    created_at: datetime | None
+    iteration: int
+    values: dict[str, Any]
+
+
+# -- runs ---------------------------------------------------------------------
+
+
+def thread_ids(saver: BaseCheckpointSaver) -> list[str]:
+    """Every thread with a checkpoint, most recently updated first."""
+    if isinstance(saver, SqliteSaver):
+        with saver.cursor(transaction=False) as cur:
+            cur.execute(
+                "SELECT thread_id, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
+                "GROUP BY thread_id ORDER BY last DESC"
+            )
+            threads = [row[0] for row in cur.fetchall()]
+        if bad := [t for t in threads if not isinstance(t, str)]:
+            raise ValueError(f"the checkpoints table holds thread ids that are not text: {bad[:3]}")
+        return threads
+    latest: dict[str, str] = {}
+    for item in saver.list(None):
+        conf = item.config["configurable"]
+        if conf.get("checkpoint_ns", "") == "":
+            latest[conf["thread_id"]] = max(latest.get(conf["thread_id"], ""), conf["checkpoint_id"])
+    return sorted(latest, key=latest.__getitem__, reverse=True)
+
+
+def snapshot_result(snapshot: Any, thread_id: str, output_schema: type[BaseModel] | None = None) -> ReActResult:
+    """The ReActResult a state snapshot stands for (a pending question means 'clarification', pending
+    tool calls 'approval'); its ``output`` read into ``output_schema``."""
+    interrupts = snapshot.interrupts
+    return result_from_state(
+        snapshot.values, thread_id=thread_id, interrupt_question=question_of(interrupts),
+        pending_approvals=pending_approvals(interrupts), output_schema=output_schema,
+    )
+
+
+def run_info(graph: Any, thread_id: str) -> RunInfo:
+    """Where the run on ``thread_id`` stands, from its latest checkpoint."""
+    snapshot = graph.get_state(thread_config(thread_id))
+    values = snapshot.values
+    if not values and not snapshot.next:
+        raise RunNotFoundError(f"no run with thread id {thread_id!r}")
+    if snapshot.interrupts:
+        status: RunStatus = "waiting"
+    elif snapshot.next or not values.get("termination"):
+        status = "interrupted"
+    else:
+        status = "finished"
+    reason = waiting_reason(snapshot.interrupts) if status == "waiting" else (values.get("termination") or {}).get("reason")
+    started = values.get("started_at")
+    return RunInfo(
+        thread_id=thread_id,
+        question=values.get("question") or values.get("query") or "",
+        status=status,
+        reason=reason if status != "interrupted" else None,
+        iterations=values.get("iteration", 0),
+        tokens=(values.get("token_usage") or {}).get("total_tokens", 0),
+        started=datetime.fromtimestamp(started, timezone.utc) if started else None,
+        updated=_parse_time(snapshot.created_at),
+        metadata=dict(snapshot.metadata or {}),
+    )
+
+
+def list_runs(graph: Any, limit: int | None = None, threads: list[str] | None = None) -> list[RunInfo]:
+    """The runs in the graph's checkpointer (of ``threads``, when the caller has listed them), most recently
+    updated first."""
+    threads = thread_ids(graph.checkpointer) if threads is None else threads
+    return [run_info(graph, t) for t in threads[:limit]]
+
+
+def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
+    """The state after each super-step of the run's current branch, oldest first.
+
+    After a fork the thread holds several branches; this follows the parent links back
+    from the latest checkpoint, so the entries are exactly the ones that led to it."""
+    snapshots = {s.config["configurable"]["checkpoint_id"]: s for s in graph.get_state_history(thread_config(thread_id))}
+    if not snapshots:
+        raise RunNotFoundError(f"no run with thread id {thread_id!r}")
+    chain = []
+    current: str | None = max(snapshots)
+    while current in snapshots:
+        chain.append(snapshots[current])
+        parent = chain[-1].parent_config
+        current = parent["configurable"]["checkpoint_id"] if parent else None
+    chain.reverse()
+    entries = []
+    for before, snapshot in zip([None, *chain], chain, strict=False):
+        meta = snapshot.metadata or {}
+        source = meta.get("source", "loop")
+        entries.append(
+            HistoryEntry(
+                checkpoint_id=snapshot.config["configurable"]["checkpoint_id"],
+                step=meta.get("step", 0),
+                source=source,
+                ran=sorted({t.name for t in before.tasks}) if before and source == "loop" else [],
+                next=list(snapshot.next),
+                created_at=_parse_time(snapshot.created_at),
+                iteration=snapshot.values.get("iteration", 0),
+                values=dict(snapshot.values),
+            )
+        )
+    return entries
+
+
+def fork_point(entries: list[HistoryEntry], iteration: int) -> HistoryEntry:
+    """Where a fork "after iteration k" starts: the checkpoint holding iteration k's tool results,
+    before observe (so observe and the stop rules run again under the fork's config); for k = 0,
+    the checkpoint before the first think."""
+    node = "think" if iteration == 0 else "observe"
+    found = [e for e in entries if e.next == [node] and e.iteration == iteration]
+    if not found:
+        done = sorted({e.iteration for e in entries if e.next == ["observe"]})
+        raise ValueError(f"cannot fork after iteration {iteration}: the run has tool results for iterations {done} (or use 0)")
+    return found[-1]
+
+
+def thread_config(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+    configurable = {"thread_id": thread_id} | ({"checkpoint_id": checkpoint_id} if checkpoint_id else {})
+    return {"configurable": configurable}
+
+
+def _parse_time(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+# -- exporting a trace ---------------------------------------------------------------------
+
+TraceFormat = Literal["text", "json", "markdown"]
+
+
+def format_trace(result: ReActResult, fmt: TraceFormat = "text") -> str:
+    """The run's trace as plain text (Thought / Action / Observation), JSON, or Markdown."""
+    if fmt == "json":
+        return result.model_dump_json(indent=2)
+    if fmt == "markdown":
+        return _markdown(result)
+    if fmt == "text":
+        footer = f"[{result.termination_reason.value}] {result.termination_detail}".rstrip()
+        return "\n".join(filter(None, [f"Question: {result.question or ''}", result.trace.scratchpad(), footer]))
+    raise ValueError(f"unknown trace format {fmt!r}: use text, json or markdown")
+
+
+def _markdown(result: ReActResult) -> str:
+    lines = [f"# Run {result.thread_id}", "", f"**Question:** {result.question or ''}", "", *_markdown_steps(result.trace)]
+    if result.summary:
+        lines += ["## Summary", "", result.summary, ""]
+    lines += [
+        "## Result",
+        "",
+        f"**Answer:** {result.final_answer if result.final_answer is not None else '(none)'}",
+        "",
+        f"- reason: {result.termination_reason.value} ({result.termination_detail})",
+        f"- iterations: {result.trace.total_iterations}",
+        f"- tokens: {result.token_usage.total_tokens}{' (estimated)' if result.token_usage.estimated else ''}",
+        *([f"- confidence: {result.confidence:.2f}"] if result.confidence is not None else []),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_steps(trace: ReActTrace, indent: str = "") -> list[str]:
+    """The steps as Markdown; a sub-agent's steps in a block quote under its call, ``indent`` deeper."""
+    lines: list[str] = []
+    for step in trace.steps:
+        title = "Partial answer" if step.kind == "partial_answer" else f"Iteration {step.iteration}"
+        lines += [f"{'#' * (2 + len(indent) // 2)} {title}{' (final)' if step.kind == 'final' else ''}", ""]
+        if step.thought:
+            lines += [f"**Thought:** {step.thought}", ""]
+        for action, obs in zip(step.actions, step.observations, strict=False):
+            args = json.dumps(action.args, ensure_ascii=False)
+            lines += [f"- **{action.tool or '(no tool)'}** `{args}` → {obs.status}", ""]
+            if obs.trace is not None:
+                lines += [*_markdown_steps(obs.trace, indent + "> "), ""]
+            lines += ["  ```", *(f"  {line}" for line in obs.content.splitlines() or [""]), "  ```", ""]
+    return [f"{indent}{line}".rstrip() for line in lines]
