@@ -25,7 +25,7 @@ from results_section import write_section  # beside this script
 
 from reactgraph.answers.result import Observation, ReActStep, ToolAction
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
+from reactgraph.graph.deps import Deps
 from reactgraph.models.tokens import count_tokens
 from reactgraph.playbook import Playbook, sqlite_store
 from reactgraph.playbook.reflector import reflect

@@ -25,15 +25,15 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.config import AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
+    from reactgraph.graph.subagents import AgentTool
     from reactgraph.inputs import InvalidInputError
     from reactgraph.models.resolve import ModelUnavailableError
-    from reactgraph.subagents import AgentTool
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.registry import ToolRegistry
 
 _HOMES = {  # public name -> the module that defines it
-    "AgentTool": "reactgraph.subagents",
+    "AgentTool": "reactgraph.graph.subagents",
     "ChildUpdate": "reactgraph.agent",
     "AnswerError": "reactgraph.answers.waiting",
     "Approve": "reactgraph.tools.approval",

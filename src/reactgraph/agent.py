@@ -23,7 +23,9 @@ from reactgraph.answers.result import ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.answers.typed import OutputSchema
 from reactgraph.answers.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
 from reactgraph.config import AgentConfig, ConfigError, make_config
-from reactgraph.graph import NodeFactory, build_deps, build_graph, recursion_limit
+from reactgraph.graph import NodeFactory, build_deps, build_graph
+from reactgraph.graph.stops import recursion_limit
+from reactgraph.graph.subagents import AgentTool
 from reactgraph.inputs import checked_query
 from reactgraph.models.resolve import check_model
 from reactgraph.persistence import open_store
@@ -39,7 +41,6 @@ from reactgraph.persistence.reading import (
     thread_config,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.subagents import AgentTool, agent_tool
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
@@ -315,10 +316,11 @@ class ReActAgent:
             yield snapshot_result(self.graph.get_state(run_config), thread_id, self.output_schema)
 
     def as_tool(self, name: str, description: str) -> AgentTool:
-        """This agent as a tool another agent can call with a ``task`` (``reactgraph.subagents``): in
+        """This agent as a tool another agent can call with a ``task`` (``reactgraph.graph.subagents``): in
         the other agent's run it runs as a subgraph, within what is left of that run's budgets, and
         its whole trace is the call's observation's ``trace``."""
-        return agent_tool(self, name, description)
+        graph = build_graph(deps=self._deps, nodes=self.nodes)  # no checkpointer: as a subgraph it takes the parent's
+        return AgentTool(name=name, description=description, agent=self, graph=graph)
 
     def cancel(self, thread_id: str | None = None) -> None:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step. The
@@ -504,7 +506,7 @@ def stream_modes(tokens: bool) -> list[str]:
 
 
 class ChildUpdate(NamedTuple):
-    """A node's update inside a sub-agent's run (``reactgraph.subagents``): ``depth`` 1 for a child
+    """A node's update inside a sub-agent's run (``reactgraph.graph.subagents``): ``depth`` 1 for a child
     of the run, 2 for its child, and so on."""
 
     depth: int

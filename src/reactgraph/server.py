@@ -32,7 +32,8 @@ from langgraph.graph.state import CompiledStateGraph
 from reactgraph.answers.typed import OutputSchema
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import did_you_mean
-from reactgraph.graph import build_graph, recursion_limit
+from reactgraph.graph import build_graph
+from reactgraph.graph.stops import recursion_limit
 from reactgraph.models.resolve import check_model
 from reactgraph.tools.registry import ToolRegistry
 

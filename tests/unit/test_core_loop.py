@@ -8,15 +8,7 @@ import threading
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from reactgraph import (
-    AgentConfig,
-    ConfigError,
-    ModelUnavailableError,
-    ReActAgent,
-    ReActResult,
-    ReActStep,
-    build_graph,
-)
+from reactgraph import AgentConfig, ConfigError, ModelUnavailableError, ReActAgent, ReActResult, ReActStep, build_graph
 from reactgraph import TerminationReason as R
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 
@@ -289,7 +281,7 @@ def test_unreachable_ollama_is_a_clear_error(monkeypatch, math_tools):
 
 
 def test_model_by_name_gets_the_runs_settings():
-    from reactgraph.deps import Deps
+    from reactgraph.graph.deps import Deps
     from reactgraph.tools.registry import ToolRegistry
 
     deps = Deps(config=AgentConfig(), registry=ToolRegistry())

@@ -8,7 +8,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from reactgraph import ReActAgent, build_graph
 from reactgraph import TerminationReason as R
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
+from reactgraph.graph.deps import Deps
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools.registry import ToolRegistry
 from tests.unit.parsing_corpus import TextOnlyModel

@@ -246,7 +246,7 @@ def test_clarification_off_means_ask_user_is_unknown(math_tools):
 
 def test_stop_rule_order_callback_before_cancel_before_stall_before_max():
     from reactgraph.config import AgentConfig
-    from reactgraph.edges import stop_reason
+    from reactgraph.graph.stops import stop_reason
 
     cfg = AgentConfig(max_iterations=3, stall_threshold=2, timeout_seconds=1, token_budget=100)
     state = {

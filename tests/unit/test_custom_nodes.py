@@ -9,8 +9,8 @@ import pytest
 
 from reactgraph import ReActAgent, build_graph
 from reactgraph import TerminationReason as R
-from reactgraph.deps import Deps
-from reactgraph.nodes import make_terminate
+from reactgraph.graph.deps import Deps
+from reactgraph.graph.nodes import make_terminate
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 

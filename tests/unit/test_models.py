@@ -16,7 +16,7 @@ from ollama import ResponseError
 
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
+from reactgraph.graph.deps import Deps
 from reactgraph.models.calls import ModelCallError, call_with_fallbacks, is_transient, with_retries
 from reactgraph.models.resolve import ModelUnavailableError, check_ollama, resolve_model
 from reactgraph.testing import ScriptedChatModel, tool_call

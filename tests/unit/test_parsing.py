@@ -7,7 +7,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from reactgraph.config import AgentConfig
-from reactgraph.nodes.think import decide
+from reactgraph.graph.nodes.think import decide
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Tags, parse_failed
 from reactgraph.tools.specs import tool_specs
 

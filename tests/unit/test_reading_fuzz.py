@@ -18,7 +18,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from reactgraph import ReActAgent
 from reactgraph.answers.result import TerminationReason
 from reactgraph.config import AgentConfig
-from reactgraph.nodes.think import decide
+from reactgraph.graph.nodes.think import decide
 from reactgraph.testing import ScriptedChatModel
 from reactgraph.tool_calling import FORMATS, Tags
 from reactgraph.tools.specs import tool_specs

@@ -65,7 +65,7 @@ def test_the_child_gets_what_is_left_of_the_parents_budgets(math_tools):
     seen: list[tuple[float | None, int | None]] = []
     child = child_agent(math_tools, termination_callback=lambda step: False)
     parent = parent_agent(child, token_budget=10_000, timeout_seconds=300)
-    from reactgraph import subagents
+    from reactgraph.graph import subagents
 
     limits = subagents.child_limits
 

@@ -25,7 +25,7 @@ from reactgraph.evaluation.checkers import check_answer
 from reactgraph.evaluation.faults import inject_fault
 from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
-from reactgraph.nodes.think import find_phrase
+from reactgraph.graph.nodes.think import find_phrase
 from reactgraph.persistence.reading import thread_config
 from reactgraph.prompts import STATUS_TEMPLATE, SYSTEM_PROMPT
 from reactgraph.tools.registry import ToolRegistry

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, Field
 
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.models.calls import call_with_fallbacks, model_label
+from reactgraph.models.calls import call_with_fallbacks, invoke_within, model_label
 from reactgraph.models.resolve import resolve_model
 from reactgraph.playbook.book import Lessons
 from reactgraph.tools.registry import ToolRegistry
@@ -48,6 +50,11 @@ ASK_USER_TOOL["function"]["name"] = ASK_USER
 _OUTER_CANCEL: ContextVar[Callable[[], bool] | None] = ContextVar("reactgraph_outer_cancel", default=None)
 
 
+def current_thread() -> str | None:
+    """The thread id of the run whose node calls this (None for a run without a thread)."""
+    return get_config().get("configurable", {}).get("thread_id")
+
+
 @contextmanager
 def outer_cancel(check: Callable[[], bool]) -> Iterator[None]:
     """Runs started inside the block (a sub-agent's) count as cancelled when ``check()`` says so."""
@@ -73,7 +80,7 @@ class Deps:
     _formats: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     lessons: Lessons = field(default_factory=Lessons)  # model-written playbook lessons in the background
-    playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # playbook.runs
+    playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # learning.shown_block
 
     def run_config(self) -> AgentConfig:
         """The effective config of the current run: run context over agent config over defaults (the
@@ -100,6 +107,20 @@ class Deps:
         """``attempt(model)`` with retries on the run's model, then on each fallback model in turn
         (no retry after ``deadline``)."""
         return call_with_fallbacks(self.candidates(cfg), attempt, cfg, deadline=deadline)
+
+    def bounded_call(
+        self, cfg: AgentConfig, messages: Sequence[BaseMessage], *, deadline: float | None, cancelled: Callable[[], bool]
+    ) -> AIMessage:
+        """One model call without tools on ``messages`` (the run's model, then its fallbacks), cut at
+        ``deadline`` or when ``cancelled()`` says so (``models.calls.invoke_within``)."""
+        return self.call_model(
+            cfg, lambda model: invoke_within(model, messages, deadline=deadline, cancelled=cancelled), deadline=deadline
+        )
+
+    def run_bounds(self, state: Mapping[str, Any], cfg: AgentConfig) -> tuple[float | None, Callable[[], bool]]:
+        """(deadline, cancel check) of the run in ``state`` (of the current thread), for a call made on its behalf."""
+        started = state.get("started_at") or time.time()
+        return cfg.deadline(started), self.cancel_check(current_thread(), started)
 
     def learned_format(self, model: BaseChatModel) -> str | None:
         """The tool-calling format an earlier run found for ``model`` (auto), if any."""

@@ -18,21 +18,21 @@ from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langgraph.config import get_config
 from langgraph.types import Overwrite
 from pydantic import BaseModel
 
-from reactgraph import edges, prompts
+from reactgraph import prompts
 from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.typed import answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
-from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph import stops
+from reactgraph.graph.deps import ASK_USER, Deps
+from reactgraph.graph.learning import shown_block
+from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.inputs import checked_query
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
 from reactgraph.models.tokens import usage_of
-from reactgraph.playbook.runs import shown_block
-from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
 from reactgraph.tool_calling import (
     Format,
@@ -182,8 +182,7 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         if new_run and cfg.playbook:
             update["playbook"] = shown_block(deps, cfg, question, [s.name for s in specs])
             state = {**state, "playbook": update["playbook"]}
-        deadline = cfg.deadline(state["started_at"])
-        cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state["started_at"])
+        deadline, cancelled = deps.run_bounds(state, cfg)
         shape = answer_shape(deps.output_schema) if deps.output_schema else ""
 
         def attempt(model: BaseChatModel) -> Turn:
@@ -305,8 +304,8 @@ def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Te
     """The stop for a model call the run cut: the time budget's, or the cancellation's."""
     now = time.time()
     if isinstance(cut, CallCancelled):
-        return edges.cancellation({**state, "cancel_requested": True}, cfg, now)  # type: ignore[return-value]
-    found = edges.time_budget(state, cfg, now)
+        return stops.cancellation({**state, "cancel_requested": True}, cfg, now)  # type: ignore[return-value]
+    found = stops.time_budget(state, cfg, now)
     assert found is not None  # the call was cut at the deadline
     return {**found, "detail": f"{found['detail']}, during a model call"}
 

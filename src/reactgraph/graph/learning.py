@@ -10,7 +10,7 @@ from typing import Any
 from langgraph.config import get_store
 
 from reactgraph.config import AgentConfig, ConfigError
-from reactgraph.deps import Deps
+from reactgraph.graph.deps import Deps
 from reactgraph.playbook.book import Playbook
 from reactgraph.playbook.reflector import lesson_prompt, read_lesson, reflect_state
 

@@ -1,5 +1,5 @@
 """observe: turn the turn's outcomes into one trace step, update the run's signals and decide, once,
-whether a stop rule (``edges.stop_reason``) ends the run here; the router and terminate read it."""
+whether a stop rule (``stops.stop_reason``) ends the run here; the router and terminate read it."""
 
 from __future__ import annotations
 
@@ -9,15 +9,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from langgraph.config import get_config
 from langgraph.types import Overwrite
 
 from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
-from reactgraph.edges import stop_reason
+from reactgraph.graph.deps import Deps, current_thread
+from reactgraph.graph.nodes.summarize import condense_observation
+from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import truncate
-from reactgraph.nodes.summarize import condense_observation
 from reactgraph.state import Outcome, ReActState, add_usage, sum_usage
 from reactgraph.tools.breaker import count_failure
 
@@ -100,11 +99,10 @@ def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             step["written"] = written
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
-        thread_id = get_config().get("configurable", {}).get("thread_id")
         signals = {
             "stall": stall,
             "callback_stop": _ask_callback(cfg, step),
-            "cancel_requested": deps.is_cancelled(thread_id, state.get("started_at", now)),
+            "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
         }
         view = {**state, **signals, "token_usage": add_usage(state.get("token_usage"), spent)}
         update = {"steps": [step], "tool_usage": usage, "tool_failures": failures, "errors": errors, "model_calls": Overwrite([])}

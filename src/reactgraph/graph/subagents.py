@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
@@ -25,8 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reactgraph.answers.result import ReActTrace, TerminationReason, TokenUsage, steps_from_state
 from reactgraph.config import AgentConfig, make_config
-from reactgraph.deps import outer_cancel
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.deps import outer_cancel
+from reactgraph.graph.stops import recursion_limit
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text
@@ -35,8 +36,7 @@ from reactgraph.tools.isolation.reference import IN_PROCESS
 from reactgraph.tools.policy import InvalidArguments
 from reactgraph.tools.registry import ToolRegistry
 
-if TYPE_CHECKING:
-    from reactgraph.agent import ReActAgent
+IN_PROCESS_REASON = "it is a sub-agent (it runs as a subgraph of the run)"
 
 
 class Delegation(BaseModel):
@@ -46,28 +46,19 @@ class Delegation(BaseModel):
 
 
 class AgentTool(BaseTool):
-    """A ReActAgent offered as a tool (``ReActAgent.as_tool``)."""
+    """A ReActAgent offered as a tool (``ReActAgent.as_tool`` builds it, with the agent's graph)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     args_schema: type[BaseModel] = Delegation
     agent: Any = Field(exclude=True)  # the ReActAgent
     graph: Any = Field(exclude=True)  # its graph compiled without a checkpointer: a subgraph takes the parent's
+    metadata: dict[str, Any] | None = Field(default_factory=lambda: {IN_PROCESS: IN_PROCESS_REASON})
 
     def _run(self, task: str, **_: Any) -> str:
         """An ordinary run of the agent (outside a reactgraph run): its answer, or what stopped it."""
         result = self.agent.run(task, output_mode="structured")
         return child_report(self.name, result.trace, result.termination_detail)[1]
-
-
-def agent_tool(agent: ReActAgent, name: str, description: str) -> AgentTool:
-    """``agent`` as a tool named ``name`` that the model picks by ``description``."""
-    from reactgraph.graph import build_graph
-
-    return AgentTool(
-        name=name, description=description, agent=agent, graph=build_graph(deps=agent._deps, nodes=agent.nodes),
-        metadata={IN_PROCESS: "it is a sub-agent (it runs as a subgraph of the run)"},
-    )
 
 
 def delegate(
@@ -97,8 +88,6 @@ def delegate(
     if short is not None:
         kind, problem = short
         return error_outcome(action, kind, error_text(kind, tool=tool.name, problem=problem)), None
-    from reactgraph.graph import recursion_limit
-
     own_config = {"recursion_limit": recursion_limit(tool.agent.config.max_iterations)}
     with outer_cancel(cancelled):
         try:

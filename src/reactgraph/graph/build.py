@@ -1,4 +1,4 @@
-"""Build the StateGraph: five nodes, the conditional edges from edges.py, compiled."""
+"""Build the StateGraph: five nodes (``nodes``), the conditional edges (``routing``), compiled."""
 
 from __future__ import annotations
 
@@ -11,19 +11,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 from langgraph.types import Checkpointer, Send
 
-from reactgraph import edges
 from reactgraph.answers.typed import OutputSchema, output_model
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
-from reactgraph.nodes import (
-    make_act,
-    make_observe,
-    make_summarize,
-    make_terminate,
-    make_think,
-)
+from reactgraph.graph import routing
+from reactgraph.graph.deps import Deps
+from reactgraph.graph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
+from reactgraph.graph.subagents import AgentTool
 from reactgraph.state import InputState, OutputState, ReActState, typed_output_state
-from reactgraph.subagents import AgentTool
 from reactgraph.tools.registry import ToolRegistry
 
 NodeFactory = Callable[[Deps], Callable[..., Any]]  # Deps -> the node function (what make_think and the others are)
@@ -34,12 +28,6 @@ NODE_FACTORIES: dict[str, NodeFactory] = {
     "summarize": make_summarize,
     "terminate": make_terminate,
 }
-
-
-def recursion_limit(max_iterations: int) -> int:
-    """LangGraph supersteps a run of ``max_iterations`` may need: think, act, observe and summarize
-    per iteration, and terminate, so that the run's own stop rules fire before LangGraph's limit."""
-    return 4 * max_iterations + 10
 
 
 def build_deps(
@@ -71,7 +59,7 @@ def build_graph(
 ) -> CompiledStateGraph:
     """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
     the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the Deps, as
-    ``reactgraph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
+    ``reactgraph.graph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
     the edges and the routing stay as they are. ``output_schema`` (a pydantic model or a signature
     string) types the final answer: the run's ``output``, shown in the graph's output schema.
     ``store`` holds the playbook (``AgentConfig.playbook``); under ``langgraph dev`` the server's is used."""
@@ -87,10 +75,10 @@ def build_graph(
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_after_think(state: ReActState) -> Literal["terminate"] | list[Send]:
-        return edges.route_after_think(state, deps.run_config(), deps.registry)
+        return routing.route_after_think(state, deps.run_config(), deps.registry)
 
     def route_after_observe(state: ReActState) -> Literal["terminate", "summarize", "think"]:
-        return edges.route_after_observe(state, deps.run_config())
+        return routing.route_after_observe(state, deps.run_config())
 
     builder.add_edge(START, "think")
     builder.add_conditional_edges("think", route_after_think, ["act", "terminate"])

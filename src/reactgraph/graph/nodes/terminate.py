@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.config import get_config
 from langgraph.types import Overwrite
 
 from reactgraph import prompts
@@ -17,14 +16,13 @@ from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.result import LIMIT_REASONS, TerminationReason
 from reactgraph.answers.typed import answer_shape, read_answer
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
-from reactgraph.edges import stop_reason
-from reactgraph.models.calls import invoke_within
+from reactgraph.graph.deps import Deps, current_thread
+from reactgraph.graph.learning import learn
+from reactgraph.graph.nodes.observe import turn_calls
+from reactgraph.graph.nodes.think import not_answers
+from reactgraph.graph.scratchpad import status_text, think_messages
+from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import usage_of
-from reactgraph.nodes.observe import turn_calls
-from reactgraph.nodes.think import not_answers
-from reactgraph.playbook.runs import learn
-from reactgraph.scratchpad import status_text, think_messages
 from reactgraph.state import ReActState, Termination, sum_usage
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
@@ -134,8 +132,7 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
             update["messages"] = [AIMessage(content=answer)]
         finished = {**state, "termination": update["termination"], "partial": update.get("partial", False), "final_answer": answer}
         confidence = confidence_of(finished, estimate).as_state()
-        thread_id = get_config().get("configurable", {}).get("thread_id")
-        learn(deps, cfg, {**finished, **confidence, "steps": [*(state.get("steps") or []), *update.get("steps", [])]}, thread_id)
+        learn(deps, cfg, {**finished, **confidence, "steps": [*(state.get("steps") or []), *update.get("steps", [])]}, current_thread())
         return update | confidence
 
     return terminate
@@ -158,13 +155,10 @@ def ask_for_partial_answer(
     messages = think_messages(
         state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
     ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
-    run_deadline = cfg.deadline(state.get("started_at"))
+    run_deadline, cancelled = deps.run_bounds(state, cfg)
     deadline = None if run_deadline is None else max(run_deadline, now + cfg.partial_answer_timeout)
-    cancelled = deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), state.get("started_at", now))
     try:
-        reply = deps.call_model(
-            cfg, lambda m: invoke_within(m, messages, deadline=deadline, cancelled=cancelled), deadline=deadline
-        )
+        reply = deps.bounded_call(cfg, messages, deadline=deadline, cancelled=cancelled)
     except Exception as exc:
         detail = f"{termination['detail']}; the partial-answer call failed: {type(exc).__name__}: {exc}"
         return None, {"termination": {**termination, "detail": detail}}

@@ -9,15 +9,14 @@ from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
 from langchain_core.messages import ToolMessage
-from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from reactgraph import prompts
-from reactgraph.deps import ASK_USER, Deps
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.deps import ASK_USER, Deps, current_thread
+from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, Outcome
-from reactgraph.subagents import delegate, is_agent
 from reactgraph.tools import approval
 from reactgraph.tools.execution import (
     CallSlots,
@@ -75,7 +74,7 @@ def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
                 return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg.max_observation_tokens)
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
-        thread_id = get_config().get("configurable", {}).get("thread_id")
+        thread_id = current_thread()
         child_usage = None
         with slots.hold(thread_id, cfg.max_parallel_tools):
             if (delegated := payload.get("delegation")) is not None and is_agent(deps.registry, action["tool"], cfg):

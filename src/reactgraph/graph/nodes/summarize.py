@@ -10,14 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import HumanMessage
-from langgraph.config import get_config
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.deps import Deps
-from reactgraph.models.calls import invoke_within
+from reactgraph.graph.deps import Deps
+from reactgraph.graph.scratchpad import steps_text
 from reactgraph.models.tokens import count_tokens, truncate, usage_of
-from reactgraph.scratchpad import steps_text
 from reactgraph.state import ReActState, TokenCount
 
 OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
@@ -44,11 +42,9 @@ def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         question = state.get("question", "")
         prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=steps_text(new_steps)))]
         update: dict[str, Any] = {"summarized_through": state.get("iteration", 0)}
-        deadline, cancelled = run_bounds(deps, state, cfg)
+        deadline, cancelled = deps.run_bounds(state, cfg)
         try:
-            reply = deps.call_model(
-                cfg, lambda model: invoke_within(model, prompt, deadline=deadline, cancelled=cancelled), deadline=deadline
-            )
+            reply = deps.bounded_call(cfg, prompt, deadline=deadline, cancelled=cancelled)
         except Exception as exc:
             return update | {"summary": _as_text(old, f"(summary call failed: {type(exc).__name__}: {exc})", new_steps, cfg)}
         summary = reply.text.strip() or _as_text(old, "", new_steps, cfg)
@@ -64,12 +60,6 @@ def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig)
     return text
 
 
-def run_bounds(deps: Deps, state: ReActState, cfg: AgentConfig) -> tuple[float | None, Any]:
-    """(deadline, cancel check) of the run in ``state``, for a model call made on its behalf."""
-    started = state.get("started_at", 0.0)
-    return cfg.deadline(started), deps.cancel_check(get_config().get("configurable", {}).get("thread_id"), started)
-
-
 def condense_observation(
     deps: Deps, state: ReActState, cfg: AgentConfig, *, tool: str, content: str
 ) -> tuple[str | None, TokenCount | None]:
@@ -79,11 +69,9 @@ def condense_observation(
     words = cfg.max_observation_tokens * 3 // 5
     question = state.get("question", "")
     prompt = [HumanMessage(content=OBSERVATION_PROMPT.format(tool=tool, words=words, question=question, content=content))]
-    deadline, cancelled = run_bounds(deps, state, cfg)
+    deadline, cancelled = deps.run_bounds(state, cfg)
     try:
-        reply = deps.call_model(
-            cfg, lambda model: invoke_within(model, prompt, deadline=deadline, cancelled=cancelled), deadline=deadline
-        )
+        reply = deps.bounded_call(cfg, prompt, deadline=deadline, cancelled=cancelled)
     except Exception:
         return None, None
     summary = reply.text.strip()

@@ -1,0 +1,9 @@
+"""The five nodes of the graph, one per module. Each ``make_*`` binds a node to the agent's Deps."""
+
+from reactgraph.graph.nodes.act import make_act
+from reactgraph.graph.nodes.observe import make_observe
+from reactgraph.graph.nodes.summarize import make_summarize
+from reactgraph.graph.nodes.terminate import make_terminate
+from reactgraph.graph.nodes.think import make_think
+
+__all__ = ["make_act", "make_observe", "make_summarize", "make_terminate", "make_think"]

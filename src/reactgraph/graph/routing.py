@@ -1,0 +1,64 @@
+"""Routing: the conditional edges, plain functions of the state.
+
+After observe: to terminate when observe recorded a stop (``stops.stop_reason``, decided there once), else
+summarize when a summary is due (every ``summary_every`` iterations, or when the next prompt would pass
+``summary_token_threshold``), else think again. After think: the model's own stops (final answer -> success,
+giving up -> failure) go to terminate; tool calls fan out to act (one ``Send`` task per call; a call that needs
+approval waits there; a sub-agent's call carries its share of the tokens left).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.types import Send
+
+from reactgraph.config import AgentConfig
+from reactgraph.graph.scratchpad import over_threshold
+from reactgraph.graph.subagents import is_agent
+from reactgraph.state import ReActState
+from reactgraph.tools.approval import needs_approval
+from reactgraph.tools.execution import call_key
+from reactgraph.tools.registry import ToolRegistry
+
+
+def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
+    """Every ``summary_every`` iterations, or when the next prompt would pass ``summary_token_threshold``."""
+    every = cfg.summary_every
+    if every > 0 and state.get("iteration", 0) - state.get("summarized_through", 0) >= every:
+        return True
+    return over_threshold(state, cfg)
+
+
+def route_after_observe(state: ReActState, cfg: AgentConfig) -> Literal["terminate", "summarize", "think"]:
+    """To terminate when observe recorded a stop (``stop_reason``, decided there once), else on."""
+    if state.get("termination"):
+        return "terminate"
+    return "summarize" if summary_due(state, cfg) else "think"
+
+
+def route_after_think(state: ReActState, cfg: AgentConfig, registry: ToolRegistry) -> Literal["terminate"] | list[Send]:
+    """The model's own stop goes to terminate; each tool call becomes one act task, told its cached
+    result (if any) and whether it waits for approval."""
+    if state.get("termination") or not state.get("pending_actions"):
+        return "terminate"
+    deadline = cfg.deadline(state["started_at"])
+    cache = state.get("tool_cache") or {}
+    agents = [a for a in state["pending_actions"] if a.get("tool") and is_agent(registry, a["tool"], cfg)]
+    sends = []
+    for a in state["pending_actions"]:
+        cached = cache.get(call_key(a["tool"], a["args"]))
+        approve = cached is None and needs_approval(a, registry, cfg)
+        payload = {"action": a, "deadline": deadline, "cached": cached, "approve": approve}
+        if any(a is b for b in agents):
+            payload["delegation"] = {"started_at": state["started_at"], "tokens_left": tokens_left(state, cfg, len(agents))}
+        sends.append(Send("act", payload))
+    return sends
+
+
+def tokens_left(state: ReActState, cfg: AgentConfig, shares: int) -> int | None:
+    """A sub-agent call's share of the tokens the run has left (None: no token budget)."""
+    if cfg.token_budget is None:
+        return None
+    used = (state.get("token_usage") or {}).get("total_tokens", 0)
+    return max(0, cfg.token_budget - used) // shares

@@ -1,9 +1,0 @@
-"""The five nodes of the graph, one per module. Each ``make_*`` binds a node to the agent's Deps."""
-
-from reactgraph.nodes.act import make_act
-from reactgraph.nodes.observe import make_observe
-from reactgraph.nodes.summarize import make_summarize
-from reactgraph.nodes.terminate import make_terminate
-from reactgraph.nodes.think import make_think
-
-__all__ = ["make_act", "make_observe", "make_summarize", "make_terminate", "make_think"]
