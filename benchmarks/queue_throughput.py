@@ -39,8 +39,8 @@ from tests.integration.queue_fixtures import scripted_model  # noqa: E402
 from tests.postgres import create_database, start_postgres  # noqa: E402
 
 from reactgraph import ReActAgent  # noqa: E402
-from reactgraph.commands.loading import load_tools  # noqa: E402
-from reactgraph.workers import submit  # noqa: E402
+from reactgraph.loading import load_tools  # noqa: E402
+from reactgraph.queue import submit  # noqa: E402
 
 HEADING = "## Queued runs: workers on Postgres"
 MODEL = "tests.integration.queue_fixtures:scripted_model"

@@ -14,8 +14,8 @@
     reactgraph playbook list|show ID|remove ID|clear|export|import FILE [--name N] [--db PATH]
     reactgraph eval [--model M] [--suite PATH] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
 
-This module holds every command's options and the exit codes; the commands themselves live in
-reactgraph.commands, each module imported only when its command runs.
+This module holds every command's options; the commands themselves live in reactgraph.commands, each module
+imported only when its command runs, and the exit codes in reactgraph.commands (standard library only).
 
 Exit codes: 0 success, 1 error (or the model gave up / the run was cancelled), 2 usage,
 3 waiting for an answer or an approval (without a terminal; the command to continue is printed),
@@ -30,16 +30,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-# Only the standard library here: `--help` and usage errors must not wait for LangChain or LangGraph.
-# Each command names its handler as 'module:function' (reactgraph.commands), imported when it runs.
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_WAITING, EXIT_LIMIT = 0, 1, 2, 3, 4
-PEERS = ("prebuilt", "create_agent")  # reactgraph.evaluation.runner.PEERS, named here without importing it
-
-
-class UsageError(Exception):
-    """A bad command-line value (exit code 2)."""
-
+# Only the standard library and reactgraph's light modules here: `--help` and usage errors must not wait for
+# LangChain or LangGraph. Each command names its handler as 'module:function' (reactgraph.commands), imported
+# when it runs.
+from reactgraph.commands import EXIT_ERROR, EXIT_USAGE, UsageError
+from reactgraph.evaluation.peers import PEERS
 
 # -- arguments -----------------------------------------------------------------------------
 
@@ -48,46 +43,57 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     main_parser = argparse.ArgumentParser(prog="reactgraph", description="A ReAct agent as a LangGraph state machine.")
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add_commands in (add_run_commands, add_reading_commands, add_queue_commands, add_tools_command,
+                         add_playbook_command, add_eval_command):
+        add_commands(sub)
+    return main_parser
 
-    def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument(
-            "--db", metavar="PATH|URL",
-            help="checkpoint file or postgresql:// URL (default: $REACTGRAPH_DB or ./.reactgraph/checkpoints.sqlite)",
-        )
-        return p
 
-    def with_mcp(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--mcp", metavar="FILE", type=lambda path: str(Path(path).absolute()),
-            help="also the tools of these MCP servers: a JSON file, {\"mcpServers\": {\"name\": {\"command\": ..., \"args\": [...]}}} "
-            "(as Claude Desktop's) or langchain-mcp-adapters' connections (needs reactgraph[mcp])",
-        )
+def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument(
+        "--db", metavar="PATH|URL",
+        help="checkpoint file or postgresql:// URL (default: $REACTGRAPH_DB or ./.reactgraph/checkpoints.sqlite)",
+    )
+    return p
 
-    def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
-        with_db(p)
-        p.add_argument("--model", metavar="M", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
-        p.add_argument("--max-iterations", type=int, metavar="N")
-        p.add_argument("--timeout", type=float, metavar="S", help="wall-clock budget in seconds")
-        p.add_argument("--token-budget", type=int, metavar="N")
-        p.add_argument(
-            "--tool-calling", choices=("auto", "native", "text", "json"),
-            help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
-        )
-        p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
-        with_mcp(p)
-        p.add_argument("--approve-tools", metavar="a,b", help="tools whose calls wait for your approval before they run ('*' = all)")
-        p.add_argument(
-            "--output-schema", metavar="SIGNATURE",
-            help="type the answer, e.g. 'question -> answer: float, unit: str' (str, int, float, bool, list[T], "
-            "dict[str, T], T | None); the typed output is printed as JSON",
-        )
-        p.add_argument(
-            "--playbook", action="store_true",
-            help="show strategies learnt from earlier runs and learn from this one (kept beside the runs: see --db)",
-        )
-        if live:
-            p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
 
+def with_mcp(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--mcp", metavar="FILE", type=lambda path: str(Path(path).absolute()),
+        help="also the tools of these MCP servers: a JSON file, {\"mcpServers\": {\"name\": {\"command\": ..., \"args\": [...]}}} "
+        "(as Claude Desktop's) or langchain-mcp-adapters' connections (needs reactgraph[mcp])",
+    )
+
+
+def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
+    """The options of a run (run, resume, submit): database, model, limits, tools, approval, typed answer, playbook."""
+    with_db(p)
+    p.add_argument("--model", metavar="M", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
+    p.add_argument("--max-iterations", type=int, metavar="N")
+    p.add_argument("--timeout", type=float, metavar="S", help="wall-clock budget in seconds")
+    p.add_argument("--token-budget", type=int, metavar="N")
+    p.add_argument(
+        "--tool-calling", choices=("auto", "native", "text", "json"),
+        help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
+    )
+    p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
+    with_mcp(p)
+    p.add_argument("--approve-tools", metavar="a,b", help="tools whose calls wait for your approval before they run ('*' = all)")
+    p.add_argument(
+        "--output-schema", metavar="SIGNATURE",
+        help="type the answer, e.g. 'question -> answer: float, unit: str' (str, int, float, bool, list[T], "
+        "dict[str, T], T | None); the typed output is printed as JSON",
+    )
+    p.add_argument(
+        "--playbook", action="store_true",
+        help="show strategies learnt from earlier runs and learn from this one (kept beside the runs: see --db)",
+    )
+    if live:
+        p.add_argument("--json", action="store_true", help="print the structured result instead of the live view")
+
+
+def add_run_commands(sub: argparse._SubParsersAction) -> None:
+    """run and resume (reactgraph.commands.runs)."""
     run = sub.add_parser("run", help="answer a question, showing each step live")
     run.add_argument("question")
     run.add_argument("--thread", metavar="T", help="thread id (default: a new one)")
@@ -105,6 +111,9 @@ def parser() -> argparse.ArgumentParser:
     with_run_options(resume)
     resume.set_defaults(handler="reactgraph.commands.runs:cmd_resume")
 
+
+def add_reading_commands(sub: argparse._SubParsersAction) -> None:
+    """runs, trace and cancel: the commands that read (or mark) the runs in a database (reactgraph.commands.runs)."""
     runs = with_db(sub.add_parser("runs", help="list the runs in the checkpoint file"))
     runs.add_argument("--limit", type=int, metavar="N")
     runs.add_argument("--json", action="store_true")
@@ -119,6 +128,9 @@ def parser() -> argparse.ArgumentParser:
     cancel.add_argument("thread")
     cancel.set_defaults(handler="reactgraph.commands.runs:cmd_cancel")
 
+
+def add_queue_commands(sub: argparse._SubParsersAction) -> None:
+    """submit and worker: queued runs on Postgres (reactgraph.commands.queue)."""
     submit = sub.add_parser("submit", help="queue a run for the workers on a Postgres database; prints its thread id")
     submit.add_argument("question")
     submit.add_argument("--thread", metavar="T", help="thread id (default: a new one)")
@@ -133,12 +145,18 @@ def parser() -> argparse.ArgumentParser:
     )
     worker.set_defaults(handler="reactgraph.commands.queue:cmd_worker")
 
+
+def add_tools_command(sub: argparse._SubParsersAction) -> None:
+    """tools (reactgraph.commands.tools)."""
     tools = sub.add_parser("tools", help="list the tools with their categories and descriptions")
     tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
     with_mcp(tools)
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(handler="reactgraph.commands.tools:cmd_tools")
 
+
+def add_playbook_command(sub: argparse._SubParsersAction) -> None:
+    """playbook and its actions (reactgraph.commands.playbook)."""
     book = sub.add_parser("playbook", help="the strategies and pitfalls learnt from earlier runs (--playbook)")
     actions = book.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, text in (("list", "the bullets, a line each"), ("show", "one bullet, every field"), ("clear", "remove every bullet"),
@@ -156,6 +174,9 @@ def parser() -> argparse.ArgumentParser:
             action.add_argument("--json", action="store_true")
         action.set_defaults(handler="reactgraph.commands.playbook:cmd_playbook")
 
+
+def add_eval_command(sub: argparse._SubParsersAction) -> None:
+    """eval (reactgraph.commands.evaluate)."""
     evaluate = sub.add_parser("eval", help="measure the agent on the task suite (optionally beside the prebuilt agent)")
     evaluate.add_argument("--model", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
     evaluate.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
@@ -188,7 +209,6 @@ def parser() -> argparse.ArgumentParser:
         help="an AgentConfig field for every task, e.g. --set tool_calling=text (JSON values: --set max_iterations=6)",
     )
     evaluate.set_defaults(handler="reactgraph.commands.evaluate:cmd_eval")
-    return main_parser
 
 
 def handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
@@ -211,10 +231,9 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
     from reactgraph.tools.registry import UnknownToolError
-    from reactgraph.workers import QueueConfigError
 
     if isinstance(
-        exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | QueueConfigError
+        exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError
     ):
         return EXIT_USAGE
     if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MCPUnavailableError):
@@ -240,7 +259,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
 
 
-if __name__ == "__main__":  # python -m reactgraph.cli: the commands raise reactgraph.cli's errors, not this copy's
-    from reactgraph.cli import main as module_main
-
-    sys.exit(module_main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -324,10 +324,9 @@ def typo_cases() -> list[Case]:
         refused(lambda: agent.run("6*7?", tools=["calculater"]), UnknownToolError, "did you mean 'calculator'")
 
     def cli_tools() -> None:
-        from reactgraph.cli import UsageError
-        from reactgraph.commands.loading import load_tools
+        from reactgraph.loading import load_tools
 
-        refused(lambda: load_tools("calculator,txt"), UsageError, "--tools", "'txt'", "did you mean 'text'")
+        refused(lambda: load_tools("calculator,txt"), ConfigError, "--tools", "'txt'", "did you mean 'text'")
 
     def run_option() -> None:
         agent = ReActAgent(ScriptedChatModel(responses=["42"]), calculator_tools(), checkpointer=None)

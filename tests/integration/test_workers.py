@@ -21,10 +21,9 @@ import psycopg
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.cli import UsageError
 from reactgraph.config import ConfigError
 from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
-from reactgraph.workers import QueueConfigError, submit
+from reactgraph.queue import QueueConfigError, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "tests.integration.queue_fixtures:scripted_model"
@@ -89,7 +88,7 @@ def succeeded(db: str) -> int:
 
 def ended(workers: list[Worker], verb: str = "finished") -> collections.Counter:
     """How many times the workers logged ``verb`` for each thread ("finished THREAD (job N): reason")."""
-    pattern = re.compile(rf"reactgraph\.workers: {verb} (\w+) ")
+    pattern = re.compile(rf"reactgraph\.queue: {verb} (\w+) ")
     return collections.Counter(m.group(1) for w in workers for line in w.lines() if (m := pattern.search(line)))
 
 
@@ -239,7 +238,7 @@ def test_submit_refuses_what_no_worker_could_run(postgres_url, tmp_path):
         submit("q", postgres_url, max_iterations=0)
     with pytest.raises(QueueConfigError, match="JSON"):
         submit("q", postgres_url, termination_callback=lambda state: False)
-    with pytest.raises(UsageError, match="nope"):
+    with pytest.raises(ConfigError, match="nope"):  # the loader's error, not the command line's
         submit("q", postgres_url, tools="nope")
     wrong = postgres_url.replace(":reactgraph-test@", ":wrong@")
     with pytest.raises(CheckpointStoreError, match=r"postgres:\*\*\*@.*password authentication failed") as error:

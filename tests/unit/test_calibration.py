@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from reactgraph.evaluation import Expectation, Task, run_suite, shipped_suite
 from reactgraph.evaluation.calibration import Bucket, auroc, reliability
+from reactgraph.evaluation.runner import run_suite
+from reactgraph.evaluation.suite import Expectation, Task, shipped_suite
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 

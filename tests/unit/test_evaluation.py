@@ -9,17 +9,10 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from reactgraph.config import make_config
-from reactgraph.evaluation import (
-    Expectation,
-    Fault,
-    Task,
-    check_answer,
-    load_suite,
-    run_suite,
-    shipped_suite,
-)
+from reactgraph.evaluation.checkers import check_answer
 from reactgraph.evaluation.faults import InjectedFault, inject_fault
-from reactgraph.evaluation.suite import SuiteError
+from reactgraph.evaluation.runner import run_suite
+from reactgraph.evaluation.suite import Expectation, Fault, SuiteError, Task, load_suite, shipped_suite
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools.registry import ToolRegistry
 
@@ -199,7 +192,7 @@ def answers_10063() -> ScriptedChatModel:
 def test_eval_model_on_a_base_url_caps_its_replies():
     """An OpenAI-compatible server (llama.cpp, vLLM) reads ``max_tokens``: the request carries the cap."""
     pytest.importorskip("langchain_openai")
-    from reactgraph.evaluation.command import build_model
+    from reactgraph.commands.evaluate import build_model
 
     model = build_model("openai:qwen", "http://127.0.0.1:9/v1", make_config(max_output_tokens=200, temperature=0.0))
     payload = model._get_request_payload([("user", "hi")])
@@ -257,12 +250,13 @@ def test_eval_compares_with_langchains_create_agent(tmp_path):
     assert "--compare create_agent" in (tmp_path / "eval.md").read_text()
 
 
-def test_the_cli_names_the_same_peers_as_the_runner():
-    """reactgraph.cli lists the peers without importing the runner (start-up); the two stay one list."""
+def test_the_cli_offers_the_peers_the_runner_runs():
+    """--compare takes the names of evaluation.peers, the runner's one list (read without loading the peers)."""
     from reactgraph import cli
-    from reactgraph.evaluation.runner import PEERS
+    from reactgraph.evaluation.runner import RUNNERS
 
-    assert cli.PEERS == tuple(PEERS)
+    compare = next(a for a in cli.parser()._subparsers._group_actions[0].choices["eval"]._actions if a.dest == "compare")
+    assert list(compare.choices) == [name for name in RUNNERS if name != "reactgraph"] == ["prebuilt", "create_agent"]
 
 
 def sums_model() -> ScriptedChatModel:

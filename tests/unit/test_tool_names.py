@@ -11,8 +11,7 @@ import typing
 import pytest
 
 from reactgraph import AgentConfig, ConfigError, ModelUnavailableError, ReActAgent, build_graph
-from reactgraph.cli import UsageError
-from reactgraph.commands.loading import load_tools
+from reactgraph.loading import load_tools
 from reactgraph.testing import ScriptedChatModel
 from reactgraph.tools import ToolRegistry, UnknownToolError
 
@@ -41,7 +40,7 @@ def test_a_tool_name_without_a_close_match_lists_the_tools():
 
 
 def test_the_cli_tools_option_suggests_the_close_match():
-    with pytest.raises(UsageError, match=r"--tools: no tool named 'calculater' \(did you mean 'calculator'\?\); available: "):
+    with pytest.raises(ConfigError, match=r"--tools: no tool named 'calculater' \(did you mean 'calculator'\?\); available: "):
         load_tools("calculater")
 
 

@@ -1,19 +1,15 @@
-"""The ``reactgraph`` subcommands, one module per group. ``reactgraph.cli`` parses the arguments and
-imports only the module of the command that runs: help and usage errors load none of them, and
-``reactgraph tools`` loads the tool registry without LangGraph."""
+"""The ``reactgraph`` subcommands, one module per group: ``runs`` (run, resume, runs, trace, cancel), ``live``
+(a run shown as it goes), ``queue`` (submit, worker), ``tools``, ``playbook``, ``evaluate`` (eval).
+``reactgraph.cli`` parses the arguments and imports only the module of the command that runs: help and usage
+errors load none of them, and ``reactgraph tools`` loads the tool registry without LangGraph.
 
-from __future__ import annotations
+This module is what the commands and the parser share, from the standard library only: the exit codes and
+``UsageError``. A bad value that the library reports (``ConfigError``, ``UnknownToolError``, ...) is a usage
+error too (``cli.error_exit_code``).
+"""
 
-import os
-import sys
-
-from rich.console import Console
-
-PIPE_WIDTH = 200
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_WAITING, EXIT_LIMIT = 0, 1, 2, 3, 4
 
 
-def output_console() -> Console:
-    """The console of standard output. A pipe or file gets wide tables instead of rich's 80-column
-    default (COLUMNS still wins)."""
-    width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=True, width=width)
+class UsageError(Exception):
+    """A bad command-line value (exit code 2)."""

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from reactgraph.agent import ChildUpdate
 from reactgraph.answers.result import LIMIT_REASONS, SUB_INDENT, ReActResult, TerminationReason, Token
-from reactgraph.cli import EXIT_ERROR, EXIT_LIMIT, EXIT_OK, EXIT_WAITING
+from reactgraph.commands import EXIT_ERROR, EXIT_LIMIT, EXIT_OK, EXIT_WAITING
 
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
 WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run that waits for the user

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from reactgraph.cli import EXIT_OK, UsageError
-from reactgraph.commands import output_console
+from reactgraph.commands import EXIT_OK, UsageError
+from reactgraph.commands.console import output_console
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import default_db, is_postgres_url
 from reactgraph.playbook import Playbook, close_store, playbook_store

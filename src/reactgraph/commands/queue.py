@@ -6,8 +6,8 @@ import argparse
 import logging
 import sys
 
-from reactgraph.cli import EXIT_OK
-from reactgraph.workers import run_worker, submit
+from reactgraph.commands import EXIT_OK
+from reactgraph.queue import run_worker, submit
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -26,6 +26,6 @@ def cmd_submit(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """reactgraph worker --db postgresql://...: run queued runs until SIGINT / SIGTERM, logging each run's end."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
-    logging.getLogger("reactgraph.workers").setLevel(logging.INFO)
+    logging.getLogger("reactgraph.queue").setLevel(logging.INFO)
     run_worker(args.db, concurrency=args.concurrency, stalled_after=args.stalled_after)
     return EXIT_OK

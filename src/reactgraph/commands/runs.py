@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
 from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
@@ -22,10 +21,10 @@ from rich.table import Table
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.result import ReActResult, TerminationReason
 from reactgraph.answers.typed import SignatureError, parse_signature
-from reactgraph.cli import EXIT_OK, UsageError
-from reactgraph.commands import output_console
+from reactgraph.commands import EXIT_OK, UsageError
+from reactgraph.commands.console import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
-from reactgraph.commands.loading import load_object, load_tools
+from reactgraph.loading import load_model, load_tools
 from reactgraph.models.calls import interrupt_calls
 from reactgraph.persistence.base import (
     DEFAULT_CHECKPOINTER,
@@ -36,26 +35,10 @@ from reactgraph.persistence.base import (
 )
 from reactgraph.persistence.reading import format_trace
 
-PROVIDERS = frozenset(
-    {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
-     "mistralai", "groq", "cohere", "fireworks", "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia",
-     "ibm", "openrouter", "litellm", "upstage"}
-)  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
 QUESTION_WIDTH = 12  # the least width of the runs table's question column
 
 
 # -- building the agent --------------------------------------------------------------------
-
-
-def load_model(spec: str | None) -> str | BaseChatModel | None:
-    """--model: 'provider:model' (e.g. 'ollama:qwen2.5:7b'), or 'module:factory' naming a function
-    that returns a chat model instance."""
-    if spec is None or spec.partition(":")[0] in PROVIDERS or ":" not in spec:
-        return spec
-    model = load_object(spec)()
-    if not isinstance(model, BaseChatModel):
-        raise UsageError(f"--model {spec!r}: the factory returned {type(model).__name__}, not a chat model")
-    return model
 
 
 def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[ReActAgent, dict[str, Any]]:
@@ -285,7 +268,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
             db = str(args.db or default_db())
             if not is_postgres_url(db):
                 raise
-            from reactgraph.workers import is_queued  # procrastinate is loaded only for queued runs
+            from reactgraph.queue import is_queued  # procrastinate is loaded only for queued runs
 
             if not is_queued(db, args.thread):
                 raise

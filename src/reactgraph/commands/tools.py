@@ -9,9 +9,9 @@ import sys
 
 from rich.table import Table
 
-from reactgraph.cli import EXIT_OK
-from reactgraph.commands import output_console
-from reactgraph.commands.loading import load_tools
+from reactgraph.commands import EXIT_OK
+from reactgraph.commands.console import output_console
+from reactgraph.loading import load_tools
 
 
 def cmd_tools(args: argparse.Namespace) -> int:

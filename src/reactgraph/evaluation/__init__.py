@@ -1,8 +1,4 @@
-"""Measure the agent on a task suite: load tasks, inject faults, run, check, report."""
-
-from reactgraph.evaluation.checkers import check_answer
-from reactgraph.evaluation.report import SuiteReport
-from reactgraph.evaluation.runner import run_suite
-from reactgraph.evaluation.suite import Expectation, Fault, Task, load_suite, shipped_suite
-
-__all__ = ["Expectation", "Fault", "SuiteReport", "Task", "check_answer", "load_suite", "run_suite", "shipped_suite"]
+"""Measure the agent on a task suite: ``suite`` (tasks, loaded and checked), ``faults`` (injected tool failures),
+``runner`` (a task through reactgraph or a peer, ``run_suite``), ``peers`` (the agents run beside it),
+``checkers`` (is an answer right), ``report`` and ``calibration`` (totals, tables, charts), ``learning``
+(``eval --learn``). The ``reactgraph eval`` command is ``reactgraph.commands.evaluate``."""

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from reactgraph.agent import ReActAgent
@@ -23,11 +21,12 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.evaluation.checkers import check_answer
 from reactgraph.evaluation.faults import inject_fault
+from reactgraph.evaluation.peers import PEERS
 from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
 from reactgraph.graph.nodes.think import find_phrase
 from reactgraph.persistence.reading import thread_config
-from reactgraph.prompts import STATUS_TEMPLATE, SYSTEM_PROMPT
+from reactgraph.prompts import STATUS_TEMPLATE
 from reactgraph.tools.registry import ToolRegistry
 
 ModelFactory = Callable[[Task], BaseChatModel]
@@ -90,28 +89,6 @@ def shown_contents(agent: ReActAgent, ids: list[str]) -> list[str]:
         return []
     kept = {b.id: b.content for b in agent.playbook.list()}
     return [kept[i] for i in ids if i in kept]
-
-
-def prebuilt_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
-    """LangGraph's prebuilt ``create_react_agent`` (deprecated in favour of ``create_agent``; still what many run)."""
-    from langgraph.prebuilt import create_react_agent
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return create_react_agent(model, tools, prompt=SYSTEM_PROMPT)
-
-
-def create_agent_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
-    """LangChain's ``create_agent`` (langchain 1.x), with no middleware: its plain ReAct loop."""
-    from langchain.agents import create_agent
-
-    return create_agent(model, tools, system_prompt=SYSTEM_PROMPT)
-
-
-PEERS: dict[str, Callable[[BaseChatModel, list[Any]], CompiledStateGraph]] = {
-    "prebuilt": prebuilt_graph,
-    "create_agent": create_agent_graph,
-}
 
 
 def run_peer(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any], *, peer: str) -> TaskRun:

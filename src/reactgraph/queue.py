@@ -35,8 +35,10 @@ from procrastinate.schema import SchemaManager
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from reactgraph.agent import ReActAgent
-from reactgraph.config import make_config
+from reactgraph.answers.typed import parse_signature
+from reactgraph.config import ConfigError, make_config
 from reactgraph.inputs import checked_query
+from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
@@ -54,7 +56,7 @@ SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are cre
 logger = logging.getLogger(__name__)
 
 
-class QueueConfigError(ValueError):
+class QueueConfigError(ConfigError):
     """The queue cannot be used with these settings (not a Postgres URL, bad run options)."""
 
 
@@ -129,8 +131,6 @@ def checked_options(options: dict[str, Any]) -> dict[str, Any]:
     overrides = {key: value for key, value in options.items() if value is not None}
     make_config(**overrides)  # ConfigError naming a bad field, before anything is queued
     if "tools" in specs:  # a misspelt built-in or an import that fails, before anything is queued
-        from reactgraph.commands.loading import load_tools
-
         load_tools(specs["tools"])
     try:
         json.dumps(overrides)
@@ -153,10 +153,6 @@ class Runner:
         overrides they select (the tools chosen by name)."""
         key = json.dumps(specs, sort_keys=True) + ("+playbook" if playbook else "")
         if key not in self._agents:
-            from reactgraph.answers.typed import parse_signature
-            from reactgraph.commands.loading import load_tools
-            from reactgraph.commands.runs import load_model
-
             registry, selection = load_tools(specs.get("tools"), specs.get("mcp"))
             schema = parse_signature(specs["output_schema"]) if specs.get("output_schema") else None
             agent = ReActAgent(

@@ -1,4 +1,7 @@
-"""What ``--tools`` and ``--mcp`` name: built-in tools, objects imported by 'module:attribute', MCP servers' tools."""
+"""What a command line or a queued run names by strings, loaded: the tools of ``--tools`` (built-in names, or
+objects imported by 'module:attribute') and ``--mcp`` (MCP servers' tools), and the model of ``--model``
+('provider:model', or a 'module:factory'). A name that cannot be loaded is a ConfigError saying why: the
+``reactgraph`` command reports it as a usage error, a queued run's ``submit`` before anything is queued."""
 
 from __future__ import annotations
 
@@ -8,9 +11,29 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reactgraph.cli import UsageError
+from langchain_core.language_models import BaseChatModel
+
+from reactgraph.config import ConfigError
 from reactgraph.tools.base import RegisteredTool
+from reactgraph.tools.mcp import load_mcp_tools
 from reactgraph.tools.registry import ToolRegistry, UnknownToolError
+
+PROVIDERS = frozenset(
+    {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
+     "mistralai", "groq", "cohere", "fireworks", "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia",
+     "ibm", "openrouter", "litellm", "upstage"}
+)  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
+
+
+def load_model(spec: str | None) -> str | BaseChatModel | None:
+    """--model: 'provider:model' (e.g. 'ollama:qwen2.5:7b'), or 'module:factory' naming a function
+    that returns a chat model instance."""
+    if spec is None or spec.partition(":")[0] in PROVIDERS or ":" not in spec:
+        return spec
+    model = load_object(spec)()
+    if not isinstance(model, BaseChatModel):
+        raise ConfigError(f"--model {spec!r}: the factory returned {type(model).__name__}, not a chat model")
+    return model
 
 
 def load_object(spec: str) -> Any:
@@ -22,7 +45,7 @@ def load_object(spec: str) -> Any:
     try:
         return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise UsageError(f"cannot import {spec!r}: {exc}") from None
+        raise ConfigError(f"cannot import {spec!r}: {exc}") from None
 
 
 def builtin_tools() -> ToolRegistry:
@@ -44,7 +67,7 @@ def load_tools(spec: str | None, mcp: str | None = None) -> tuple[ToolRegistry, 
             try:
                 names += registry.select([item])
             except UnknownToolError as exc:
-                raise UsageError(f"--tools: {exc}") from None
+                raise ConfigError(f"--tools: {exc}") from None
             continue
         found = load_object(item)
         tools = found.list() if isinstance(found, ToolRegistry) else found if isinstance(found, list | tuple) else [found]
@@ -60,7 +83,5 @@ def load_tools(spec: str | None, mcp: str | None = None) -> tuple[ToolRegistry, 
 def add_mcp_tools(registry: ToolRegistry, path: str) -> list[str]:
     """Register the tools of the MCP servers in the file at ``path`` (category ``mcp:<server>``; a
     built-in of the same name is replaced) and return their names."""
-    from reactgraph.tools.mcp import load_mcp_tools  # with the agent's tool execution: only when --mcp is given
-
     tools = load_mcp_tools(path)
     return [registry.register(t, {"category": f"mcp:{t.metadata['mcp_server']}"}, replace=True).name for t in tools]

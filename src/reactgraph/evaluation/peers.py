@@ -1,0 +1,37 @@
+"""The peer agents the eval runs beside reactgraph, by name: LangGraph's prebuilt ``create_react_agent`` and
+LangChain's ``create_agent``, each with the same tools and system prompt. Each factory imports its library when
+called, so ``reactgraph --help`` reads the names without loading them."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from reactgraph.prompts import SYSTEM_PROMPT
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langgraph.graph.state import CompiledStateGraph
+
+
+def prebuilt_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
+    """LangGraph's prebuilt ``create_react_agent`` (deprecated in favour of ``create_agent``; still what many run)."""
+    from langgraph.prebuilt import create_react_agent
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return create_react_agent(model, tools, prompt=SYSTEM_PROMPT)
+
+
+def create_agent_graph(model: BaseChatModel, tools: list[Any]) -> CompiledStateGraph:
+    """LangChain's ``create_agent`` (langchain 1.x), with no middleware: its plain ReAct loop."""
+    from langchain.agents import create_agent
+
+    return create_agent(model, tools, system_prompt=SYSTEM_PROMPT)
+
+
+PEERS: dict[str, Callable[[BaseChatModel, list[Any]], CompiledStateGraph]] = {
+    "prebuilt": prebuilt_graph,
+    "create_agent": create_agent_graph,
+}
