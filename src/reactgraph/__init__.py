@@ -1,12 +1,18 @@
 """reactgraph: a ReAct agent as a LangGraph state machine.
 
 The public names are imported on first use (PEP 562), so that ``import reactgraph`` and the
-``reactgraph`` command's help do not wait for LangGraph and LangChain to load.
+``reactgraph`` command's help do not wait for LangGraph and LangChain to load. The packages, and how a
+question flows through them, are drawn in the README's "Architecture".
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
@@ -26,63 +32,42 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
     from reactgraph.graph.subagents import AgentTool
-    from reactgraph.inputs import InvalidInputError
     from reactgraph.models.resolve import ModelUnavailableError
+    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
+    from reactgraph.state import InvalidInputError
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.registry import ToolRegistry
 
 _HOMES = {  # public name -> the module that defines it
+    "AgentConfig": "reactgraph.config",
     "AgentTool": "reactgraph.graph.subagents",
-    "ChildUpdate": "reactgraph.agent",
     "AnswerError": "reactgraph.answers.waiting",
     "Approve": "reactgraph.tools.approval",
-    "Edit": "reactgraph.tools.approval",
-    "PendingApproval": "reactgraph.answers.result",
-    "Reject": "reactgraph.tools.approval",
-    "Token": "reactgraph.answers.result",
-    "AgentConfig": "reactgraph.config",
-    "ConfigError": "reactgraph.config",
+    "CheckpointStoreError": "reactgraph.persistence.base",
+    "ChildUpdate": "reactgraph.agent",
     "ConfidenceSignal": "reactgraph.answers.confidence",
+    "ConfigError": "reactgraph.config",
+    "Edit": "reactgraph.tools.approval",
     "ErrorKind": "reactgraph.errors",
-    "InvalidInputError": "reactgraph.inputs",
+    "InvalidInputError": "reactgraph.state",
     "ModelUnavailableError": "reactgraph.models.resolve",
+    "PendingApproval": "reactgraph.answers.result",
     "ReActAgent": "reactgraph.agent",
     "ReActResult": "reactgraph.answers.result",
     "ReActStep": "reactgraph.answers.result",
     "ReActTrace": "reactgraph.answers.result",
+    "Reject": "reactgraph.tools.approval",
+    "RunNotFoundError": "reactgraph.persistence.base",
     "TerminationReason": "reactgraph.answers.result",
+    "Token": "reactgraph.answers.result",
     "TokenUsage": "reactgraph.answers.result",
     "ToolRegistrationError": "reactgraph.tools.base",
     "ToolRegistry": "reactgraph.tools.registry",
     "build_graph": "reactgraph.graph",
 }
 
-__all__ = [
-    "AgentConfig",
-    "AgentTool",
-    "AnswerError",
-    "Approve",
-    "ChildUpdate",
-    "ConfidenceSignal",
-    "ConfigError",
-    "Edit",
-    "ErrorKind",
-    "InvalidInputError",
-    "ModelUnavailableError",
-    "PendingApproval",
-    "ReActAgent",
-    "ReActResult",
-    "ReActStep",
-    "ReActTrace",
-    "Reject",
-    "TerminationReason",
-    "Token",
-    "TokenUsage",
-    "ToolRegistrationError",
-    "ToolRegistry",
-    "build_graph",
-]
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
@@ -95,3 +80,54 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+# Modules that moved when the package was laid out by idea: importable by their old names for one more
+# release, with a DeprecationWarning; an old module's names are read from its new homes, in order.
+MOVED = {
+    "reactgraph.checkpoints": ("reactgraph.persistence.base", "reactgraph.persistence.reading", "reactgraph.persistence.sqlite"),
+    "reactgraph.confidence": ("reactgraph.answers.confidence",),
+    "reactgraph.formats": ("reactgraph.tool_calling",),
+    "reactgraph.inputs": ("reactgraph.state",),
+    "reactgraph.model_calls": ("reactgraph.models.calls",),
+    "reactgraph.nodes": ("reactgraph.graph.nodes",),
+    "reactgraph.result": ("reactgraph.answers.result",),
+    "reactgraph.stores": ("reactgraph.persistence", "reactgraph.persistence.sqlite"),
+    "reactgraph.subagents": ("reactgraph.graph.subagents",),
+    "reactgraph.tokens": ("reactgraph.models.tokens",),
+    "reactgraph.typed_output": ("reactgraph.answers.typed",),
+    "reactgraph.waiting": ("reactgraph.answers.waiting",),
+    "reactgraph.workers": ("reactgraph.queue",),
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old names of MOVED modules (after every other finder): a module that reads its attributes
+    from the new homes."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        return importlib.util.spec_from_loader(name, self) if name in MOVED else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the default module
+
+    def exec_module(self, module: ModuleType) -> None:
+        homes = MOVED[module.__name__]
+        warnings.warn(
+            f"{module.__name__} is now {' and '.join(homes)}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+        def moved_attribute(name: str) -> Any:
+            for home in homes:
+                found = importlib.import_module(home)
+                if hasattr(found, name):
+                    return getattr(found, name)
+            raise AttributeError(f"module {module.__name__!r} (now {' and '.join(homes)}) has no attribute {name!r}")
+
+        module.__getattr__ = moved_attribute  # type: ignore[method-assign]
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())

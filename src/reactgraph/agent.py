@@ -26,7 +26,6 @@ from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
-from reactgraph.inputs import checked_query
 from reactgraph.models.resolve import check_model
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer, RunNotFoundError
@@ -41,6 +40,7 @@ from reactgraph.persistence.reading import (
     thread_config,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
+from reactgraph.state import checked_query
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None

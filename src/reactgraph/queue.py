@@ -37,11 +37,11 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.typed import parse_signature
 from reactgraph.config import ConfigError, make_config
-from reactgraph.inputs import checked_query
 from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
+from reactgraph.state import checked_query
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"

@@ -1,4 +1,5 @@
-"""The typed state that flows through the graph, with its reducers.
+"""The typed state that flows through the graph, with its reducers, and the check of what a caller sends
+(``checked_query``: where the input enters, in ``ReActAgent``'s methods and in think for the served graph).
 
 The trace (``steps``) and the error history are ``DeltaChannel``s: each checkpoint
 stores only the new entries, so checkpoint bytes grow with the run, not its square.
@@ -134,6 +135,17 @@ class TokenCount(TypedDict, total=False):
     output_tokens: int
     total_tokens: int
     estimated: bool
+
+
+class InvalidInputError(TypeError):
+    """A run's input has the wrong type; the message names the field."""
+
+
+def checked_query(query: object) -> str | None:
+    """``query`` when it is a string, or None (no query); InvalidInputError naming the field otherwise."""
+    if query is None or isinstance(query, str):
+        return query
+    raise InvalidInputError(f"query must be a string, got {type(query).__name__}: {query!r:.80}")
 
 
 class InputState(TypedDict, total=False):

@@ -30,10 +30,9 @@ from reactgraph.graph import stops
 from reactgraph.graph.deps import ASK_USER, Deps
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.scratchpad import status_text, think_messages
-from reactgraph.inputs import checked_query
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
 from reactgraph.models.tokens import usage_of
-from reactgraph.state import Action, ReActState, Termination, TokenCount, sum_usage
+from reactgraph.state import Action, ReActState, Termination, TokenCount, checked_query, sum_usage
 from reactgraph.tool_calling import (
     Format,
     ParsedReply,

@@ -1,0 +1,164 @@
+"""The layout is the architecture: every module of the package sits in a room (a top-level module or package),
+the rooms in layers, and imports point down the layers only, never in a circle. Every import counts: at the top
+of a module, inside a function, under ``TYPE_CHECKING``. The layers are the README's "Architecture"."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "reactgraph"
+
+# Top to bottom. A room imports rooms of lower layers only; rooms of one layer do not import each other.
+LAYERS: list[tuple[str, ...]] = [
+    ("cli", "testing"),  # the command line; the scripted model for users' tests
+    ("commands",),  # the command line's subcommands
+    ("evaluation",),  # the task suite, the peers, the reports
+    ("queue", "server"),  # queued runs on Postgres; the graph langgraph dev serves
+    ("agent", "loading"),  # ReActAgent; what --tools / --model name, loaded
+    ("graph",),  # the state machine: nodes, routing, stop rules
+    ("playbook",),  # what past runs taught
+    ("persistence",),  # run stores, checkpointers, reading runs back
+    ("answers",),  # results, typed answers, confidence, waiting runs
+    ("tool_calling",),  # the tool-calling formats: describe tools, read replies
+    ("tools", "models"),  # the registry and execution of tools; chat models and their calls
+    ("config", "state", "prompts"),  # the settings, the typed state, the prompts' texts
+    ("errors",),  # the error kinds and their texts
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, tuple[Path, bool]]:
+    """Every module of the package: name -> (file, whether it is a package's __init__)."""
+    return {module_name(p): (p, p.name == "__init__.py") for p in PACKAGE.rglob("*.py")}
+
+
+def imports(name: str, path: Path, is_package: bool, known: set[str]) -> set[str]:
+    """The package's modules that ``name`` imports, wherever the import stands."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target not in known and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in known and target != name and target.startswith("reactgraph"):
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    found = modules()
+    return {name: imports(name, path, is_package, set(found)) for name, (path, is_package) in found.items()}
+
+
+def room(module: str) -> str:
+    return module.split(".")[1] if "." in module else "reactgraph"
+
+
+def layer_of(name: str) -> int:
+    return next(i for i, rooms in enumerate(LAYERS) if name in rooms)
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circle():
+    assert circles(import_graph()) == []
+
+
+def test_every_room_has_a_layer():
+    rooms = {room(m) for m in modules()} - {"reactgraph"}
+    listed = [name for layer in LAYERS for name in layer]
+    assert sorted(listed) == sorted(set(listed)), "a room is listed twice"
+    assert rooms == set(listed), "a new module or package at the top: give it a layer (and a line in the README)"
+
+
+def test_imports_point_down_the_layers():
+    upward = []
+    for module, targets in import_graph().items():
+        if module == "reactgraph":  # the package's face names the public classes of every layer
+            continue
+        for target in targets:
+            if target == "reactgraph":
+                upward.append(f"{module} -> reactgraph (the package's face: import from the defining module)")
+            elif room(module) != room(target) and layer_of(room(target)) <= layer_of(room(module)):
+                upward.append(f"{module} -> {target}")
+    assert upward == []
+
+
+def test_the_check_finds_a_circle_and_an_upward_import():
+    """The checks above can fail: a made-up graph with a circle and an import up the layers."""
+    graph = {"reactgraph.tools.a": {"reactgraph.tools.b"}, "reactgraph.tools.b": {"reactgraph.tools.a"}, "reactgraph.errors": set()}
+    assert circles(graph) == [["reactgraph.tools.a", "reactgraph.tools.b"]]
+    assert layer_of(room("reactgraph.errors")) > layer_of(room("reactgraph.graph.stops"))  # errors -> graph would be up
+
+
+@pytest.mark.parametrize(
+    ("old", "name", "home"),
+    [("reactgraph.nodes", "make_terminate", "reactgraph.graph.nodes.terminate"),
+     ("reactgraph.workers", "submit", "reactgraph.queue"),
+     ("reactgraph.checkpoints", "sqlite_saver", "reactgraph.persistence.sqlite")],
+)
+def test_a_moved_module_is_importable_by_its_old_name_for_one_release(old, name, home):
+    import importlib
+    import sys
+
+    sys.modules.pop(old, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+        value = getattr(module, name)
+    assert value.__module__ == home
+    assert any(issubclass(w.category, DeprecationWarning) and old in str(w.message) for w in caught)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018
