@@ -67,7 +67,33 @@ _HOMES = {  # public name -> the module that defines it
     "build_graph": "reactgraph.graph",
 }
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "AgentConfig",
+    "AgentTool",
+    "AnswerError",
+    "Approve",
+    "CheckpointStoreError",
+    "ChildUpdate",
+    "ConfidenceSignal",
+    "ConfigError",
+    "Edit",
+    "ErrorKind",
+    "InvalidInputError",
+    "ModelUnavailableError",
+    "PendingApproval",
+    "ReActAgent",
+    "ReActResult",
+    "ReActStep",
+    "ReActTrace",
+    "Reject",
+    "RunNotFoundError",
+    "TerminationReason",
+    "Token",
+    "TokenUsage",
+    "ToolRegistrationError",
+    "ToolRegistry",
+    "build_graph",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.language_models import BaseChatModel
@@ -48,6 +49,42 @@ RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's expli
 DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
 STEP_NODES = ("observe", "terminate")  # the nodes that write trace steps
 Update = tuple[str, dict[str, Any]]  # (node, the node's update)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def same_parameters(template: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
+    """The decorated method takes ``template``'s parameters: ``help`` shows them, type checkers and editors
+    know them. A run method and its async twin say their parameters once."""
+
+    def decorate(method: Callable[..., R]) -> Callable[P, R]:
+        returns = inspect.signature(method).return_annotation
+        method.__signature__ = inspect.signature(template).replace(return_annotation=returns)  # type: ignore[attr-defined]
+        return method  # type: ignore[return-value]
+
+    return decorate
+
+
+class Drive(NamedTuple):
+    """A run to drive: what the first invoke sends, the run's LangGraph config and context, its thread, the
+    handlers of what it may wait on, and where a fork starts (None: ``config``)."""
+
+    payload: Any
+    config: dict[str, Any]
+    context: AgentConfig | None
+    thread_id: str
+    handlers: tuple[ClarificationHandler | None, ApprovalHandler | None] = (None, None)
+    start: dict[str, Any] | None = None
+
+
+def advance(steps: Generator[Any, Any, Any], snapshot: Any) -> tuple[bool, Any]:
+    """(False, the next payload) from the drive loop, or (True, its output) once it returned."""
+    try:
+        return False, steps.send(snapshot)
+    except StopIteration as end:
+        return True, end.value
 
 
 class ReActAgent:
@@ -131,8 +168,10 @@ class ReActAgent:
         self.close()
 
     # -- running ---------------------------------------------------------------------------
+    # A run method and its async twin take the same parameters, written once on the private method that
+    # reads them (``same_parameters``); the drive loop is one body for both (``_steps``).
 
-    def run(
+    def _new_run(
         self,
         query: str,
         *,
@@ -142,8 +181,15 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> ReActResult | str:
-        """Run ``query`` to its end. ``overrides`` are AgentConfig fields for this run only.
+    ) -> Drive:
+        """What ``run`` and ``arun`` drive: a new run of ``query``."""
+        checked_query(query)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
+        return Drive({"query": query}, run_config, context, thread_id, (on_clarification, on_approval))
+
+    @same_parameters(_new_run)
+    def run(self, query: str, **options: Any) -> ReActResult | str:
+        """Run ``query`` to its end. The other keywords are AgentConfig fields for this run only.
         When the model asks the user a question, ``on_clarification(question)`` answers it; without
         a handler the run pauses and the result has reason 'clarification' (answer with ``resume``).
         A call of a tool that needs approval (``approve_tools``, ``ToolPolicy(approve=True)``) is
@@ -151,11 +197,14 @@ class ReActAgent:
         or ``Reject(reason)``, or LangChain's decision dict); without it the run pauses with reason
         'approval' and the calls in ``pending_approvals`` (decide with ``resume``).
         A ``query`` that is not a string raises InvalidInputError."""
-        checked_query(query)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
-        return self._drive({"query": query}, run_config, context, thread_id, on_clarification, on_approval)
+        return self._drive(self._new_run(query, **options))
 
-    def resume(
+    @same_parameters(_new_run)
+    async def arun(self, query: str, **options: Any) -> ReActResult | str:
+        """Async ``run``."""
+        return await self._adrive(self._new_run(query, **options))
+
+    def _continued_run(
         self,
         thread_id: str,
         answer: str | None = None,
@@ -167,8 +216,17 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> ReActResult | str:
-        """Continue the run on ``thread_id`` from its last checkpoint (after a crash or a pause).
+    ) -> Drive:
+        """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
+        self._require_run(thread_id)
+        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
+        payload = self._resume_command(run_config, answer, approval, approvals)
+        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval))
+
+    @same_parameters(_continued_run)
+    def resume(self, thread_id: str, answer: str | None = None, **options: Any) -> ReActResult | str:
+        """Continue the run on ``thread_id`` from its last checkpoint (after a crash or a pause), with the
+        options it was started with (the other keywords override them).
         ``answer`` answers a pending clarification question; ``approval`` decides the one call
         waiting for approval, ``approvals`` several by tool call id (``{call_id: decision}``; calls
         left out keep waiting). A decision is ``Approve()``, ``Edit(args)`` or ``Reject(reason)``, or
@@ -176,10 +234,12 @@ class ReActAgent:
         ``{"type": "reject", "message": ...}``); one that does not fit raises AnswerError before
         anything runs. Tool calls that finished before a crash are not run again. A finished run is
         returned as it is."""
-        self._require_run(thread_id)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
-        payload = self._resume_command(run_config, answer, approval, approvals)
-        return self._drive(payload, run_config, context, thread_id, on_clarification, on_approval)
+        return self._drive(self._continued_run(thread_id, answer, **options))
+
+    @same_parameters(_continued_run)
+    async def aresume(self, thread_id: str, answer: str | None = None, **options: Any) -> ReActResult | str:
+        """Async ``resume``."""
+        return await self._adrive(self._continued_run(thread_id, answer, **options))
 
     def fork(
         self,
@@ -205,41 +265,9 @@ class ReActAgent:
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return self._drive(None, run_config, context, thread_id, on_clarification, on_approval, start=start)
+        return self._drive(Drive(None, run_config, context, thread_id, (on_clarification, on_approval), start))
 
-    async def arun(
-        self,
-        query: str,
-        *,
-        thread_id: str | None = None,
-        on_clarification: ClarificationHandler | None = None,
-        on_approval: ApprovalHandler | None = None,
-        callbacks: Callbacks = None,
-        config: RunnableConfig | None = None,
-        **overrides: Any,
-    ) -> ReActResult | str:
-        """Async ``run``."""
-        checked_query(query)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
-        return await self._adrive({"query": query}, run_config, context, thread_id, on_clarification, on_approval)
-
-    async def aresume(
-        self,
-        thread_id: str,
-        *,
-        on_clarification: ClarificationHandler | None = None,
-        on_approval: ApprovalHandler | None = None,
-        callbacks: Callbacks = None,
-        config: RunnableConfig | None = None,
-        **overrides: Any,
-    ) -> ReActResult | str:
-        """Async ``resume`` of a crashed run: continue the run on ``thread_id`` from its last checkpoint,
-        with the options it was started with (tool calls that finished are not run again)."""
-        self._require_run(thread_id)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
-        return await self._adrive(None, run_config, context, thread_id, on_clarification, on_approval)
-
-    def stream(
+    def _streamed_run(
         self,
         query: str,
         *,
@@ -248,39 +276,31 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> Iterator[ReActStep | Token | ReActResult]:
+    ) -> tuple[Drive, list[str]]:
+        """What ``stream`` and ``astream`` follow: a new run of ``query``, and the stream modes."""
+        return self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides), stream_modes(tokens)
+
+    @same_parameters(_streamed_run)
+    def stream(self, query: str, **options: Any) -> Iterator[ReActStep | Token | ReActResult]:
         """Yield each ReActStep as it completes, then the ReActResult; with ``tokens``, also each
         Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
-        for item in self.stream_updates(query, thread_id=thread_id, tokens=tokens, callbacks=callbacks, config=config, **overrides):
-            if isinstance(item, ReActResult | Token):
-                yield item
-            elif not isinstance(item, ChildUpdate):  # a sub-agent's steps come in its call's observation
-                yield from steps_of(*item)
+        drive, modes = self._streamed_run(query, **options)
+        for item in self._follow(drive, modes):
+            yield from steps_of(item)
 
-    async def astream(
-        self,
-        query: str,
-        *,
-        thread_id: str | None = None,
-        tokens: bool = False,
-        callbacks: Callbacks = None,
-        config: RunnableConfig | None = None,
-        **overrides: Any,
-    ) -> AsyncIterator[ReActStep | Token | ReActResult]:
+    @same_parameters(_streamed_run)
+    async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
-        checked_query(query)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
+        drive, modes = self._streamed_run(query, **options)
         async with self._async_graph() as graph:
-            with self.store.errors(thread_id):
-                modes = stream_modes(tokens)
-                async for mode, chunk in graph.astream({"query": query}, run_config, context=context, stream_mode=modes, durability=DURABILITY):
-                    for item in stream_items(mode, chunk):
-                        if isinstance(item, Token):
-                            yield item
-                        else:
-                            for step in steps_of(*item):
-                                yield step
-                yield snapshot_result(await graph.aget_state(run_config), thread_id, self.output_schema)
+            with self.store.errors(drive.thread_id):
+                chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
+                                       durability=DURABILITY, subgraphs=True)
+                async for namespace, mode, chunk in chunks:
+                    for item in stream_items(mode, chunk, namespace):
+                        for shown in steps_of(item):
+                            yield shown
+                yield snapshot_result(await graph.aget_state(drive.config), drive.thread_id, self.output_schema)
 
     def stream_updates(
         self,
@@ -302,18 +322,11 @@ class ReActAgent:
         calls waiting for approval, by tool call id, as in ``resume``). ``metadata`` is stored with
         every checkpoint of the run (see ``run_info``)."""
         if checked_query(query) is None:
-            self._require_run(thread_id)
-        context, run_config, thread_id = self._prepare(
-            thread_id, overrides, inherit=query is None, callbacks=callbacks, config=config
-        )
-        run_config["metadata"] |= metadata or {}
-        payload: Any = {"query": query} if query is not None else self._resume_command(run_config, answer, None, approvals)
-        with self.store.errors(thread_id):
-            modes = stream_modes(tokens)
-            chunks = self.graph.stream(payload, run_config, context=context, stream_mode=modes, durability=DURABILITY, subgraphs=True)
-            for namespace, mode, chunk in chunks:
-                yield from stream_items(mode, chunk, namespace)
-            yield snapshot_result(self.graph.get_state(run_config), thread_id, self.output_schema)
+            drive = self._continued_run(thread_id, answer, approvals=approvals, callbacks=callbacks, config=config, **overrides)
+        else:
+            drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides)
+        drive.config["metadata"] |= metadata or {}
+        yield from self._follow(drive, stream_modes(tokens))
 
     def as_tool(self, name: str, description: str) -> AgentTool:
         """This agent as a tool another agent can call with a ``task`` (``reactgraph.graph.subagents``): in
@@ -367,45 +380,51 @@ class ReActAgent:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _drive(
-        self,
-        payload: Any,
-        config: dict[str, Any],
-        context: AgentConfig | None,
-        thread_id: str,
-        on_clarification: ClarificationHandler | None,
-        on_approval: ApprovalHandler | None,
-        *,
-        start: dict[str, Any] | None = None,
-    ) -> Any:
-        """Invoke until the run ends or waits on what no handler answers (questions by
-        ``on_clarification``, calls to approve by ``on_approval``)."""
-        with self.store.errors(thread_id):
-            self.graph.invoke(payload, start or config, context=context, durability=DURABILITY)
-            while True:
-                snapshot = self.graph.get_state(config)
-                if not (answers := handler_values(snapshot.interrupts, on_clarification, on_approval)):
-                    return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
-                self.graph.invoke(Command(resume=answers), config, context=context, durability=DURABILITY)
+    def _steps(self, drive: Drive) -> Generator[Any, Any, ReActResult | str]:
+        """The drive loop of ``run``, ``resume``, ``fork`` and the async twins: yields what to invoke the graph
+        with, is sent the state after each invoke, and returns the output once the run ends or waits on what
+        no handler answers (questions by ``on_clarification``, calls to approve by ``on_approval``)."""
+        payload = drive.payload
+        while True:
+            snapshot = yield payload
+            if not (answers := handler_values(snapshot.interrupts, *drive.handlers)):
+                return self._output(snapshot_result(snapshot, drive.thread_id, self.output_schema), drive.context)
+            payload = Command(resume=answers)
 
-    async def _adrive(
-        self,
-        payload: Any,
-        config: dict[str, Any],
-        context: AgentConfig | None,
-        thread_id: str,
-        on_clarification: ClarificationHandler | None,
-        on_approval: ApprovalHandler | None,
-    ) -> Any:
-        """Async ``_drive``: invoke until the run ends or waits on what no handler answers."""
+    def _drive(self, drive: Drive) -> Any:
+        """``_steps`` on the graph (its first invoke from ``drive.start``, a fork's checkpoint, when given)."""
+        steps, start = self._steps(drive), drive.start or drive.config
+        with self.store.errors(drive.thread_id):
+            payload = next(steps)
+            while True:
+                self.graph.invoke(payload, start, context=drive.context, durability=DURABILITY)
+                done, payload = advance(steps, self.graph.get_state(drive.config))
+                if done:
+                    return payload
+                start = drive.config
+
+    async def _adrive(self, drive: Drive) -> Any:
+        """``_steps`` on the graph bound to the store's async saver."""
+        steps = self._steps(drive)
         async with self._async_graph() as graph:
-            with self.store.errors(thread_id):
+            with self.store.errors(drive.thread_id):
+                payload = next(steps)
                 while True:
-                    await graph.ainvoke(payload, config, context=context, durability=DURABILITY)
-                    snapshot = await graph.aget_state(config)
-                    if not (answers := handler_values(snapshot.interrupts, on_clarification, on_approval)):
-                        return self._output(snapshot_result(snapshot, thread_id, self.output_schema), context)
-                    payload = Command(resume=answers)
+                    await graph.ainvoke(payload, drive.config, context=drive.context, durability=DURABILITY)
+                    done, payload = advance(steps, await graph.aget_state(drive.config))
+                    if done:
+                        return payload
+
+    def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
+        """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
+        "messages", then the ReActResult."""
+        with self.store.errors(drive.thread_id):
+            chunks = self.graph.stream(
+                drive.payload, drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY, subgraphs=True
+            )
+            for namespace, mode, chunk in chunks:
+                yield from stream_items(mode, chunk, namespace)
+            yield snapshot_result(self.graph.get_state(drive.config), drive.thread_id, self.output_schema)
 
     def _resume_command(
         self, config: dict[str, Any], answer: str | None, approval: Any, approvals: dict[str, Any] | None
@@ -535,8 +554,11 @@ def token_of(message: Any, metadata: dict[str, Any], depth: int = 0) -> Token | 
     return Token(node=str(metadata.get("langgraph_node", "")), text=text, depth=depth) if text else None
 
 
-def steps_of(node: str, update: dict[str, Any]) -> Iterator[ReActStep]:
-    """The trace steps in a node's update (observe's and terminate's)."""
-    if node in STEP_NODES:
-        for step in update.get("steps") or []:
+def steps_of(item: Update | ChildUpdate | Token | ReActResult) -> Iterator[ReActStep | Token | ReActResult]:
+    """What ``stream`` yields of a streamed item: a Token or the result as it is, the trace steps of observe's
+    and terminate's updates; nothing of a sub-agent's (its steps come in its call's observation)."""
+    if isinstance(item, ReActResult | Token):
+        yield item
+    elif not isinstance(item, ChildUpdate) and item[0] in STEP_NODES:
+        for step in item[1].get("steps") or []:
             yield ReActStep.model_validate(step)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+
+import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from reactgraph import ReActAgent, build_graph
+from reactgraph import ConfigError, ReActAgent, build_graph
 from reactgraph import TerminationReason as R
 from reactgraph.config import AgentConfig
 from reactgraph.graph.deps import Deps
@@ -115,3 +119,21 @@ def test_close_leaves_a_saver_the_caller_owns(tmp_path):
     with ReActAgent(model=ScriptedChatModel(responses=["ok"]), checkpointer=SqliteSaver(conn)) as agent:
         agent.run("?")
     conn.execute("select 1")  # still open: the agent did not own it
+
+
+def test_the_async_twins_take_the_parameters_of_the_sync_methods_and_aresume_answers_a_question(math_tools, log):
+    """arun / aresume / astream take run / resume / stream's parameters (said once): aresume answers a
+    pending question as resume does, and a misspelt option is the same error."""
+    for sync, twin in (("run", "arun"), ("resume", "aresume"), ("stream", "astream")):
+        ours, theirs = inspect.signature(getattr(ReActAgent, sync)), inspect.signature(getattr(ReActAgent, twin))
+        assert list(ours.parameters) == list(theirs.parameters), twin
+    model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which city?"}), tool_call("lookup", {"key": "Rome"}),
+                                         "Rome is in Italy."])
+    agent = ReActAgent(model=model, tools=math_tools, checkpointer=None)
+    paused = asyncio.run(agent.arun("Where is the city?", thread_id="t"))
+    assert paused.termination_reason is R.CLARIFICATION
+    done = asyncio.run(agent.aresume("t", "Rome"))
+    assert done.final_answer == "Rome is in Italy." and log.calls == [("lookup", {"key": "Rome"})]
+    assert done.trace.steps[0].observations[0].content == "The user answered: Rome"
+    with pytest.raises(ConfigError, match="max_iteratons"):
+        asyncio.run(agent.arun("?", max_iteratons=2))
