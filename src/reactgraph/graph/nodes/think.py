@@ -46,7 +46,7 @@ from reactgraph.tool_calling import (
 )
 from reactgraph.tool_calling.tags import phrase_at_line_start
 from reactgraph.tools.breaker import disabled_message, disabled_tools
-from reactgraph.tools.specs import tool_specs
+from reactgraph.tools.specs import ToolSpec, tool_specs
 
 
 class Turn(NamedTuple):
@@ -157,6 +157,22 @@ def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadConte
     return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
 
+class Offer(NamedTuple):
+    """What a turn offers the model: the tools (ask_user too), their specs, the tools the breaker took out, the tags."""
+
+    tools: list[Any]
+    specs: tuple[ToolSpec, ...]
+    disabled: set[str]
+    tags: Tags
+
+
+class Bounds(NamedTuple):
+    """The run's deadline and cancel check, for the turn's model calls."""
+
+    deadline: float | None
+    cancelled: Callable[[], bool]
+
+
 def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
         """Reads question, summary, recent steps, tools, budgets, the run's format and parse failures
@@ -164,71 +180,115 @@ def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
         turn's format (and the run's next one) and parse failures."""
         cfg = deps.run_config()
         now = time.time()
-        update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
-        update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set below once the model answers
-        new_run = is_new_run(state)
-        if new_run:
-            state, fresh = _fresh_run(state, now)
-            update |= fresh
-        question = state["question"]
-        if not question:
+        state, update = started_turn(state, now)
+        if not state["question"]:
             return update | _stop("failure", "no question: send a 'query' or a human message", None)
-        iteration = state.get("iteration", 0) + 1
-        update["iteration"] = iteration
-        disabled = disabled_tools(state.get("tool_failures"), cfg)
-        tools = deps.offered_tools(cfg, disabled)
-        specs, tags = tool_specs(tools), Tags.from_config(cfg)
-        if new_run and cfg.playbook:
-            update["playbook"] = shown_block(deps, cfg, question, [s.name for s in specs])
+        update["iteration"] = iteration = state.get("iteration", 0) + 1
+        offer = offered(deps, cfg, state)
+        if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
+            update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
             state = {**state, "playbook": update["playbook"]}
-        deadline, cancelled = deps.run_bounds(state, cfg)
-        shape = answer_shape(deps.output_schema) if deps.output_schema else ""
-
-        def attempt(model: BaseChatModel) -> Turn:
-            name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
-            bound, fmt, ctx = prepare(model, tools, specs, tags, name, cfg.tool_calling)
-            messages = think_messages(
-                state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
-            )
-            return Turn(invoke_within(bound, messages, deadline=deadline, cancelled=cancelled), messages, model, fmt, ctx)
-
+        bounds = Bounds(*deps.run_bounds(state, cfg))
         try:
-            reply, messages, model, fmt, ctx = deps.call_model(cfg, attempt, deadline=deadline)
+            turn = asked(deps, state, cfg, offer, iteration, now, bounds)
         except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
             return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        usage = usage_of(reply, messages)
-        parsed = fmt.read(reply, ctx)
-        following = next_format(cfg.tool_calling, fmt.name, parsed)
-        if following != fmt.name:
-            deps.learn_format(model, following)
-        status = status_text(state, cfg, now, iteration)
-        decision = decide(parsed, cfg, disabled, not_answers(state, cfg, fmt, ctx, status), [s.name for s in specs])
-        typing_calls: list[dict[str, Any]] = []
-        if (schema := deps.output_schema) is not None:
-
-            def structure(answer: str) -> tuple[BaseModel | None, TokenCount | None]:
-                return structured(model, schema, question, answer, cfg, deadline, cancelled)
-
-            natively = structure if fmt.structured_output else None
-            decision, typing_calls = checked_output(decision, schema, state, cfg, natively)
-        fresh_run = "token_usage" in update  # a fresh run restarts the count and the call list
-        calls = [{"purpose": "think", "token_usage": usage}, *typing_calls]
-        spent = sum_usage(c["token_usage"] for c in calls) if typing_calls else usage
-        total = Overwrite(spent) if fresh_run else spent
-        failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
-        if failures >= cfg.max_parse_retries:
-            problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
-            detail = f"{failures} unreadable model replies in a row (max_parse_retries={cfg.max_parse_retries}); last: {problem}"
-            decision = _stop("failure", detail, None)
-        written = reply_text(reply) if parsed.source in ("json", "text") else None
-        turn = {"tool_format": following, "turn_format": fmt.name, "turn_written": written}
-        counts = {"turn_usage": usage, "token_usage": total, "model_calls": Overwrite(calls) if fresh_run else calls}
+        parsed = turn.fmt.read(turn.reply, turn.ctx)
+        following = next_format(cfg.tool_calling, turn.fmt.name, parsed)
+        if following != turn.fmt.name:
+            deps.learn_format(turn.model, following)
+        decision, typing_calls = decided(deps, state, cfg, turn, parsed, offer, iteration, now, bounds)
+        written = reply_text(turn.reply) if parsed.source in ("json", "text") else None
+        formats = {"tool_format": following, "turn_format": turn.fmt.name, "turn_written": written}
         chat = {"messages": [message]} if (message := calls_message(parsed.thought, decision["pending_actions"])) else {}
-        return update | turn | counts | {"thought": parsed.thought, "parse_failures": failures} | decision | chat
+        counts = accounted(turn, typing_calls, fresh_run="token_usage" in update)
+        return update | formats | counts | {"thought": parsed.thought} | decision | chat
 
     return think
+
+
+def started_turn(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
+    """(the state as the turn sees it, the turn's first update): the current turn's fields cleared, and a new
+    run's fields reset when one starts (``is_new_run``)."""
+    update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
+    update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set once the model answers
+    if is_new_run(state):
+        state, fresh = _fresh_run(state, now)
+        update |= fresh
+    return state, update
+
+
+def offered(deps: Deps, cfg: AgentConfig, state: ReActState) -> Offer:
+    """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
+    disabled = disabled_tools(state.get("tool_failures"), cfg)
+    tools = deps.offered_tools(cfg, disabled)
+    return Offer(tools, tool_specs(tools), disabled, Tags.from_config(cfg))
+
+
+def asked(
+    deps: Deps, state: ReActState, cfg: AgentConfig, offer: Offer, iteration: int, now: float, bounds: Bounds
+) -> Turn:
+    """The turn's model call, in the run's format (or, for a model's first turn, the one learnt for it), on
+    the run's model and then its fallbacks; CallCut when the run's deadline or a cancel cut it."""
+    shape = answer_shape(deps.output_schema) if deps.output_schema else ""
+
+    def attempt(model: BaseChatModel) -> Turn:
+        name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
+        bound, fmt, ctx = prepare(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
+        messages = think_messages(
+            state, cfg, question=state["question"], iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
+        )
+        reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
+        return Turn(reply, messages, model, fmt, ctx)
+
+    return deps.call_model(cfg, attempt, deadline=bounds.deadline)
+
+
+def decided(
+    deps: Deps,
+    state: ReActState,
+    cfg: AgentConfig,
+    turn: Turn,
+    parsed: ParsedReply,
+    offer: Offer,
+    iteration: int,
+    now: float,
+    bounds: Bounds,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the decision, the model calls typing the answer took): ``decide`` on the reply, the answer read into
+    the output schema (``checked_output``), and the run failed after ``max_parse_retries`` unreadable
+    replies in a row (``parse_failures`` counts them)."""
+    status = status_text(state, cfg, now, iteration)
+    shown = not_answers(state, cfg, turn.fmt, turn.ctx, status)
+    decision = decide(parsed, cfg, offer.disabled, shown, [s.name for s in offer.specs])
+    typing_calls: list[dict[str, Any]] = []
+    if (schema := deps.output_schema) is not None:
+
+        def structure(answer: str) -> tuple[BaseModel | None, TokenCount | None]:
+            return structured(turn.model, schema, state["question"], answer, cfg, bounds.deadline, bounds.cancelled)
+
+        decision, typing_calls = checked_output(decision, schema, state, cfg, structure if turn.fmt.structured_output else None)
+    failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
+    if failures >= cfg.max_parse_retries:
+        problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
+        detail = f"{failures} unreadable model replies in a row (max_parse_retries={cfg.max_parse_retries}); last: {problem}"
+        decision = _stop("failure", detail, None)
+    return decision | {"parse_failures": failures}, typing_calls
+
+
+def accounted(turn: Turn, typing_calls: list[dict[str, Any]], *, fresh_run: bool) -> dict[str, Any]:
+    """The turn's model calls and tokens: think's call and the ones typing the answer took (a fresh run
+    restarts the count and the call list)."""
+    usage = usage_of(turn.reply, turn.messages)
+    calls = [{"purpose": "think", "token_usage": usage}, *typing_calls]
+    spent = sum_usage(c["token_usage"] for c in calls) if typing_calls else usage
+    return {
+        "turn_usage": usage,
+        "token_usage": Overwrite(spent) if fresh_run else spent,
+        "model_calls": Overwrite(calls) if fresh_run else calls,
+    }
 
 
 Structure = Callable[[str], tuple[BaseModel | None, TokenCount | None]]
