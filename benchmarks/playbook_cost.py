@@ -25,7 +25,7 @@ from results_section import write_section  # beside this script
 
 from reactgraph.answers.result import Observation, ReActStep, ToolAction
 from reactgraph.config import AgentConfig
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.models.tokens import count_tokens
 from reactgraph.playbook import Playbook, sqlite_store
 from reactgraph.playbook.reflector import reflect
@@ -80,7 +80,7 @@ def measure(size: int, folder: Path) -> dict[str, float]:
     cfg = AgentConfig(playbook=True)
     asked = question(size // 2 + 1)
     cold = timed(lambda: book.prompt_block(asked, cfg.playbook_top_k, cfg.playbook_max_tokens, TOOLS))
-    deps = Deps(config=cfg, registry=ToolRegistry())
+    deps = NodeDeps(config=cfg, registry=ToolRegistry())
     key = (cfg.playbook_name, asked, tuple(sorted(TOOLS)), cfg.playbook_top_k, cfg.playbook_max_tokens)
     text, ids = book.prompt_block(asked, cfg.playbook_top_k, cfg.playbook_max_tokens, TOOLS)
     deps.playbook_cache[key] = (book.version(), text, ids)

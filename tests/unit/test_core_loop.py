@@ -281,10 +281,10 @@ def test_unreachable_ollama_is_a_clear_error(monkeypatch, math_tools):
 
 
 def test_model_by_name_gets_the_runs_settings():
-    from reactgraph.graph.deps import Deps
+    from reactgraph.graph.deps import NodeDeps
     from reactgraph.tools.registry import ToolRegistry
 
-    deps = Deps(config=AgentConfig(), registry=ToolRegistry())
+    deps = NodeDeps(config=AgentConfig(), registry=ToolRegistry())
     small = deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5))
     assert (small.num_ctx, small.temperature) == (2048, 0.5)
     assert deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5)) is small  # made once per settings

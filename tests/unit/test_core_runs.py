@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from reactgraph import ConfigError, ReActAgent, build_graph
 from reactgraph import TerminationReason as R
 from reactgraph.config import AgentConfig
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools.registry import ToolRegistry
 from tests.unit.parsing_corpus import TextOnlyModel
@@ -52,7 +52,7 @@ def test_one_question_at_a_time(math_tools):
 
 
 def test_cancel_all_stops_older_runs_and_survives_new_ones():
-    deps = Deps(config=AgentConfig(), registry=ToolRegistry())
+    deps = NodeDeps(config=AgentConfig(), registry=ToolRegistry())
     deps.request_cancel()  # every run started before now
     deps.clear_cancel("new")  # a new run starting elsewhere does not undo it
     assert deps.is_cancelled("old", started_at=0.0)

@@ -1,5 +1,5 @@
 """build_graph(..., nodes=...) and ReActAgent(..., nodes=...): a node swapped by a factory that takes
-the same Deps as the built-in factories, so it can wrap the default node."""
+the same NodeDeps as the built-in factories, so it can wrap the default node."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 
 from reactgraph import ReActAgent, build_graph
 from reactgraph import TerminationReason as R
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.nodes import make_terminate
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 
-def make_verified_terminate(deps: Deps):
+def make_verified_terminate(deps: NodeDeps):
     """The default terminate, then a check of the answer: the step a verifier adds before END."""
     terminate = make_terminate(deps)
 

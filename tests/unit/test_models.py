@@ -16,7 +16,7 @@ from ollama import ResponseError
 
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.models.calls import ModelCallError, call_with_fallbacks, is_transient, with_retries
 from reactgraph.models.resolve import ModelUnavailableError, check_ollama, resolve_model
 from reactgraph.testing import ScriptedChatModel, tool_call
@@ -195,7 +195,7 @@ def test_fallback_names_resolve_once_after_the_primary(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
     primary = ScriptedChatModel(responses=["x"])
     cfg = AgentConfig(fallback_models=("ollama:llama3.2:3b", "ollama:qwen2.5:3b"))
-    deps = Deps(config=AgentConfig(), registry=ToolRegistry(), model=primary)
+    deps = NodeDeps(config=AgentConfig(), registry=ToolRegistry(), model=primary)
     first, second = deps.candidates(cfg), deps.candidates(cfg)
     assert first[0] is primary and [m.model for m in first[1:]] == ["llama3.2:3b", "qwen2.5:3b"]
     assert all(a is b for a, b in zip(first, second, strict=True))

@@ -14,13 +14,13 @@ from langgraph.types import Checkpointer, Send
 from reactgraph.answers.typed import OutputSchema, output_model
 from reactgraph.config import AgentConfig
 from reactgraph.graph import routing
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.state import InputState, OutputState, ReActState, typed_output_state
 from reactgraph.tools.registry import ToolRegistry
 
-NodeFactory = Callable[[Deps], Callable[..., Any]]  # Deps -> the node function (what make_think and the others are)
+NodeFactory = Callable[[NodeDeps], Callable[..., Any]]  # NodeDeps -> the node function (what make_think and the others are)
 NODE_FACTORIES: dict[str, NodeFactory] = {
     "think": make_think,
     "act": make_act,
@@ -35,7 +35,7 @@ def build_deps(
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
-) -> Deps:
+) -> NodeDeps:
     """What the nodes share: config, model (an instance, or by name from config), the tool registry
     and the output schema (a pydantic model, or a signature string made into one)."""
     config = config or AgentConfig()
@@ -43,7 +43,7 @@ def build_deps(
         config = config.model_copy(update={"model": model})
         model = None
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
-    return Deps(config=config, registry=registry, model=model, output_schema=output_model(output_schema))
+    return NodeDeps(config=config, registry=registry, model=model, output_schema=output_model(output_schema))
 
 
 def build_graph(
@@ -52,13 +52,13 @@ def build_graph(
     config: AgentConfig | None = None,
     *,
     checkpointer: Checkpointer = None,
-    deps: Deps | None = None,
+    deps: NodeDeps | None = None,
     nodes: Mapping[str, NodeFactory] | None = None,
     output_schema: OutputSchema | None = None,
     store: BaseStore | None = None,
 ) -> CompiledStateGraph:
     """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
-    the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the Deps, as
+    the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the NodeDeps, as
     ``reactgraph.graph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
     the edges and the routing stay as they are. ``output_schema`` (a pydantic model or a signature
     string) types the final answer: the run's ``output``, shown in the graph's output schema.

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.models.calls import call_with_fallbacks, invoke_within, model_label
 from reactgraph.models.resolve import resolve_model
-from reactgraph.playbook.book import Lessons
+from reactgraph.playbook.book import LessonWriter
 from reactgraph.tools.registry import ToolRegistry
 
 T = TypeVar("T")
@@ -66,8 +66,10 @@ def outer_cancel(check: Callable[[], bool]) -> Iterator[None]:
 
 
 @dataclass
-class Deps:
-    """Bound into the nodes by build_graph; never checkpointed."""
+class NodeDeps:
+    """What every node of one agent's graph is built with (``make_think(deps)`` ...), bound by build_graph:
+    the agent's own config, model, tools and output schema, and its in-process bookkeeping. Not a run's
+    data (that is the state) and never checkpointed."""
 
     config: AgentConfig
     registry: ToolRegistry
@@ -79,7 +81,7 @@ class Deps:
     _cancel_all_before: float = float("-inf")
     _formats: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    lessons: Lessons = field(default_factory=Lessons)  # model-written playbook lessons in the background
+    lessons: LessonWriter = field(default_factory=LessonWriter)  # model-written playbook lessons in the background
     playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # learning.shown_block
 
     def run_config(self) -> AgentConfig:

@@ -10,14 +10,14 @@ from typing import Any
 from langgraph.config import get_store
 
 from reactgraph.config import AgentConfig, ConfigError
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.playbook.book import Playbook
 from reactgraph.playbook.reflector import lesson_prompt, read_lesson, reflect_state
 
 log = logging.getLogger(__name__)
 
 
-def run_playbook(deps: Deps, cfg: AgentConfig) -> Playbook:
+def run_playbook(deps: NodeDeps, cfg: AgentConfig) -> Playbook:
     """The run's playbook, in the graph's store (ConfigError naming the fix when the graph has none)."""
     store = get_store()
     if store is None:
@@ -28,7 +28,7 @@ def run_playbook(deps: Deps, cfg: AgentConfig) -> Playbook:
     return Playbook(store, cfg.playbook_name, lessons=deps.lessons)
 
 
-def shown_block(deps: Deps, cfg: AgentConfig, question: str, tools: list[str]) -> dict[str, Any] | None:
+def shown_block(deps: NodeDeps, cfg: AgentConfig, question: str, tools: list[str]) -> dict[str, Any] | None:
     """``{"block", "bullets"}`` for a new run's prompt, or None with the playbook off. The block per
     question is cached until the playbook's version changes (then the whole cache is dropped)."""
     if not cfg.playbook:
@@ -48,7 +48,7 @@ def shown_block(deps: Deps, cfg: AgentConfig, question: str, tools: list[str]) -
     return {"block": cached[1], "bullets": cached[2]}
 
 
-def learn(deps: Deps, cfg: AgentConfig, finished: dict[str, Any], thread_id: str | None) -> None:
+def learn(deps: NodeDeps, cfg: AgentConfig, finished: dict[str, Any], thread_id: str | None) -> None:
     """Merges what the finished run teaches into the playbook; with ``playbook_lessons`` a model-written
     lesson follows in the background."""
     if not cfg.playbook:
@@ -64,7 +64,7 @@ def learn(deps: Deps, cfg: AgentConfig, finished: dict[str, Any], thread_id: str
         deps.lessons.submit(write_lesson, deps, cfg, book, finished, source)
 
 
-def write_lesson(deps: Deps, cfg: AgentConfig, book: Playbook, finished: dict[str, Any], source: str) -> None:
+def write_lesson(deps: NodeDeps, cfg: AgentConfig, book: Playbook, finished: dict[str, Any], source: str) -> None:
     """One model call for the run's lesson in words, merged as a bullet."""
     question, steps, reason, _, iterations = reflect_state(finished)
     try:

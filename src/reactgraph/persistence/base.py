@@ -52,7 +52,7 @@ def default_db() -> str | Path:
 
 class RunStore:
     """Runs in a LangGraph saver the agent did not open (or in memory): no errors to translate, and
-    cancel requests only in the process (``Deps``)."""
+    cancel requests only in the process (``NodeDeps``)."""
 
     def __init__(self, saver: BaseCheckpointSaver) -> None:
         self.saver = saver

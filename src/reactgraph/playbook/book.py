@@ -68,8 +68,9 @@ def close_store(store: BaseStore) -> None:
         store.conn.close()
 
 
-class Lessons:
-    """Model-written lessons finishing in the background; ``wait`` joins them."""
+class LessonWriter:
+    """Writes the model's lessons (``playbook_lessons``) in a background thread, one at a time; ``wait``
+    joins the ones still being written."""
 
     def __init__(self) -> None:
         self._executor: ThreadPoolExecutor | None = None
@@ -93,13 +94,13 @@ class Playbook:
     """Bullets learnt from past runs, in ``store`` under the playbook ``name`` (one per agent or domain)."""
 
     def __init__(
-        self, store: BaseStore, name: str = "default", *, max_bullets: int = MAX_BULLETS, lessons: Lessons | None = None
+        self, store: BaseStore, name: str = "default", *, max_bullets: int = MAX_BULLETS, lessons: LessonWriter | None = None
     ) -> None:
         self.store = store
         self.name = name
         self.namespace = ("reactgraph", "playbook", name)
         self.max_bullets = max_bullets
-        self.lessons = lessons or Lessons()
+        self.lessons = lessons or LessonWriter()
         with _LOCKS_LOCK:
             self._lock = _LOCKS.setdefault((id(store), self.namespace), threading.Lock())
 

@@ -1,4 +1,4 @@
-"""The five nodes of the graph, one per module. Each ``make_*`` binds a node to the agent's Deps."""
+"""The five nodes of the graph, one per module. Each ``make_*`` binds a node to the agent's NodeDeps."""
 
 from reactgraph.graph.nodes.act import make_act
 from reactgraph.graph.nodes.observe import make_observe

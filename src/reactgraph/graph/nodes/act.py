@@ -13,7 +13,7 @@ from langgraph.types import interrupt
 
 from reactgraph import prompts
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.graph.deps import ASK_USER, Deps, current_thread
+from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, Outcome
@@ -48,7 +48,7 @@ class Delegated(TypedDict):
     tokens_left: int | None
 
 
-def make_act(deps: Deps) -> Callable[[ActInput], dict[str, Any]]:
+def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
     slots = CallSlots()
 
     def act(payload: ActInput) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from langgraph.types import Overwrite
 
 from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
-from reactgraph.graph.deps import Deps, current_thread
+from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.nodes.summarize import condense_observation
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import truncate
@@ -48,7 +48,7 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
     return signals
 
 
-def make_observe(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
+def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
         """Reads the turn's outcomes and model calls; writes one trace step, tool usage, error history,
         breaker counts, stall signals, stop requests (termination_callback, cancel) and the

@@ -13,7 +13,7 @@ from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.graph.deps import Deps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.scratchpad import steps_text
 from reactgraph.models.tokens import count_tokens, truncate, usage_of
 from reactgraph.state import ReActState, TokenCount
@@ -28,7 +28,7 @@ Result:
 {content}"""
 
 
-def make_summarize(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
+def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def summarize(state: ReActState) -> dict[str, Any]:
         """Reads the old summary and the steps since it; writes the new summary and the call (usage).
         If the model call fails or its reply is empty, the new steps are appended as text, cut
@@ -61,7 +61,7 @@ def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig)
 
 
 def condense_observation(
-    deps: Deps, state: ReActState, cfg: AgentConfig, *, tool: str, content: str
+    deps: NodeDeps, state: ReActState, cfg: AgentConfig, *, tool: str, content: str
 ) -> tuple[str | None, TokenCount | None]:
     """(summary, usage) of a long observation, written by the model and marked as a summary.
     The summary is None when the call fails (or is cut by the run's time budget or a cancel) or its

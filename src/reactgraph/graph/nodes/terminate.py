@@ -16,7 +16,7 @@ from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.result import LIMIT_REASONS, TerminationReason
 from reactgraph.answers.typed import answer_shape, read_answer
 from reactgraph.config import AgentConfig
-from reactgraph.graph.deps import Deps, current_thread
+from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.learning import learn
 from reactgraph.graph.nodes.observe import turn_calls
 from reactgraph.graph.nodes.think import not_answers
@@ -99,7 +99,7 @@ def own_estimate(state: ReActState, answer: str | None, final: bool, cfg: AgentC
     return answer, estimate
 
 
-def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
+def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def terminate(state: ReActState) -> dict[str, Any]:
         """Reads the termination (recorded by think or observe); writes the final answer (a partial
         one from one last tool-less model call when the run was cut short), the closing step (the
@@ -139,7 +139,7 @@ def make_terminate(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
 
 
 def ask_for_partial_answer(
-    deps: Deps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
+    deps: NodeDeps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
 ) -> tuple[str | None, dict[str, Any]]:
     """(the partial answer or None, state updates) from one tool-less call on the run as think showed
     it. The call may run past the time budget by ``partial_answer_timeout``; a reply that is no

@@ -27,7 +27,7 @@ from reactgraph.answers.typed import answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
-from reactgraph.graph.deps import ASK_USER, Deps
+from reactgraph.graph.deps import ASK_USER, NodeDeps
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
@@ -173,7 +173,7 @@ class Bounds(NamedTuple):
     cancelled: Callable[[], bool]
 
 
-def make_think(deps: Deps) -> Callable[[ReActState], dict[str, Any]]:
+def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
         """Reads question, summary, recent steps, tools, budgets, the run's format and parse failures
         so far; writes thought, pending actions or the final answer, the call's token usage, the
@@ -220,7 +220,7 @@ def started_turn(state: ReActState, now: float) -> tuple[ReActState, dict[str, A
     return state, update
 
 
-def offered(deps: Deps, cfg: AgentConfig, state: ReActState) -> Offer:
+def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
     """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
     disabled = disabled_tools(state.get("tool_failures"), cfg)
     tools = deps.offered_tools(cfg, disabled)
@@ -228,7 +228,7 @@ def offered(deps: Deps, cfg: AgentConfig, state: ReActState) -> Offer:
 
 
 def asked(
-    deps: Deps, state: ReActState, cfg: AgentConfig, offer: Offer, iteration: int, now: float, bounds: Bounds
+    deps: NodeDeps, state: ReActState, cfg: AgentConfig, offer: Offer, iteration: int, now: float, bounds: Bounds
 ) -> Turn:
     """The turn's model call, in the run's format (or, for a model's first turn, the one learnt for it), on
     the run's model and then its fallbacks; CallCut when the run's deadline or a cancel cut it."""
@@ -247,7 +247,7 @@ def asked(
 
 
 def decided(
-    deps: Deps,
+    deps: NodeDeps,
     state: ReActState,
     cfg: AgentConfig,
     turn: Turn,
