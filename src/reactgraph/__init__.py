@@ -2,7 +2,7 @@
 
 The public names are imported on first use (PEP 562), so that ``import reactgraph`` and the
 ``reactgraph`` command's help do not wait for LangGraph and LangChain to load. The packages, and how a
-question flows through them, are drawn in the README's "Architecture".
+question flows through them, are drawn in docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

@@ -1,16 +1,18 @@
 """The layout is the architecture: every module of the package sits in a room (a top-level module or package),
 the rooms in layers, and imports point down the layers only, never in a circle. Every import counts: at the top
-of a module, inside a function, under ``TYPE_CHECKING``. The layers are the README's "Architecture"."""
+of a module, inside a function, under ``TYPE_CHECKING``. The layers are docs/ARCHITECTURE.md's."""
 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "reactgraph"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "reactgraph"
 
 # Top to bottom. A room imports rooms of lower layers only; rooms of one layer do not import each other.
 LAYERS: list[tuple[str, ...]] = [
@@ -120,7 +122,13 @@ def test_every_room_has_a_layer():
     rooms = {room(m) for m in modules()} - {"reactgraph"}
     listed = [name for layer in LAYERS for name in layer]
     assert sorted(listed) == sorted(set(listed)), "a room is listed twice"
-    assert rooms == set(listed), "a new module or package at the top: give it a layer (and a line in the README)"
+    assert rooms == set(listed), "a new module or package at the top: give it a layer here and a row in docs/ARCHITECTURE.md"
+
+
+def test_the_architecture_page_draws_these_layers():
+    """docs/ARCHITECTURE.md's table has each room in its layer (the page and the check stay one picture)."""
+    rows = re.findall(r"^\| (\d+) \| `(\w+)/?` \|", (ROOT / "docs" / "ARCHITECTURE.md").read_text(), re.M)
+    assert [(int(layer) - 1, name) for layer, name in rows] == [(i, name) for i, rooms in enumerate(LAYERS) for name in rooms]
 
 
 def test_imports_point_down_the_layers():
