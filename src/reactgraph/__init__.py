@@ -8,10 +8,9 @@ question flows through them, are drawn in docs/ARCHITECTURE.md.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 import warnings
+from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -127,14 +126,14 @@ MOVED = {
 }
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds the old names of MOVED modules (after every other finder): a module that reads its attributes
-    from the new homes."""
+class _MovedModules:
+    """The finder and loader of the old names of MOVED modules (after every other finder): a module that reads its
+    attributes from the new homes. (Not importlib.abc's classes: importing those costs ``import reactgraph`` 20 ms.)"""
 
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        return importlib.util.spec_from_loader(name, self) if name in MOVED else None
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        return ModuleSpec(name, self) if name in MOVED else None
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+    def create_module(self, spec: ModuleSpec) -> None:
         return None  # the default module
 
     def exec_module(self, module: ModuleType) -> None:

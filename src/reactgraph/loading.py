@@ -9,14 +9,15 @@ import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from reactgraph.config import ConfigError
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.mcp import load_mcp_tools
 from reactgraph.tools.registry import ToolRegistry, UnknownToolError
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 PROVIDERS = frozenset(
     {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
@@ -30,6 +31,8 @@ def load_model(spec: str | None) -> str | BaseChatModel | None:
     that returns a chat model instance."""
     if spec is None or spec.partition(":")[0] in PROVIDERS or ":" not in spec:
         return spec
+    from langchain_core.language_models import BaseChatModel  # here: `reactgraph tools` does without its 0.3 s
+
     model = load_object(spec)()
     if not isinstance(model, BaseChatModel):
         raise ConfigError(f"--model {spec!r}: the factory returned {type(model).__name__}, not a chat model")
