@@ -78,7 +78,7 @@ EDITED_CALL = "(The user changed this call's arguments before it ran; you had as
 
 # -- typed answers (output_schema): the shape of the final answer -------------------------------
 
-# After the system prompt when an output schema is set; {shape} is typed_output.answer_shape's.
+# After the system prompt when an output schema is set; {shape} is answers.typed.answer_shape's.
 OUTPUT_SHAPE = (
     "Give the final answer as a JSON object of this shape (not in plain words), with no tool call and "
     "nothing after it:\n{shape}"

@@ -118,7 +118,7 @@ class Outcome(TypedDict, total=False):
     duration: float
     retries: int
     cached: bool
-    trace: dict[str, Any]  # a sub-agent's whole run (a ReActTrace as JSON data; subagents.delegate)
+    trace: dict[str, Any]  # a sub-agent's whole run (a ReActTrace as JSON data; graph.subagents.delegate)
 
 
 class Termination(TypedDict, total=False):

@@ -217,3 +217,38 @@ def test_concurrent_threads_share_one_file(run_db, math_tools, log):
     assert sorted(r.thread_id for r in runs) == [f"t{i}" for i in range(8)]
     assert all(r.status == "finished" for r in runs)
     assert len(log.calls) == 8
+
+
+class LosesTheLastCheckpoint(InMemorySaver):
+    """Saves a task's writes but loses the checkpoint after terminate once, as a process killed between the
+    two would (the writes are saved as each task finishes, the checkpoint after the step)."""
+
+    lost = False
+
+    def put(self, config, checkpoint, metadata, new_versions):
+        if not self.lost and checkpoint["channel_values"].get("finished_at"):
+            self.lost = True
+            raise Crash("killed before the checkpoint after terminate")
+        return super().put(config, checkpoint, metadata, new_versions)
+
+
+def test_a_run_whose_last_checkpoint_was_lost_is_interrupted_and_resume_writes_it(math_tools):
+    """terminate's writes were saved, its checkpoint was not: the state reads as finished (LangGraph applies
+    the pending writes), but the run is not, and resume writes the checkpoint without running terminate again
+    (a queued run's retry used to take it for ended and leave it so)."""
+    from reactgraph.graph.nodes import make_terminate
+
+    ran = []
+
+    def counted_terminate(deps):
+        terminate = make_terminate(deps)
+        return lambda state: ran.append(1) or terminate(state)
+
+    agent = ReActAgent(model=paris_model(), tools=math_tools, checkpointer=LosesTheLastCheckpoint(), nodes={"terminate": counted_terminate})
+    with pytest.raises(Crash):
+        agent.run("Where is Paris?", thread_id="t")
+    assert ran == [1] and agent.get_result("t").final_answer == "Paris is in France."
+    assert agent.run_info("t").status == "interrupted"
+    assert agent.resume("t").final_answer == "Paris is in France."
+    assert ran == [1] and agent.run_info("t").status == "finished"
+    assert [e.ran for e in agent.history("t")][-1] == ["terminate"]

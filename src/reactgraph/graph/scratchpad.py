@@ -75,7 +75,7 @@ def think_messages(
     """The prompt for one think turn in format ``fmt``. After the newest observations come the
     expected format (when the newest reply could not be read), the budget line (in formats that put
     it last) and the format's reminder (which asks for the answer when the model just repeated itself).
-    ``answer_shape`` (an output schema's, see ``typed_output.answer_shape``) ends the system prompt
+    ``answer_shape`` (an output schema's, see ``answers.typed.answer_shape``) ends the system prompt
     with the shape the final answer must have."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):

@@ -87,7 +87,9 @@ def run_info(graph: Any, thread_id: str) -> RunInfo:
         raise RunNotFoundError(f"no run with thread id {thread_id!r}")
     if snapshot.interrupts:
         status: RunStatus = "waiting"
-    elif snapshot.next or not values.get("termination"):
+    elif snapshot.tasks or not values.get("termination"):
+        # a task to run, or one that ran but whose writes no checkpoint holds yet (the process died between
+        # the two): LangGraph shows those writes in the values and leaves the task out of ``next``
         status = "interrupted"
     else:
         status = "finished"
