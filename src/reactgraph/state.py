@@ -179,6 +179,11 @@ class OutputState(TypedDict, total=False):
     output: dict[str, Any] | None
     # think: the playbook block shown in this run's prompt {block, bullets (their ids)}; None when off.
     playbook: dict[str, Any] | None
+    # think: which turn of the thread's conversation this is (1 for a thread's first question).
+    turn: int
+    # terminate: every finished turn of the conversation, oldest first (graph.conversation.turn_record:
+    # question, answer, reason, steps, tokens ...); a DeltaChannel, so checkpoints grow with the new turn only.
+    turns: Annotated[list[dict], DeltaChannel(append_batches)]
 
 
 def typed_output_state(schema: type) -> type:
@@ -189,7 +194,13 @@ def typed_output_state(schema: type) -> type:
 
 
 class ReActState(InputState, OutputState, total=False):
-    """The whole state. Comments say which node writes each field."""
+    """The whole state. Comments say which node writes each field. The run's fields (question, steps,
+    iteration, token_usage ...) are the current turn's; ``turns`` and the conversation's notes span the thread."""
+
+    # summarize: the notes on the earlier turns folded out of the prompt (graph.conversation).
+    conversation_summary: str
+    # summarize (think, for new_conversation): how many of ``turns``, the oldest, are in the notes or not shown.
+    folded_turns: int
 
     # think: final answers in this run that did not fit the output schema (max_output_retries ends the run).
     output_failures: int

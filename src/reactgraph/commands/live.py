@@ -94,13 +94,14 @@ class LiveView:
 
 
 def footer(result: ReActResult) -> str:
-    """The one-line footer: reason, iterations, tokens ('~' when estimated), confidence (when there is
-    an answer), seconds, thread."""
+    """The one-line footer: reason, the turn (of a thread's later turns), iterations, tokens ('~' when
+    estimated), confidence (when there is an answer), seconds, thread."""
     usage = result.token_usage
     tokens = f"{'~' if usage.estimated else ''}{usage.total_tokens} tokens"
     confidence = f"confidence {result.confidence:.2f} | " if result.confidence is not None else ""
+    turn = f"turn {result.turn} | " if result.turn > 1 else ""
     return (
-        f"{result.termination_reason.value} | {result.trace.total_iterations} iterations | {tokens} | "
+        f"{result.termination_reason.value} | {turn}{result.trace.total_iterations} iterations | {tokens} | "
         f"{confidence}{result.execution_time:.1f}s | thread {result.thread_id}"
     )
 

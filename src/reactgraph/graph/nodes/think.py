@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -27,6 +28,7 @@ from reactgraph.answers.typed import answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
+from reactgraph.graph.conversation import is_new_turn, last_human, question_of
 from reactgraph.graph.deps import ASK_USER, NodeDeps
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.scratchpad import status_text, think_messages
@@ -49,7 +51,7 @@ from reactgraph.tools.breaker import disabled_message, disabled_tools
 from reactgraph.tools.specs import ToolSpec, tool_specs
 
 
-class Turn(NamedTuple):
+class Exchange(NamedTuple):
     """One answered model call: the reply, the prompt, the model that answered, and its format."""
 
     reply: AIMessage
@@ -64,28 +66,6 @@ DEGENERATE_THOUGHT = re.compile(
     r"(use|call|run|try|invoke)\s+(the\s+|a\s+)?(\w+\s+)?(tool|function)s?[.!]?$",
     re.IGNORECASE,
 )
-
-
-def last_human(state: ReActState) -> HumanMessage | None:
-    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage) and m.text.strip()), None)
-
-
-def question_of(state: ReActState) -> str:
-    """The question: ``query`` when given, else the last human message."""
-    if query := (checked_query(state.get("query")) or "").strip():
-        return query
-    message = last_human(state)
-    return message.text.strip() if message else ""
-
-
-def is_new_run(state: ReActState) -> bool:
-    """A new run starts on this thread: the first one, a finished one's successor, or new input (a
-    ``query``, which a run clears once read, or a human message the run has not seen) that arrives
-    while an earlier run is unfinished (paused or crashed)."""
-    if state.get("termination") or not state.get("question") or (checked_query(state.get("query")) or "").strip():
-        return True
-    message = last_human(state)
-    return message is not None and message.id != state.get("question_message")
 
 
 def find_phrase(text: str, phrases: tuple[str, ...]) -> tuple[str, str] | None:
@@ -180,7 +160,7 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         turn's format (and the run's next one) and parse failures."""
         cfg = deps.run_config()
         now = time.time()
-        state, update = started_turn(state, now)
+        state, update = started_turn(state, now, cfg)
         if not state["question"]:
             return update | _stop("failure", "no question: send a 'query' or a human message", None)
         update["iteration"] = iteration = state.get("iteration", 0) + 1
@@ -190,32 +170,34 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             state = {**state, "playbook": update["playbook"]}
         bounds = Bounds(*deps.run_bounds(state, cfg))
         try:
-            turn = asked(deps, state, cfg, offer, iteration, now, bounds)
+            exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
         except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
             return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        parsed = turn.fmt.read(turn.reply, turn.ctx)
-        following = next_format(cfg.tool_calling, turn.fmt.name, parsed)
-        if following != turn.fmt.name:
-            deps.learn_format(turn.model, following)
-        decision, typing_calls = decided(deps, state, cfg, turn, parsed, offer, iteration, now, bounds)
-        written = reply_text(turn.reply) if parsed.source in ("json", "text") else None
-        formats = {"tool_format": following, "turn_format": turn.fmt.name, "turn_written": written}
-        chat = {"messages": [message]} if (message := calls_message(parsed.thought, decision["pending_actions"])) else {}
-        counts = accounted(turn, typing_calls, fresh_run="token_usage" in update)
-        return update | formats | counts | {"thought": parsed.thought} | decision | chat
+        parsed = exchange.fmt.read(exchange.reply, exchange.ctx)
+        following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
+        if following != exchange.fmt.name:
+            deps.learn_format(exchange.model, following)
+        decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
+        written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
+        formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
+        if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
+            update["messages"] = [*update.get("messages", []), message]
+        carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
+        counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
+        return update | formats | counts | {"thought": parsed.thought} | decision
 
     return think
 
 
-def started_turn(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
+def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
     """(the state as the turn sees it, the turn's first update): the current turn's fields cleared, and a new
-    run's fields reset when one starts (``is_new_run``)."""
+    turn's fields reset when a new turn of the conversation starts (``is_new_turn``)."""
     update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
     update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set once the model answers
-    if is_new_run(state):
-        state, fresh = _fresh_run(state, now)
+    if is_new_turn(state):
+        state, fresh = _fresh_turn(state, now, cfg)
         update |= fresh
     return state, update
 
@@ -229,19 +211,19 @@ def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
 
 def asked(
     deps: NodeDeps, state: ReActState, cfg: AgentConfig, offer: Offer, iteration: int, now: float, bounds: Bounds
-) -> Turn:
+) -> Exchange:
     """The turn's model call, in the run's format (or, for a model's first turn, the one learnt for it), on
     the run's model and then its fallbacks; CallCut when the run's deadline or a cancel cut it."""
     shape = answer_shape(deps.output_schema) if deps.output_schema else ""
 
-    def attempt(model: BaseChatModel) -> Turn:
+    def attempt(model: BaseChatModel) -> Exchange:
         name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
         bound, fmt, ctx = prepare(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
         messages = think_messages(
             state, cfg, question=state["question"], iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
         )
         reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
-        return Turn(reply, messages, model, fmt, ctx)
+        return Exchange(reply, messages, model, fmt, ctx)
 
     return deps.call_model(cfg, attempt, deadline=bounds.deadline)
 
@@ -250,7 +232,7 @@ def decided(
     deps: NodeDeps,
     state: ReActState,
     cfg: AgentConfig,
-    turn: Turn,
+    exchange: Exchange,
     parsed: ParsedReply,
     offer: Offer,
     iteration: int,
@@ -261,15 +243,15 @@ def decided(
     the output schema (``checked_output``), and the run failed after ``max_parse_retries`` unreadable
     replies in a row (``parse_failures`` counts them)."""
     status = status_text(state, cfg, now, iteration)
-    shown = not_answers(state, cfg, turn.fmt, turn.ctx, status)
+    shown = not_answers(state, cfg, exchange.fmt, exchange.ctx, status)
     decision = decide(parsed, cfg, offer.disabled, shown, [s.name for s in offer.specs])
     typing_calls: list[dict[str, Any]] = []
     if (schema := deps.output_schema) is not None:
 
         def structure(answer: str) -> tuple[BaseModel | None, TokenCount | None]:
-            return structured(turn.model, schema, state["question"], answer, cfg, bounds.deadline, bounds.cancelled)
+            return structured(exchange.model, schema, state["question"], answer, cfg, bounds.deadline, bounds.cancelled)
 
-        decision, typing_calls = checked_output(decision, schema, state, cfg, structure if turn.fmt.structured_output else None)
+        decision, typing_calls = checked_output(decision, schema, state, cfg, structure if exchange.fmt.structured_output else None)
     failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
     if failures >= cfg.max_parse_retries:
         problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
@@ -278,12 +260,15 @@ def decided(
     return decision | {"parse_failures": failures}, typing_calls
 
 
-def accounted(turn: Turn, typing_calls: list[dict[str, Any]], *, fresh_run: bool) -> dict[str, Any]:
-    """The turn's model calls and tokens: think's call and the ones typing the answer took (a fresh run
-    restarts the count and the call list)."""
-    usage = usage_of(turn.reply, turn.messages)
-    calls = [{"purpose": "think", "token_usage": usage}, *typing_calls]
-    spent = sum_usage(c["token_usage"] for c in calls) if typing_calls else usage
+def accounted(
+    exchange: Exchange, before: list[dict[str, Any]], after: list[dict[str, Any]], *, fresh_run: bool
+) -> dict[str, Any]:
+    """The model calls and tokens think accounts for: the calls made ``before`` its own for it (the conversation's
+    fold, for a new turn), its own, and the ones ``after`` it (typing the answer); a new turn restarts the count
+    and the call list."""
+    usage = usage_of(exchange.reply, exchange.messages)
+    calls = [*before, {"purpose": "think", "token_usage": usage}, *after]
+    spent = sum_usage(c["token_usage"] for c in calls) if len(calls) > 1 else usage
     return {
         "turn_usage": usage,
         "token_usage": Overwrite(spent) if fresh_run else spent,
@@ -369,13 +354,21 @@ def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Te
     return {**found, "detail": f"{found['detail']}, during a model call"}
 
 
-def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
-    """A new run on this thread (first run, or a new question after a finished one): reset the run's fields."""
+def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
+    """A new turn of the thread's conversation (its first question, or the next one after a turn ended): the
+    run's fields reset, the conversation's kept (with ``new_conversation``, its earlier turns no longer shown).
+    A question sent as ``query`` also goes into the chat ``messages``, so a chat view shows what was asked."""
     message = last_human(state)
+    question = question_of(state)
+    from_query = bool((checked_query(state.get("query")) or "").strip())
+    if from_query:
+        message = HumanMessage(content=question, id=f"question-{uuid.uuid4().hex}")
+    turns = len(state.get("turns") or [])
     fresh: dict[str, Any] = {
-        "question": question_of(state),
-        "query": None,  # read: a later query on this thread is a new run
+        "question": question,
+        "query": None,  # read: a later query on this thread is a new turn
         "question_message": message.id if message else None,
+        "turn": turns + 1,
         "started_at": now,
         "finished_at": None,
         "iteration": 0,
@@ -397,9 +390,13 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "output_failures": 0,
         "playbook": None,
     }
+    if from_query:
+        fresh["messages"] = [message]
+    if cfg.new_conversation:
+        fresh |= {"conversation_summary": "", "folded_turns": turns}
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}
-    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite)}, "steps": [], "token_usage": {}}
+    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite) and k != "messages"}, "steps": [], "token_usage": {}}
     return view, fresh
 
 
