@@ -159,6 +159,13 @@ class AgentConfig(BaseModel):
         description="After a run, also ask the model for a lesson in words (written in the background; "
         "agent.playbook.wait() waits for it).",
     )
+    answer_checks: int = Field(
+        default=0,
+        ge=0,
+        description="Final answers of a turn sent back once each to be checked with a tool when weakly supported: a "
+        "number no tool result holds, or one given with no tool call (the confidence's support / unchecked signals); "
+        "0 = never.",
+    )
     require_thought: bool = Field(
         default=False, description="A tool call without reasoning is not run; the model is asked for its reasoning."
     )

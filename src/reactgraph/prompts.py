@@ -68,6 +68,15 @@ PLAYBOOK_HEADER = (
     "those questions, not to this one):"
 )
 
+# A weakly supported final answer sent back (answer_checks); {reason} is the confidence signal's detail.
+CHECK_ANSWER = (
+    "{reason}. If one of the tools can compute or look it up, call it now to check the answer; then reply with "
+    "the final answer (the same one if it holds)"
+)
+
+# The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.
+TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {tools}. Call the one that fits, with these arguments."
+
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 
 # After the newest observations when the model just made the same calls again and got the same

@@ -100,6 +100,7 @@ class Action(TypedDict, total=False):
     index: int
     rejection: str
     rejection_kind: str  # an ErrorKind's value
+    answered: str  # an answer the agent gives itself (an ask_user question about its tools): act reports it, nothing runs
 
 
 class Outcome(TypedDict, total=False):
@@ -204,6 +205,8 @@ class ReActState(InputState, OutputState, total=False):
 
     # think: final answers in this run that did not fit the output schema (max_output_retries ends the run).
     output_failures: int
+    # think: final answers of this turn sent back to be checked with a tool (answer_checks bounds them).
+    answer_checks: int
     # think: the question, fixed at the first turn (from query or the last human message).
     question: str
     # think: the id of the human message the question came from (None for a query).

@@ -80,14 +80,15 @@ class ModelCall(BaseModel):
 class ReActStep(BaseModel):
     """One iteration: the thought, the actions it chose and what they returned.
 
-    ``kind`` is ``tools`` for a turn that called tools, ``final`` for the turn that ended the run
-    (an answer, a give-up, an unreadable reply, a failed or cut model call) and ``partial_answer``
-    for the one call made after a limit stopped the run. ``calls`` are the model calls the step
+    ``kind`` is ``tools`` for a turn that called tools, ``check`` for a final answer sent back to be
+    checked with a tool (``answer_checks``), ``final`` for the turn that ended the run (an answer, a
+    give-up, an unreadable reply, a failed or cut model call) and ``partial_answer`` for the one call made
+    after a limit stopped the run. ``calls`` are the model calls the step
     covers (the turn's, the summary before it, condensed observations, the partial answer);
     ``token_usage`` is their sum, so the steps add up to the run's usage."""
 
     iteration: int
-    kind: Literal["tools", "final", "partial_answer"] = "tools"
+    kind: Literal["tools", "check", "final", "partial_answer"] = "tools"
     thought: str = ""
     actions: list[ToolAction] = Field(default_factory=list)
     observations: list[Observation] = Field(default_factory=list)

@@ -87,7 +87,7 @@ class LiveView:
                 text = outcome.get("content", "")
                 shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... [{len(text)} chars]"
                 colour = "green" if outcome.get("status") == "ok" else "red"
-                label = outcome.get("tool") or "note"
+                label = outcome.get("tool") or ("check" if outcome.get("error_kind") == "unverified_answer" else "note")
                 out(f"  [{colour}]<- {escape(label)}[/]: {escape(shown)}")
         elif node == "summarize" and update.get("summary"):
             out(f"[magenta]Summary updated:[/] {escape(update['summary'])}")

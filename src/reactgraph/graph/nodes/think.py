@@ -23,6 +23,7 @@ from langgraph.types import Overwrite
 from pydantic import BaseModel
 
 from reactgraph import prompts
+from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
 from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.typed import answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
@@ -34,6 +35,7 @@ from reactgraph.graph.learning import shown_block
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
 from reactgraph.models.tokens import usage_of
+from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, ReActState, Termination, TokenCount, checked_query, sum_usage
 from reactgraph.tool_calling import (
     Format,
@@ -85,18 +87,32 @@ def thought_problem(thought: str, cfg: AgentConfig) -> bool:
     return len(text) < cfg.min_thought_chars or bool(DEGENERATE_THOUGHT.match(text))
 
 
+TOOLS_QUESTION = re.compile(
+    r"\b(tools?|functions?)\b.*\b(what|which|how|available|can i|could i|should i|list|exist)\b"
+    r"|\b(what|which|how|available|can i|could i|should i|list|exist)\b.*\b(tools?|functions?)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def about_tools(question: str) -> bool:
+    """Whether a question the model would ask the user is about its own tools (which there are, how to call
+    them): the agent answers it, the user is not asked."""
+    return bool(TOOLS_QUESTION.search(question))
+
+
 def decide(
     parsed: ParsedReply,
     cfg: AgentConfig,
     disabled: set[str],
     shown: Sequence[tuple[str, str]] = (),
-    tools: Sequence[str] = (),
+    specs: Sequence[ToolSpec] = (),
 ) -> dict[str, Any]:
     """The state update for a parsed reply: a stop (success/failure) or the actions to run. A success
     phrase counts at the start of a line only (inside a line or a fenced block it is quoted), and not
     beside native tool calls (they run). A final reply that is no
-    answer (empty, a copy of one of the ``shown`` texts, a call to one of ``tools`` announced but not
-    made) is sent back."""
+    answer (empty, a copy of one of the ``shown`` texts, a call to one of the tools announced but not
+    made) is sent back. A question for the user about the tools (``about_tools``) is answered with the
+    tools of ``specs`` and their arguments."""
     native = parsed.source == "native"  # calls made through the API are the model's act, whatever its text says
     if not native and (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
@@ -108,7 +124,7 @@ def decide(
             return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
-        if problem := announced_call(parsed.answer, tools):
+        if problem := announced_call(parsed.answer, [s.name for s in specs]):
             return {"pending_actions": [_rejected(0, ErrorKind.NON_ANSWER, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         return _stop("success", "the model gave a final answer", parsed.answer)
     actions, asked = [], False
@@ -117,13 +133,48 @@ def decide(
             pass
         elif action["tool"] == ASK_USER and asked:  # one question at a time: one pause, one answer
             action = {**action, "rejection_kind": ErrorKind.INVALID_PARAMETERS.value, "rejection": prompts.ONE_QUESTION}
+        elif action["tool"] == ASK_USER and about_tools(str(action["args"].get("question", ""))):
+            listed = "; ".join(f"{s.signature()}: {s.description}" for s in specs if s.name != ASK_USER)
+            action = {**action, "answered": prompts.TOOLS_ANSWER.format(tools=listed or "none")}
         elif thought_problem(parsed.thought, cfg):
             action = {**action, "rejection_kind": ErrorKind.MISSING_THOUGHT.value, "rejection": prompts.THOUGHT_REQUIRED}
         elif action["tool"] in disabled:
             action = {**action, "rejection_kind": ErrorKind.DISABLED.value, "rejection": disabled_message(action["tool"], cfg)}
-        asked = asked or action["tool"] == ASK_USER
+        asked = asked or (action["tool"] == ASK_USER and "answered" not in action)
         actions.append(action)
     return {"pending_actions": actions}
+
+
+def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
+    """Whether a tool on offer could work out the question's answer: the question has numbers to compute from,
+    or it shares a word (its first five letters) with a tool's name or description. An answer to a question no
+    tool fits (a year the model knows, beside a calculator) is not sent back to be checked."""
+    if numbers_in(question):
+        return True
+    asked = {w[:5] for w in keywords(question) if len(w) >= 4}
+    told = {w[:5] for s in specs if s.name != ASK_USER for w in keywords(f"{s.name.replace('_', ' ')} {s.description}") if len(w) >= 4}
+    return bool(asked & told)
+
+
+def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
+    """``decision``, or, for a final answer that is weakly supported (``answers.confidence.check_reason``: no tool
+    result has its number, or no tool was called for it while a tool could work it out) and that the turn may
+    still check (``answer_checks`` left, an iteration left), the answer sent back once to be checked with a tool:
+    an unverified_answer observation, a step of kind ``check``."""
+    termination = decision.get("termination") or {}
+    checks = state.get("answer_checks", 0)
+    if termination.get("reason") != "success" or not decision.get("final_answer"):
+        return decision
+    if checks >= cfg.answer_checks or iteration >= cfg.max_iterations:
+        return decision
+    proposed = {**state, "final_answer": decision["final_answer"], "termination": termination, "partial": False}
+    signals = confidence_of(proposed).signals
+    if "unchecked" in signals and not tools_could_answer(state["question"], offer.specs):
+        return decision
+    if (reason := check_reason(signals)) is None:
+        return decision
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.CHECK_ANSWER.format(reason=reason))
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
@@ -244,7 +295,7 @@ def decided(
     replies in a row (``parse_failures`` counts them)."""
     status = status_text(state, cfg, now, iteration)
     shown = not_answers(state, cfg, exchange.fmt, exchange.ctx, status)
-    decision = decide(parsed, cfg, offer.disabled, shown, [s.name for s in offer.specs])
+    decision = checked_answer(state, cfg, decide(parsed, cfg, offer.disabled, shown, offer.specs), offer, iteration)
     typing_calls: list[dict[str, Any]] = []
     if (schema := deps.output_schema) is not None:
 
@@ -388,6 +439,7 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
         "tool_format": None,
         "output": None,
         "output_failures": 0,
+        "answer_checks": 0,
         "playbook": None,
     }
     if from_query:
