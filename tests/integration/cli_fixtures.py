@@ -147,13 +147,13 @@ def chatting() -> ScriptedChatModel:
 
     def reply(messages):
         question = message_text(messages[-1]).removeprefix("Question: ")
+        earlier = message_text(messages[0])  # the system prompt ends with the conversation's earlier turns
         if question == "Count slowly.":
             for _ in range(1200):
                 time.sleep(0.05)
             return "I counted to a hundred."
         if question == "What is my name?":
-            said = [message_text(m) for m in messages[1:-1] if m.type == "human"]
-            return "Your name is Ada." if "My name is Ada." in said else "I do not know your name."
+            return "Your name is Ada." if "User: My name is Ada." in earlier else "I do not know your name."
         return "Nice to meet you, Ada." if question == "My name is Ada." else f"You said: {question}"
 
     return _scripted(reply)
