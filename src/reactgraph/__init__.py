@@ -14,6 +14,8 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+__version__ = "0.1.0"
+
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
     from reactgraph.agent import ChildUpdate, ReActAgent
     from reactgraph.answers.confidence import ConfidenceSignal

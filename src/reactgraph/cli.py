@@ -34,6 +34,7 @@ from pathlib import Path
 # Only the standard library and reactgraph's light modules here: `--help` and usage errors must not wait for
 # LangChain or LangGraph. Each command names its handler as 'module:function' (reactgraph.commands), imported
 # when it runs.
+from reactgraph import __version__
 from reactgraph.commands import EXIT_ERROR, EXIT_USAGE, UsageError
 from reactgraph.evaluation.peers import PEERS
 
@@ -43,6 +44,7 @@ from reactgraph.evaluation.peers import PEERS
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     main_parser = argparse.ArgumentParser(prog="reactgraph", description="A ReAct agent as a LangGraph state machine.")
+    main_parser.add_argument("--version", action="version", version=f"reactgraph {__version__}")
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_commands in (add_run_commands, add_reading_commands, add_queue_commands, add_tools_command,
                          add_playbook_command, add_eval_command):
