@@ -34,7 +34,7 @@ from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.conversation import turn_of
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
-from reactgraph.models.resolve import check_model
+from reactgraph.models.resolve import check_model, default_model
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer, RunNotFoundError
 from reactgraph.persistence.reading import (
@@ -143,6 +143,7 @@ class ReActAgent:
         self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store else None
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes, store=store)
         self._checked_models: set[str] = set()
+        self._picked_model: str | None = None
         self._last_thread: str | None = None
 
     @property
@@ -507,6 +508,10 @@ class ReActAgent:
             raise ConfigError("playbook=True needs the agent's store: ReActAgent(playbook=True) or playbook=<a BaseStore>")
         by_name = self._deps.model is None or effective.model != self.config.model
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
+            if "model" not in effective.model_fields_set and (picked := self._default_model()) != effective.model:
+                overrides = overrides | {"model": picked}  # stored with the run: a resume goes on with it
+                context = make_config(**overrides)
+                effective = self.config.merge(context)
             self._preflight(effective)
         thread_id = thread_id or uuid.uuid4().hex
         if fresh or not inherit:
@@ -527,6 +532,14 @@ class ReActAgent:
         with self.store.reading(thread_id):
             metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
             return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
+
+    def _default_model(self) -> str:
+        """The model of the runs given none (``models.resolve.default_model``: the default when the machine has it,
+        else a pulled model that calls tools), found once per agent."""
+        if self._picked_model is None:
+            self._picked_model = default_model(self.config.model)
+            self._checked_models.add(self._picked_model)
+        return self._picked_model
 
     def _preflight(self, cfg: AgentConfig) -> None:
         """Report a model that cannot be used (no provider package, no API key, Ollama unreachable or

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -251,9 +252,34 @@ def error_exit_code(exc: Exception) -> int | None:
     return None
 
 
+class Stderr(logging.StreamHandler):
+    """A handler writing each message alone on the stderr of the moment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    @property
+    def stream(self):  # type: ignore[override]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def show_notes() -> None:
+    """What the library tells a user as a warning (the model chosen for them when the default is not pulled) is
+    shown on stderr, once however often ``main`` runs."""
+    notes = logging.getLogger("reactgraph.models.resolve")
+    if not any(isinstance(h, Stderr) for h in notes.handlers):
+        notes.addHandler(Stderr())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reactgraph`` command; returns the exit code."""
     args = parser().parse_args(argv)
+    show_notes()
     try:
         return handler(args)(args)
     except KeyboardInterrupt:

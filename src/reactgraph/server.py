@@ -3,7 +3,7 @@
 It is the graph ``ReActAgent`` runs (``build_graph``), compiled without a checkpointer: the
 LangGraph server brings its own persistence. Each run's ``context`` is an ``AgentConfig``
 (Studio's "Manage Assistants" / run configuration form): it picks the model by name
-(``model``, default ``ollama:qwen2.5:7b``), the limits, budgets, and which of the served
+(``model``; unset, the default model, or a pulled one when the machine lacks it), the limits, budgets, and which of the served
 tools to offer (``tools``, by name; unset = all). No model is called until a run starts.
 
 Served tools: the built-ins that need no setup, and the file tools when
@@ -34,7 +34,7 @@ from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.models.resolve import check_model
+from reactgraph.models.resolve import check_model, default_model
 from reactgraph.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -104,6 +104,21 @@ async def serve(runtime: ServerRuntime) -> CompiledStateGraph:
         return graph
     context = getattr(execution, "context", None)
     config = check_context(context, TOOLS) if isinstance(context, Mapping) else AgentConfig()
-    if not config.fallback_models:  # with fallbacks, an unusable primary falls back
-        await asyncio.to_thread(check_model, config.model, config)
+    if config.fallback_models:  # with fallbacks, an unusable primary falls back
+        return graph
+    if "model" not in config.model_fields_set:  # the default follows what the machine has (models.resolve)
+        return graph_of(await asyncio.to_thread(default_model, config.model))
+    await asyncio.to_thread(check_model, config.model, config)
     return graph
+
+
+_BY_MODEL: dict[str, CompiledStateGraph] = {}
+
+
+def graph_of(model: str) -> CompiledStateGraph:
+    """The served graph whose runs use ``model`` when their context names none (``graph`` for the default)."""
+    if model == AgentConfig().model:
+        return graph
+    if model not in _BY_MODEL:
+        _BY_MODEL[model] = make_graph(tools=TOOLS, config=AgentConfig(model=model))
+    return _BY_MODEL[model]
