@@ -18,7 +18,6 @@ import pytest
 
 from tests.postgres import create_database, missing_reason, start_postgres
 
-
 ASKED = {  # marker -> (the variable that asks for its tests, what they need)
     "e2e": ("REACTGRAPH_E2E", "a real model at OLLAMA_HOST"),
     "server": ("REACTGRAPH_TEST_SERVER", "the langgraph dev server"),

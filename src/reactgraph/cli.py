@@ -18,9 +18,9 @@
 This module holds every command's options; the commands themselves live in reactgraph.commands, each module
 imported only when its command runs, and the exit codes in reactgraph.commands (standard library only).
 
-Exit codes: 0 success, 1 error (or the model gave up / the run was cancelled), 2 usage,
-3 waiting for an answer or an approval (without a terminal; the command to continue is printed),
-4 stopped by a limit (the partial answer is printed).
+Exit codes (reactgraph.commands): 0 answered, 1 error, 2 usage, 3 waiting for an answer or an approval
+(without a terminal; the command to continue is printed), 4 ended without an answer (a limit: the partial
+answer is printed; a stall, a cancel, the model gave up), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -36,15 +36,26 @@ from pathlib import Path
 # LangChain or LangGraph. Each command names its handler as 'module:function' (reactgraph.commands), imported
 # when it runs.
 from reactgraph import __version__
-from reactgraph.commands import EXIT_ERROR, EXIT_USAGE, UsageError
+from reactgraph.commands import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from reactgraph.evaluation.peers import PEERS
 
 # -- arguments -----------------------------------------------------------------------------
 
+EXIT_CODES = """exit codes:
+  0    answered
+  1    error (the model or the database cannot be used, a failure inside a run)
+  2    usage error (a bad option or value)
+  3    the run waits for an answer or an approval (the command to continue is printed)
+  4    the run ended without an answer (a limit: the partial answer is printed; a stall, a cancel, a give-up)
+  130  interrupted (Ctrl-C); `reactgraph resume THREAD` continues the run"""
+
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    main_parser = argparse.ArgumentParser(prog="reactgraph", description="A ReAct agent as a LangGraph state machine.")
+    main_parser = argparse.ArgumentParser(
+        prog="reactgraph", description="A ReAct agent as a LangGraph state machine.", epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     main_parser.add_argument("--version", action="version", version=f"reactgraph {__version__}")
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_commands in (add_run_commands, add_reading_commands, add_queue_commands, add_tools_command,
@@ -286,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         thread = getattr(args, "thread", None)
         how = f"continue with `reactgraph resume {thread}`" if thread else "nothing was started"
         print(f"reactgraph: interrupted; {how}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except Exception as exc:
         code = error_exit_code(exc)
         if code is None:

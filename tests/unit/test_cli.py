@@ -225,9 +225,9 @@ def test_limit_prints_partial_answer_and_exits_4(db):
     assert done.stdout.splitlines()[-1].startswith("max_iterations | 2 iterations")
 
 
-def test_model_giving_up_exits_1(db):
+def test_model_giving_up_exits_4_no_answer_as_a_limit_does(db):
     done = cli("run", "Impossible", "--model", MODEL["giving_up"], "--db", str(db))
-    assert done.returncode == 1
+    assert done.returncode == 4
     assert "failure |" in done.stdout
 
 
@@ -410,6 +410,30 @@ def test_run_names_its_thread_first_and_ctrl_c_says_how_to_resume(db, tmp_path):
     out, err = proc.communicate(timeout=60)
     thread = out.splitlines()[0].removeprefix("thread ").strip()
     assert len(thread) == 32 and f"continue with `reactgraph resume {thread}`" in err
+    assert proc.returncode == 130  # interrupted: not 1 (an error) nor 4 (a run that ended without an answer)
+
+
+def test_a_run_cancelled_from_another_process_exits_4(db, tmp_path):
+    block = tmp_path / "blocked"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLI_FIXTURE_BLOCK_FILE": str(block)}
+    proc = subprocess.Popen(
+        [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db), "--thread", "c"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not block.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert cli("cancel", "c", "--db", str(db)).returncode == 0
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 4, err
+    assert out.splitlines()[-1].startswith("cancelled |")
+
+
+def test_help_lists_the_exit_codes():
+    shown = cli("--help").stdout
+    for line in ("0    answered", "1    error", "2    usage error", "3    the run waits", "4    the run ended without an answer",
+                 "130  interrupted (Ctrl-C)"):
+        assert line in shown
 
 
 def test_a_model_factory_in_the_current_directory_imports(tmp_path):
