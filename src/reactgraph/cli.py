@@ -31,11 +31,11 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 # Only the standard library and reactgraph's light modules here: `--help` and usage errors must not wait for
 # LangChain or LangGraph. Each command names its handler as 'module:function' (reactgraph.commands), imported
 # when it runs.
-from reactgraph import __version__
 from reactgraph.commands import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from reactgraph.evaluation.peers import PEERS
 
@@ -56,12 +56,22 @@ def parser() -> argparse.ArgumentParser:
         prog="reactgraph", description="A ReAct agent as a LangGraph state machine.", epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    main_parser.add_argument("--version", action="version", version=f"reactgraph {__version__}")
+    main_parser.add_argument("--version", action=Version, nargs=0, help="show the version and exit")
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_commands in (add_run_commands, add_reading_commands, add_queue_commands, add_tools_command,
                          add_playbook_command, add_eval_command):
         add_commands(sub)
     return main_parser
+
+
+class Version(argparse.Action):
+    """--version: the installed distribution's version (``reactgraph.__version__``, which hatch builds it from)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: str | None = None) -> None:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"reactgraph {version('reactgraph')}\n")
+        parser.exit()
 
 
 def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -80,6 +90,13 @@ def with_mcp(p: argparse.ArgumentParser) -> None:
     )
 
 
+def with_documents(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--documents", metavar="PATH", type=lambda path: str(Path(path).absolute()),
+        help="a file or directory of text documents for the search_documents tool (full-text search)",
+    )
+
+
 def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
     """The options of a run (run, resume, submit): database, model, limits, tools, approval, typed answer, playbook."""
     with_db(p)
@@ -92,6 +109,7 @@ def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
         help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
     )
     p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
+    with_documents(p)
     with_mcp(p)
     p.add_argument("--approve-tools", metavar="a,b", help="tools whose calls wait for your approval before they run ('*' = all)")
     p.add_argument(
@@ -170,6 +188,7 @@ def add_tools_command(sub: argparse._SubParsersAction) -> None:
     """tools (reactgraph.commands.tools)."""
     tools = sub.add_parser("tools", help="list the tools with their categories and descriptions")
     tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
+    with_documents(tools)
     with_mcp(tools)
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(handler="reactgraph.commands.tools:cmd_tools")

@@ -51,16 +51,21 @@ def load_object(spec: str) -> Any:
         raise ConfigError(f"cannot import {spec!r}: {exc}") from None
 
 
-def builtin_tools() -> ToolRegistry:
-    """The built-in tools; the file tools may read only the current directory."""
-    return ToolRegistry.with_builtins(root=Path.cwd())
+def builtin_tools(documents: str | None = None) -> ToolRegistry:
+    """The built-in tools; the file tools may read only the current directory, search_documents searches
+    ``documents`` (a file or a directory; without it, it is not offered)."""
+    if documents is not None and not Path(documents).exists():
+        raise ConfigError(f"--documents {documents!r}: no such file or directory")
+    return ToolRegistry.with_builtins(root=Path.cwd(), documents=Path(documents) if documents else None)
 
 
-def load_tools(spec: str | None, mcp: str | None = None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
+def load_tools(
+    spec: str | None, mcp: str | None = None, documents: str | None = None
+) -> tuple[ToolRegistry, tuple[str, ...] | None]:
     """--tools a,b: built-in tool names, or 'module:attribute' naming a tool, a list of tools or a
-    ToolRegistry; --mcp FILE: the tools of the file's MCP servers, added to the selection. Returns the
-    registry and the selection (None = every registered tool)."""
-    registry = builtin_tools()
+    ToolRegistry; --mcp FILE: the tools of the file's MCP servers, added to the selection; --documents PATH:
+    what search_documents searches. Returns the registry and the selection (None = every registered tool)."""
+    registry = builtin_tools(documents)
     mcp_names = add_mcp_tools(registry, mcp) if mcp else []
     if spec is None:
         return registry, None

@@ -47,8 +47,8 @@ TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
 QUEUE = "reactgraph"
 JOB_KEY = "reactgraph_job"  # checkpoint metadata: the id of the job whose run wrote the checkpoint
-SPECS = ("model", "tools", "mcp", "output_schema")  # options naming what to load, as the CLI's flags do
-LABELS = {"model": "reactgraph_model", "tools": "reactgraph_tools", "mcp": "reactgraph_mcp", "output_schema": "reactgraph_output_schema"}
+SPECS = ("model", "tools", "mcp", "documents", "output_schema")  # options naming what to load, as the CLI's flags do
+LABELS = {key: f"reactgraph_{key}" for key in SPECS}
 STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
 RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
 SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
@@ -131,7 +131,7 @@ def checked_options(options: dict[str, Any]) -> dict[str, Any]:
     overrides = {key: value for key, value in options.items() if value is not None}
     make_config(**overrides)  # ConfigError naming a bad field, before anything is queued
     if "tools" in specs:  # a misspelt built-in or an import that fails, before anything is queued
-        load_tools(specs["tools"])
+        load_tools(specs["tools"], documents=specs.get("documents"))
     try:
         json.dumps(overrides)
     except TypeError as exc:
@@ -153,7 +153,7 @@ class Runner:
         overrides they select (the tools chosen by name)."""
         key = json.dumps(specs, sort_keys=True) + ("+playbook" if playbook else "")
         if key not in self._agents:
-            registry, selection = load_tools(specs.get("tools"), specs.get("mcp"))
+            registry, selection = load_tools(specs.get("tools"), specs.get("mcp"), specs.get("documents"))
             schema = parse_signature(specs["output_schema"]) if specs.get("output_schema") else None
             agent = ReActAgent(
                 model=load_model(specs.get("model")), tools=registry, checkpointer=self.url, output_schema=schema,
@@ -234,7 +234,7 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     """Queue a run of ``question`` for the workers on the Postgres database ``db`` (default
     ``REACTGRAPH_DB``) and return its thread id at once. ``options``: ``model`` ('provider:model' or
     'module:factory'), ``tools`` ('a,b': built-in names or 'module:attribute'), ``mcp`` (a servers
-    file), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
+    file), ``documents`` (what search_documents searches), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
     ``run`` command takes them. Runs on one thread are taken one after another."""
     checked_query(question)
     url = queue_url(db)

@@ -30,7 +30,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.answers.typed import OutputSchema
-from reactgraph.config import AgentConfig, make_config
+from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph
 from reactgraph.graph.stops import recursion_limit
@@ -62,10 +62,20 @@ def make_graph(
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
+    **options: Any,
 ) -> CompiledStateGraph:
     """The served graph: ``build_graph`` without a checkpointer, with a recursion limit that
     lets a run reach its own stop rules (max_iterations and the budgets) first; ``output_schema``
-    types the final answer (the run's ``output``)."""
+    types the final answer (the run's ``output``). ``options`` are AgentConfig fields set over ``config``
+    (``make_graph(tools=[...], max_iterations=5)``); an unknown one is a ConfigError that lists the known ones."""
+    if unknown := [name for name in options if name not in AgentConfig.model_fields]:
+        known = ", ".join(["model", "tools", "config", "output_schema", *AgentConfig.model_fields])
+        raise ConfigError(
+            "; ".join(f"make_graph: unknown option {name!r}{did_you_mean(name, AgentConfig.model_fields)}" for name in unknown)
+            + f". It takes: {known}"
+        )
+    if options:
+        config = (config or AgentConfig()).override(**options)
     compiled = build_graph(model, served_tools() if tools is None else tools, config, output_schema=output_schema)
     return compiled.with_config(recursion_limit=SERVER_RECURSION_LIMIT)
 

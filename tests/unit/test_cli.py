@@ -106,8 +106,11 @@ def test_run_with_an_output_schema_prints_the_typed_output(db):
     lines = done.stdout.splitlines()
     assert 'Output: {"country": "France", "known": true}' in lines  # the model saw the shape, the answer was typed
     assert lines.index('Answer: {"country": "France", "known": true}') < lines.index('Output: {"country": "France", "known": true}')
-    as_json = json.loads(cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db), "--json", *schema).stdout)
+    as_json = json.loads(cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db), "--json", *schema,
+                             "--thread", "typed").stdout)
     assert as_json["output"] == {"country": "France", "known": True}
+    traced = json.loads(cli("trace", "typed", "--format", "json", "--db", str(db)).stdout)  # read back without the schema
+    assert traced["output"] == {"country": "France", "known": True}
     plain = cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db))
     assert "Answer: Paris is in France." in plain.stdout and "Output:" not in plain.stdout
 
@@ -330,6 +333,24 @@ def test_corrupt_database_exits_1_naming_the_file(db):
     assert str(db) in done.stderr and "not a database" in done.stderr
     assert "Traceback" not in done.stderr
     assert db.read_bytes() == b"garbage" * 1000
+
+
+def test_tools_lists_every_builtin_and_what_an_unset_one_needs(tmp_path, db):
+    from reactgraph.tools.builtin import BUILTINS
+
+    rows = {row["name"]: row for row in json.loads(cli("tools", "--json").stdout)}
+    assert set(BUILTINS) <= set(rows)
+    assert rows["search_documents"]["needs"] == "--documents PATH" and "Full-text search" in rows["search_documents"]["description"]
+    assert rows["calculator"]["needs"] is None
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "roof.txt").write_text("The solar panels on the roof are 21% efficient.")
+    rows = {row["name"]: row for row in json.loads(cli("tools", "--json", "--documents", str(tmp_path / "notes")).stdout)}
+    assert rows["search_documents"]["needs"] is None
+    done = cli("run", "How efficient are the panels?", "--model", f"{FIXTURES}:searching", "--tools", "search_documents",
+               "--documents", str(tmp_path / "notes"), "--db", str(db), "--thread", "s")
+    assert done.returncode == 0, done.stderr
+    assert "<- search_documents: " in done.stdout and "Answer: The panels are 21% efficient." in done.stdout
+    assert cli("run", "?", "--tools", "search_documents", "--db", str(db)).returncode == 2  # not offered without documents
 
 
 def test_tools_option_selects_builtins_by_name(db):

@@ -49,7 +49,7 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         if not is_postgres_url(db) and not Path(db).exists():
             raise CheckpointStoreError(f"checkpoint database {Path(db).absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
-    registry, selection = load_tools(args.tools, args.mcp)
+    registry, selection = load_tools(args.tools, args.mcp, args.documents)
     overrides = {
         "max_iterations": args.max_iterations,
         "timeout_seconds": args.timeout,
@@ -89,6 +89,7 @@ def drive(
     view = LiveView(console)
     given = (
         ("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp),
+        ("reactgraph_documents", args.documents),
         ("reactgraph_output_schema", args.output_schema), ("reactgraph_playbook", args.playbook),
     )
     labels = {key: value for key, value in given if value}
@@ -182,6 +183,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     args.model = args.model or remembered.get("reactgraph_model")
     args.tools = args.tools or remembered.get("reactgraph_tools")
     args.mcp = args.mcp or remembered.get("reactgraph_mcp")
+    args.documents = args.documents or remembered.get("reactgraph_documents")
     args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
     args.playbook = args.playbook or bool(remembered.get("reactgraph_playbook"))
     agent, overrides = make_agent(args)
