@@ -318,7 +318,7 @@ class ReActAgent:
     async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
-        async with self._async_graph() as graph:
+        async with self._async_graph() as graph, self.store.atracking(drive.thread_id, query):
             with self.store.errors(drive.thread_id):
                 chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
                                        durability=DURABILITY, subgraphs=True)
@@ -406,15 +406,16 @@ class ReActAgent:
         return [entry.model_copy(update={"turn": turn_of(entry.values, entry.next)}) for entry in entries]
 
     def run_info(self, thread_id: str) -> RunInfo:
-        """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
+        """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata, the error of a
+        failed run)."""
         with self.store.reading(thread_id):
-            return run_info(self.graph, thread_id)
+            return run_info(self.graph, thread_id, self.store.activities().get(thread_id))
 
     def list_runs(self, limit: int | None = None) -> list[RunInfo]:
-        """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,
-        started, updated), most recently updated first."""
+        """Every run in the checkpointer (thread, question, status, reason, iterations, tokens, started, updated,
+        error), most recently updated first; status is running, waiting, finished, failed or interrupted."""
         with self.store.reading():
-            return list_runs(self.graph, limit, self.store.thread_ids())
+            return list_runs(self.graph, limit, self.store.thread_ids(), self.store.activities())
 
     # -- internals -------------------------------------------------------------------------
 
@@ -432,7 +433,7 @@ class ReActAgent:
     def _drive(self, drive: Drive) -> Any:
         """``_steps`` on the graph (its first invoke from ``drive.start``, a fork's checkpoint, when given)."""
         steps, start = self._steps(drive), drive.start or drive.config
-        with self.store.errors(drive.thread_id):
+        with self.store.tracking(drive.thread_id, question_of_payload(drive.payload)), self.store.errors(drive.thread_id):
             payload = next(steps)
             while True:
                 self.graph.invoke(payload, start, context=drive.context, durability=DURABILITY)
@@ -444,7 +445,7 @@ class ReActAgent:
     async def _adrive(self, drive: Drive) -> Any:
         """``_steps`` on the graph bound to the store's async saver."""
         steps = self._steps(drive)
-        async with self._async_graph() as graph:
+        async with self._async_graph() as graph, self.store.atracking(drive.thread_id, question_of_payload(drive.payload)):
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
@@ -456,7 +457,7 @@ class ReActAgent:
     def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
-        with self.store.errors(drive.thread_id):
+        with self.store.tracking(drive.thread_id, question_of_payload(drive.payload)), self.store.errors(drive.thread_id):
             chunks = self.graph.stream(
                 drive.payload, drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY, subgraphs=True
             )
@@ -574,6 +575,11 @@ class ReActAgent:
     def _output(self, result: ReActResult, context: AgentConfig | None) -> ReActResult | str:
         mode = self.config.merge(context).output_mode
         return (result.final_answer or "") if mode == "simple" else result
+
+
+def question_of_payload(payload: Any) -> str | None:
+    """The question a drive starts with (a new run's), None for a resume or a fork."""
+    return payload.get("query") if isinstance(payload, dict) else None
 
 
 def stream_modes(tokens: bool) -> list[str]:

@@ -22,6 +22,7 @@ import json
 import logging
 import math
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -39,8 +40,10 @@ from reactgraph.answers.typed import parse_signature
 from reactgraph.config import ConfigError, make_config
 from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
+from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
+from reactgraph.persistence.reading import RunInfo
 from reactgraph.state import checked_query
 
 TASK = "reactgraph.run"
@@ -106,6 +109,25 @@ def is_queued(url: str, thread_id: str) -> bool:
     return row is not None
 
 
+def queued_runs(url: str) -> list[RunInfo]:
+    """The runs waiting in the queue for a worker (status ``queued``), most recently queued first."""
+    with queue_errors(url), psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+            return []
+        rows = conn.execute(
+            "SELECT j.args, (SELECT min(e.at) FROM procrastinate_events e WHERE e.job_id = j.id) AS queued_at "
+            "FROM procrastinate_jobs j WHERE j.task_name = %s AND j.status = 'todo' ORDER BY j.id DESC",
+            (TASK,),
+        ).fetchall()
+    return [
+        RunInfo(
+            thread_id=args["thread_id"], question=args.get("question", ""), status="queued", reason=None, iterations=0,
+            tokens=0, started=None, updated=queued_at, metadata={},
+        )
+        for args, queued_at in rows
+    ]
+
+
 @asynccontextmanager
 async def thread_lock(pool: AsyncConnectionPool, thread_id: str) -> AsyncIterator[None]:
     """Hold a session advisory lock on ``thread_id`` (waiting for it): the server also releases it when
@@ -164,7 +186,25 @@ class Runner:
 
     async def run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
         """Run the job's run to its end: start it, or resume it when this job's run has checkpoints
-        (the job is a retry after its worker died), or nothing when that run has already ended."""
+        (the job is a retry after its worker died), or nothing when that run has already ended. A run that fails,
+        even before it starts (its tools or model cannot be loaded), is recorded ``failed`` with the error, so
+        ``reactgraph runs`` shows it, not only the worker's log."""
+        try:
+            await self._run(job_id, question, thread_id, options)
+        except Exception as exc:
+            await asyncio.to_thread(self.record_failure, thread_id, question, exc)
+            raise
+
+    def record_failure(self, thread_id: str, question: str, exc: Exception) -> None:
+        runs = open_store(self.url)
+        try:
+            runs.record(Activity(thread_id, "failed", question, this_owner(), time.time(), error_text(exc)))
+        except CheckpointStoreError as error:
+            logger.warning("the failure of %s could not be recorded: %s", thread_id, error)
+        finally:
+            runs.close()
+
+    async def _run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
         specs = {key: options[key] for key in SPECS if key in options}
         agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
         overrides = selected | options.get("overrides", {})
@@ -180,7 +220,7 @@ class Runner:
                     logger.info("cancelled %s (job %s) while queued: not run", thread_id, job_id)
                     return
                 result = await agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
-            elif info.status == "interrupted":
+            elif info.status in ("interrupted", "failed", "running"):  # no one else runs it: this worker holds the thread
                 logger.info("resuming %s (job %s) from its last checkpoint", thread_id, job_id)
                 result = await agent.aresume(thread_id, config={"metadata": labels}, **overrides)
             else:

@@ -432,6 +432,8 @@ def test_run_names_its_thread_first_and_ctrl_c_says_how_to_resume(db, tmp_path):
     thread = out.splitlines()[0].removeprefix("thread ").strip()
     assert len(thread) == 32 and f"continue with `reactgraph resume {thread}`" in err
     assert proc.returncode == 130  # interrupted: not 1 (an error) nor 4 (a run that ended without an answer)
+    [row] = json.loads(cli("runs", "--db", str(db), "--json").stdout)
+    assert (row["thread_id"], row["status"]) == (thread, "interrupted")
 
 
 def test_a_run_cancelled_from_another_process_exits_4(db, tmp_path):

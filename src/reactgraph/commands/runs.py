@@ -222,12 +222,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
     agent, _ = make_agent(args, with_model=False)
     with agent:
         runs = agent.list_runs(limit=args.limit)
+    if queued := queued_runs(args.db):
+        listed = {r.thread_id for r in runs}
+        runs = [q for q in queued if q.thread_id not in listed] + runs
+        runs = runs[: args.limit] if args.limit else runs
     if args.json:
         sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
         return EXIT_OK
     table = Table(title=f"{len(runs)} run(s) in {agent.store.name or 'the checkpointer'}")
     rows = [
-        (r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens), _when(r.started), _when(r.updated))
+        (r.thread_id, r.question, r.status, r.reason or shortened(r.error or ""), str(r.iterations), str(r.tokens),
+         _when(r.started), _when(r.updated))
         for r in runs
     ]
     names = ("thread", "question", "status", "reason", "iterations", "tokens", "started", "updated")
@@ -248,13 +253,40 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    """reactgraph trace THREAD: the trace of every turn of the thread's conversation as text, JSON or Markdown."""
+    """reactgraph trace THREAD: the trace of every turn of the thread's conversation as text, JSON or Markdown;
+    a run still going says so (running, waiting, interrupted), a failed one gives its error, a queued one says it
+    waits for a worker."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
-        result = agent.get_result(args.thread)
-        earlier = [turn for turn in agent.conversation(args.thread) if turn.turn != result.turn]
-    sys.stdout.write(format_trace(result, args.format, earlier).rstrip("\n") + "\n")
+        try:
+            info = agent.run_info(args.thread)
+        except RunNotFoundError:
+            info = next((q for q in queued_runs(args.db) if q.thread_id == args.thread), None)
+            if info is None:
+                raise
+        try:
+            result = agent.get_result(args.thread)
+            earlier = [turn for turn in agent.conversation(args.thread) if turn.turn != result.turn]
+        except RunNotFoundError:  # queued, or failed before its first checkpoint
+            result, earlier = None, []
+    sys.stdout.write(format_trace(result, args.format, earlier, info).rstrip("\n") + "\n")
     return EXIT_OK
+
+
+def queued_runs(db: str | None) -> list[Any]:
+    """The runs waiting in the Postgres queue of ``db`` (none for a SQLite file)."""
+    url = str(db or default_db())
+    if not is_postgres_url(url):
+        return []
+    from reactgraph.queue import queued_runs as waiting  # procrastinate's tables, read only for a Postgres database
+
+    return waiting(url)
+
+
+def shortened(text: str, width: int = 60) -> str:
+    """``text`` on one line, cut to ``width`` characters (the whole of it is in ``trace``)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
 def _when(value: Any) -> str:
@@ -282,9 +314,11 @@ def cmd_cancel(args: argparse.Namespace) -> int:
             return EXIT_OK
         agent.cancel(args.thread)
     state = {
+        "running": "it stops after its current step",
         "finished": f"it already finished ({info.reason})",
         "waiting": "it stops after its next step once continued",
-        "interrupted": "it stops after its current step (if its process died: after its next step once resumed)",
+        "failed": "it failed; it stops after its next step once resumed",
+        "interrupted": "it stops after its next step once resumed",
     }[info.status]
     print(f"cancel requested for run {args.thread} in {agent.store.name}: {state}")
     return EXIT_OK

@@ -11,7 +11,8 @@ A store gives the saver for sync calls, an async saver for each async run, a nam
 turns its database's errors into CheckpointStoreError. Stores with a database keep cancel requests in
 a table of their own (``reactgraph_cancels``), so a ``cancel`` from another process reaches the run:
 a row per thread (``'*'``: every run started before ``requested_at``), deleted when a new run starts on
-the thread. ``reading`` reads runs back from any saver.
+the thread. Beside them, ``reactgraph_runs`` (``activity``) keeps what the checkpoints cannot say: which runs a
+process is driving now, and the error of a run an exception ended. ``reading`` reads runs back from any saver.
 """
 
 from __future__ import annotations
