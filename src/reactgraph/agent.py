@@ -38,6 +38,7 @@ from reactgraph.models.resolve import check_model, default_model
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer, RunNotFoundError
 from reactgraph.persistence.reading import (
+    ForkError,
     HistoryEntry,
     RunInfo,
     fork_point,
@@ -256,7 +257,7 @@ class ReActAgent:
         """Async ``resume``."""
         return await self._adrive(self._continued_run(thread_id, answer, **options))
 
-    def fork(
+    def _forked_run(
         self,
         thread_id: str,
         *,
@@ -269,14 +270,10 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> ReActResult | str:
-        """Re-run part of the thread from a chosen point, with changed config (LangGraph time travel): a
-        ``turn`` of its conversation (default: the last) from just after its ``iteration`` (0 = from its
-        start); or that turn asked anew with ``query`` (from where the turn before it ended); or from any
-        ``checkpoint_id`` of ``history``. The new branch becomes the thread's current one; the old one stays
-        in the checkpointer."""
+    ) -> Drive:
+        """What ``fork`` drives: the thread from the chosen checkpoint (see ``fork``)."""
         if sum(x is not None for x in (iteration, query, checkpoint_id)) != 1:
-            raise ValueError("fork needs exactly one of iteration=, query= or checkpoint_id=")
+            raise ForkError("fork needs exactly one of iteration=, query= or checkpoint_id=")
         payload = None
         if checkpoint_id is None:
             entries = self.history(thread_id)
@@ -284,14 +281,23 @@ class ReActAgent:
             if query is None:
                 checkpoint_id = fork_point(entries, turn, iteration or 0).checkpoint_id
             elif turn == 1:
-                raise ValueError("turn 1 has no turn before it to fork from: ask the question on a new thread")
+                raise ForkError("turn 1 has no turn before it to fork from: ask the question on a new thread")
             else:
                 checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
         context, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return self._drive(Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start))
+        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start)
+
+    @same_parameters(_forked_run)
+    def fork(self, thread_id: str, **options: Any) -> ReActResult | str:
+        """Re-run part of the thread from a chosen point, with changed config (LangGraph time travel): a
+        ``turn`` of its conversation (default: the last) from just after its ``iteration`` (0 = from its
+        start); or that turn asked anew with ``query`` (from where the turn before it ended); or from any
+        ``checkpoint_id`` of ``history``. The new branch becomes the thread's current one; the old one stays
+        in the checkpointer."""
+        return self._drive(self._forked_run(thread_id, **options))
 
     def _streamed_run(
         self,
@@ -337,6 +343,7 @@ class ReActAgent:
         approvals: dict[str, Any] | None = None,
         metadata: dict[str, str] | None = None,
         tokens: bool = False,
+        fork: Mapping[str, Any] | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
@@ -345,9 +352,12 @@ class ReActAgent:
         summarize, terminate; a sub-agent's nodes as ChildUpdates), then the ReActResult; with ``tokens``, also each Token of the model's
         replies as it is written. With ``query`` a new run starts; without it the run on
         ``thread_id`` continues (``answer`` answers its pending clarification, ``approvals`` decides
-        calls waiting for approval, by tool call id, as in ``resume``). ``metadata`` is stored with
-        every checkpoint of the run (see ``run_info``)."""
-        if checked_query(query) is None:
+        calls waiting for approval, by tool call id, as in ``resume``); with ``fork`` (the point ``fork`` takes:
+        ``{"turn": 2, "iteration": 1}``, ``{"query": ...}`` or ``{"checkpoint_id": ...}``) it is forked from there.
+        ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
+        if fork is not None:
+            drive = self._forked_run(thread_id, callbacks=callbacks, config=config, **fork, **overrides)
+        elif checked_query(query) is None:
             drive = self._continued_run(thread_id, answer, approvals=approvals, callbacks=callbacks, config=config, **overrides)
         else:
             drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides)
@@ -459,7 +469,8 @@ class ReActAgent:
         "messages", then the ReActResult."""
         with self.store.tracking(drive.thread_id, question_of_payload(drive.payload)), self.store.errors(drive.thread_id):
             chunks = self.graph.stream(
-                drive.payload, drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY, subgraphs=True
+                drive.payload, drive.start or drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY,
+                subgraphs=True,
             )
             for namespace, mode, chunk in chunks:
                 yield from stream_items(mode, chunk, namespace)

@@ -6,6 +6,7 @@
                               [--output-schema SIGNATURE] [--playbook] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
+    reactgraph fork THREAD [--turn N] (--iteration K | --query TEXT | --checkpoint ID) [...the run options]
     reactgraph submit "QUESTION" --db postgresql://... [--thread T] [...the run options]
     reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S]
     reactgraph runs [--limit N] [--json]
@@ -126,7 +127,7 @@ def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
 
 
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
-    """run, chat and resume (reactgraph.commands.runs, reactgraph.commands.chat)."""
+    """run, chat, resume and fork (reactgraph.commands.runs, reactgraph.commands.chat)."""
     run = sub.add_parser("run", help="answer a question, showing each step live")
     run.add_argument("question")
     run.add_argument("--thread", metavar="T", help="thread id: an existing one goes on with its conversation (default: a new one)")
@@ -148,6 +149,18 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     resume.add_argument("--call", metavar="ID", help="the call to decide, when several wait (ids as printed)")
     with_run_options(resume)
     resume.set_defaults(handler="reactgraph.commands.runs:cmd_resume")
+
+    fork = sub.add_parser(
+        "fork", help="run part of a thread again from a chosen point, with other options (the old branch is kept)",
+    )
+    fork.add_argument("thread")
+    fork.add_argument("--turn", type=int, metavar="N", help="the turn of the thread's conversation (default: the last)")
+    point = fork.add_mutually_exclusive_group(required=True)
+    point.add_argument("--iteration", type=int, metavar="K", help="from just after iteration K of the turn (0: from its start)")
+    point.add_argument("--query", metavar="TEXT", help="ask the turn anew with this question")
+    point.add_argument("--checkpoint", metavar="ID", help="from this checkpoint of the thread's history")
+    with_run_options(fork)
+    fork.set_defaults(handler="reactgraph.commands.runs:cmd_fork")
 
 
 def add_reading_commands(sub: argparse._SubParsersAction) -> None:
@@ -267,6 +280,7 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
+    from reactgraph.persistence.reading import ForkError
     from reactgraph.playbook import PlaybookError
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
@@ -274,7 +288,8 @@ def error_exit_code(exc: Exception) -> int | None:
 
     if isinstance(
         exc,
-        ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | RunWaitingError,
+        ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | RunWaitingError
+        | ForkError,
     ):
         return EXIT_USAGE
     if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MCPUnavailableError):

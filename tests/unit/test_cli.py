@@ -452,6 +452,25 @@ def test_a_run_cancelled_from_another_process_exits_4(db, tmp_path):
     assert out.splitlines()[-1].startswith("cancelled |")
 
 
+def test_fork_runs_a_thread_again_from_an_iteration_with_other_options(db, tmp_path):
+    calls = tmp_path / "calls.log"
+    env = {"CLI_FIXTURE_CALL_LOG": str(calls)}
+    cut = cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "f",
+              "--max-iterations", "1", env=env)
+    assert cut.returncode == 4, cut.stderr  # stopped after the lookup
+    forked = cli("fork", "f", "--iteration", "1", "--max-iterations", "3", "--db", str(db), env=env)
+    assert forked.returncode == 0, forked.stderr
+    assert "Answer: Paris is in France." in forked.stdout  # the same model and tools as the run, a higher limit
+    assert calls.read_text().split() == ["paris"]  # the lookup of iteration 1 was not run again
+    [row] = json.loads(cli("runs", "--db", str(db), "--json").stdout)
+    assert (row["thread_id"], row["status"], row["reason"]) == ("f", "finished", "success")
+    missing = cli("fork", "f", "--iteration", "7", "--db", str(db))
+    assert missing.returncode == 2 and "cannot fork after iteration 7 of turn 1: it has tool results for iterations [1]" in missing.stderr
+    first = cli("fork", "f", "--query", "Where is Rome?", "--db", str(db))
+    assert first.returncode == 2 and "turn 1 has no turn before it" in first.stderr
+    assert cli("fork", "f", "--db", str(db)).returncode == 2  # a point is required
+
+
 def test_help_lists_the_exit_codes():
     shown = cli("--help").stdout
     for line in ("0    answered", "1    error", "2    usage error", "3    the run waits", "4    the run ended without an answer",

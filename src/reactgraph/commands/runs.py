@@ -82,8 +82,9 @@ def drive(
     answer: str | None,
     approvals: dict[str, Any] | None = None,
     interrupting: Callable[[], AbstractContextManager[None]] | None = None,
+    fork: dict[str, Any] | None = None,
 ) -> int:
-    """Run (or continue) until the run ends; when it waits (the model's question, tool calls to
+    """Run (or continue, or ``fork``) until the run ends; when it waits (the model's question, tool calls to
     approve) and there is a terminal, ask the user and continue with what they say. ``interrupting`` is
     what Ctrl-C does while the run is shown (default ``interrupts_calls``: it ends the command)."""
     view = LiveView(console)
@@ -95,8 +96,10 @@ def drive(
     labels = {key: value for key, value in given if value}
     while True:
         updates = agent.stream_updates(
-            query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, **overrides
+            query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, fork=fork,
+            **overrides,
         )
+        fork = None  # what follows a pause continues the forked branch
         with (interrupting or interrupts_calls)():
             result = last_result(updates) if args.json else view.follow(updates)
         if result.termination_reason in WAITING and sys.stdin.isatty():
@@ -178,20 +181,39 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from reactgraph.answers.waiting import AnswerError
 
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
-        remembered = reader.run_info(args.thread).metadata  # the --model, --tools, --mcp, --output-schema it started with
+        remember(args, reader)
         approvals = decided(args, reader.get_result(args.thread))
-    args.model = args.model or remembered.get("reactgraph_model")
-    args.tools = args.tools or remembered.get("reactgraph_tools")
-    args.mcp = args.mcp or remembered.get("reactgraph_mcp")
-    args.documents = args.documents or remembered.get("reactgraph_documents")
-    args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
-    args.playbook = args.playbook or bool(remembered.get("reactgraph_playbook"))
     agent, overrides = make_agent(args)
     with agent:
         try:
             return drive(agent, args, overrides, output_console(), None, args.thread, args.answer, approvals)
         except AnswerError as exc:
             raise UsageError(str(exc)) from None
+
+
+def remember(args: argparse.Namespace, reader: ReActAgent) -> None:
+    """The --model, --tools, --mcp, --documents, --output-schema and --playbook the run on ``args.thread`` started
+    with, where ``args`` gives none."""
+    remembered = reader.run_info(args.thread).metadata
+    args.model = args.model or remembered.get("reactgraph_model")
+    args.tools = args.tools or remembered.get("reactgraph_tools")
+    args.mcp = args.mcp or remembered.get("reactgraph_mcp")
+    args.documents = args.documents or remembered.get("reactgraph_documents")
+    args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
+    args.playbook = args.playbook or bool(remembered.get("reactgraph_playbook"))
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    """reactgraph fork THREAD (--iteration K | --query TEXT | --checkpoint ID) [--turn N]: the thread run again
+    from that point with the options given (the others as it started), shown live; the new branch becomes the
+    thread's current one."""
+    with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
+        remember(args, reader)
+    point = {"turn": args.turn, "iteration": args.iteration, "query": args.query, "checkpoint_id": args.checkpoint}
+    agent, overrides = make_agent(args)
+    console = output_console()
+    with agent:
+        return drive(agent, args, overrides, console, None, args.thread, None, fork={k: v for k, v in point.items() if v is not None})
 
 
 def decided(args: argparse.Namespace, result: ReActResult) -> dict[str, Any]:

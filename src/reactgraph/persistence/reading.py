@@ -18,6 +18,11 @@ from reactgraph.answers.waiting import pending_approvals, question_of, waiting_r
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import RunNotFoundError
 
+
+class ForkError(ValueError):
+    """A fork from a point the thread does not have (the message says which it has)."""
+
+
 RunStatus = Literal["queued", "running", "waiting", "finished", "failed", "interrupted"]
 
 
@@ -188,14 +193,14 @@ def fork_point(entries: list[HistoryEntry], turn: int, iteration: int) -> Histor
     the checkpoint before the turn's first think."""
     ours = [e for e in entries if e.turn == turn]
     if not ours:
-        raise ValueError(f"cannot fork turn {turn}: the thread has turns {sorted({e.turn for e in entries})}")
+        raise ForkError(f"cannot fork turn {turn}: the thread has turns {sorted({e.turn for e in entries})}")
     if iteration == 0:
         found = [e for e in ours if e.next == ["think"]][:1]
     else:
         found = [e for e in ours if e.next == ["observe"] and e.iteration == iteration][-1:]
     if not found:
         done = sorted({e.iteration for e in ours if e.next == ["observe"]})
-        raise ValueError(
+        raise ForkError(
             f"cannot fork after iteration {iteration} of turn {turn}: it has tool results for iterations {done} (or use 0)"
         )
     return found[0]
@@ -205,7 +210,7 @@ def turn_end(entries: list[HistoryEntry], turn: int) -> HistoryEntry:
     """The checkpoint where ``turn`` ended (a new question forked from it is the turn after)."""
     ended = [e for e in entries if e.turn == turn and not e.next and e.values.get("termination")]
     if not ended:
-        raise ValueError(f"turn {turn} has not ended on this thread's current branch")
+        raise ForkError(f"turn {turn} has not ended on this thread's current branch")
     return ended[-1]
 
 
