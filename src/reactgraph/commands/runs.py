@@ -49,7 +49,7 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         if not is_postgres_url(db) and not Path(db).exists():
             raise CheckpointStoreError(f"checkpoint database {Path(db).absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
-    registry, selection = load_tools(args.tools, args.mcp, args.documents)
+    registry, selection = load_tools(args.tools, args.mcp, args.documents, args.db)
     overrides = {
         "max_iterations": args.max_iterations,
         "timeout_seconds": args.timeout,
