@@ -277,13 +277,14 @@ def error_exit_code(exc: Exception) -> int | None:
     # Imported only once a command failed: these modules load LangChain and LangGraph.
     from reactgraph.answers.waiting import RunWaitingError
     from reactgraph.config import ConfigError
+    from reactgraph.errors import MissingExtraError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
     from reactgraph.persistence.reading import ForkError
     from reactgraph.playbook import PlaybookError
     from reactgraph.tools.base import ToolRegistrationError
-    from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
+    from reactgraph.tools.mcp import MCPConfigError, MCPServerError
     from reactgraph.tools.registry import UnknownToolError
 
     if isinstance(
@@ -292,7 +293,7 @@ def error_exit_code(exc: Exception) -> int | None:
         | ForkError,
     ):
         return EXIT_USAGE
-    if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MCPUnavailableError):
+    if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MissingExtraError):
         return EXIT_ERROR
     return None
 

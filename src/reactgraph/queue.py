@@ -29,11 +29,16 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
-import procrastinate
-import psycopg
-from procrastinate.exceptions import ConnectorException
-from procrastinate.schema import SchemaManager
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from reactgraph.errors import missing_extra
+
+try:  # installed with the postgres extra
+    import procrastinate
+    import psycopg
+    from procrastinate.exceptions import ConnectorException
+    from procrastinate.schema import SchemaManager
+    from psycopg_pool import AsyncConnectionPool, PoolTimeout
+except ImportError as exc:
+    raise missing_extra("postgres", "queued runs (submit, worker, the queue of a postgresql:// database)", exc) from None
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.typed import parse_signature

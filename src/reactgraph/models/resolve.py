@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from reactgraph.config import DEFAULT_MODEL, AgentConfig
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+PROVIDER_EXTRAS = {"openai": "openai"}  # provider -> the reactgraph extra that installs its LangChain package
 logger = logging.getLogger(__name__)
 
 
@@ -77,7 +78,9 @@ def check_model(spec: str, cfg: AgentConfig | None = None) -> None:
             raise
         raise ModelUnavailableError(f"model {spec!r} cannot be used: {exc}") from None
     except Exception as exc:  # ImportError (no provider package), the provider client's own errors (no API key)
-        raise ModelUnavailableError(f"model {spec!r} cannot be used: {type(exc).__name__}: {exc}") from None
+        extra = PROVIDER_EXTRAS.get(spec.partition(":")[0]) if isinstance(exc, ImportError) else None
+        hint = f" (pip install 'reactgraph[{extra}]')" if extra else ""
+        raise ModelUnavailableError(f"model {spec!r} cannot be used: {type(exc).__name__}: {exc}{hint}") from None
     if spec.startswith("ollama:"):
         check_ollama(spec.removeprefix("ollama:"))
 

@@ -24,6 +24,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
+from reactgraph.errors import missing_extra
 from reactgraph.persistence.base import (
     DB_ENV,
     DEFAULT_CHECKPOINTER,
@@ -62,7 +63,10 @@ def open_store(spec: Any) -> RunStore:
     if isinstance(spec, DefaultCheckpointer):
         spec = default_db()
     if is_postgres_url(spec):
-        from reactgraph.persistence.postgres import PostgresRunStore  # psycopg is loaded only for Postgres
+        try:  # psycopg is loaded only for Postgres, and installed with the extra
+            from reactgraph.persistence.postgres import PostgresRunStore
+        except ImportError as exc:
+            raise missing_extra("postgres", "a PostgreSQL database (a postgresql:// URL)", exc) from None
 
         return PostgresRunStore(spec.strip())
     if isinstance(spec, str | os.PathLike):

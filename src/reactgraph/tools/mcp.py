@@ -41,6 +41,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from reactgraph.errors import MissingExtraError
 from reactgraph.tools.content import exception_text, leaves
 from reactgraph.tools.isolation.reference import IN_PROCESS
 
@@ -61,7 +62,7 @@ class MCPServerError(RuntimeError):
     """An MCP server did not start or did not list its tools."""
 
 
-class MCPUnavailableError(ImportError):
+class MCPUnavailableError(MissingExtraError):
     """langchain-mcp-adapters (or mcp) is not installed."""
 
 
