@@ -322,9 +322,19 @@ def show_notes() -> None:
         notes.addHandler(Stderr())
 
 
+def load_env_file(path: Path = Path(".env")) -> None:
+    """The variables of ``.env`` in the current directory (API keys, OLLAMA_HOST, REACTGRAPH_DB, LangSmith's), as
+    ``langgraph dev`` reads them; a variable already set in the environment wins."""
+    if path.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(path, override=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reactgraph`` command; returns the exit code."""
     args = parser().parse_args(argv)
+    load_env_file()
     show_notes()
     try:
         return handler(args)(args)

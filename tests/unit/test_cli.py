@@ -471,6 +471,18 @@ def test_fork_runs_a_thread_again_from_an_iteration_with_other_options(db, tmp_p
     assert cli("fork", "f", "--db", str(db)).returncode == 2  # a point is required
 
 
+def test_the_env_file_in_the_current_directory_is_read_and_the_environment_wins(tmp_path):
+    (tmp_path / ".env").write_text(f"REACTGRAPH_DB={tmp_path / 'from-env-file.sqlite'}\nOLLAMA_HOST=http://127.0.0.1:1\n")
+    env = {k: v for k, v in os.environ.items() if k != "REACTGRAPH_DB"} | {"PYTHONPATH": str(ROOT)}
+    done = subprocess.run([str(REACTGRAPH), "run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "from-env-file.sqlite").exists()  # REACTGRAPH_DB from .env
+    done = subprocess.run([str(REACTGRAPH), "run", "Hi"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 1 and "http://127.0.0.1:9" in done.stderr  # OLLAMA_HOST of the environment, not .env's
+
+
 def test_help_lists_the_exit_codes():
     shown = cli("--help").stdout
     for line in ("0    answered", "1    error", "2    usage error", "3    the run waits", "4    the run ended without an answer",
