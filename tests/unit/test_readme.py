@@ -377,3 +377,16 @@ def test_every_command_line_parses(document, line):
     except SystemExit as end:
         if words != ["--version"]:
             pytest.fail(f"{document}: `{line}` does not parse (exit {end.code})")
+
+
+def test_the_fresh_clone_script_and_ci_run_the_readme_s_two_commands():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fresh_clone", ROOT / "benchmarks" / "fresh_clone.py")
+    fresh_clone = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fresh_clone)
+    first, tests = fresh_clone.setup_commands((ROOT / "README.md").read_text())
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e . && reactgraph run ")
+    assert tests.endswith("python -m pytest -q")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert 'pip install -q -e ".[dev]"' in ci and ci.rstrip().endswith(tests.rsplit("&& ", 1)[1])
