@@ -162,10 +162,16 @@ def locked_file() -> None:
     saver = sqlite_saver(db, busy_timeout=BUSY_TIMEOUT)
     statements: list[str] = []
     saver.conn.set_trace_callback(statements.append)
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+
+    def lock_then_answer(messages: Any) -> str:  # the other process takes the lock while the run thinks
+        holder.execute("BEGIN EXCLUSIVE")
+        statements.clear()  # the writes from here on meet the lock
+        return "new"
+
+    locking = ReActAgent(model=ScriptedChatModel(responses=[lock_then_answer]), checkpointer=saver)
     try:
-        refused(db, lambda: agent_on(saver).run("two", thread_id="during"), says="locked by another process")
+        refused(db, lambda: locking.run("two", thread_id="during"), says="locked by another process")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -96,6 +96,13 @@ def calculating() -> ScriptedChatModel:
     return _scripted(by_prompt(("42", "6*7 = 42"), default=tool_call("calculator", {"expression": "6*7"}, thought="Multiply.")))
 
 
+def searching() -> ScriptedChatModel:
+    """Searches the documents for solar panels (search_documents), then answers with what it found."""
+    return _scripted(
+        by_prompt(("[panels]", "The panels are 21% efficient."), default=tool_call("search_documents", {"query": "solar panels"}))
+    )
+
+
 def blocking() -> ScriptedChatModel:
     """Like answering, but with BLOCK_FILE set it stops before answering until the process is killed."""
     def answer(messages):
