@@ -84,10 +84,9 @@ def multiplying_twice(messages: list[BaseMessage]) -> Any:
 
 @notes_or
 def remembering(messages: list[BaseMessage]) -> Any:
-    """A conversation: the name, from the earlier turn the prompt shows."""
-    asked = [message_text(m) for m in messages if isinstance(m, HumanMessage)]
-    if "What is my name?" in asked[-1]:
-        return "Your name is Ada." if any("My name is Ada." in q for q in asked) else "I do not know."
+    """A conversation: the name, from the earlier turn the prompt shows (in the system prompt)."""
+    if "What is my name?" in message_text(messages[-1]):
+        return "Your name is Ada." if "User: My name is Ada." in text(messages) else "I do not know."
     return "Nice to meet you, Ada."
 
 
