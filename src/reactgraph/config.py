@@ -2,7 +2,9 @@
 
 Precedence is per-run override (``run(**overrides)`` or the LangGraph runtime
 ``context``) > per-agent config > the defaults below. Only the fields a run sets
-explicitly override the agent's config (pydantic's ``model_fields_set``).
+explicitly override the agent's config (pydantic's ``model_fields_set``). Containment is the
+exception (``merge``): the agent's ``approve_tools`` and ``tool_isolation`` are floors a run can
+raise but not lower, and its ``isolated_env`` a ceiling a run can narrow but not widen.
 """
 
 from __future__ import annotations
@@ -50,6 +52,14 @@ DEFAULT_RETRYABLE_PATTERNS = (
     "connection reset",
     "temporarily unavailable",
     "rate limit",
+)
+
+
+# What a tool in a worker process sees of the agent's environment by default: where programs and files are,
+# the locale and time zone, the virtualenv. Nothing that holds a secret.
+DEFAULT_ISOLATED_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC",
+    "TZ", "TMPDIR", "TERM", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONIOENCODING",
 )
 
 
@@ -182,6 +192,12 @@ class AgentConfig(BaseModel):
         "when the call times out, is cancelled or passes a limit of tool_limits. Built-ins, sub-agents and MCP tools "
         "stay in the agent's process; a tool's ToolPolicy(isolation=...) overrides this.",
     )
+    isolated_env: tuple[str, ...] = Field(
+        default=DEFAULT_ISOLATED_ENV,
+        description="Environment variables a tool in a worker process sees (names; the agent's value at the call); "
+        "nothing else of the agent's environment (API keys, database URLs) reaches it. A run can narrow this list, "
+        "not widen it.",
+    )
     tool_limits: ResourceLimits = Field(
         default_factory=ResourceLimits,
         description="Resource limits of each call in a worker process (memory, CPU seconds, output, file size, "
@@ -276,14 +292,30 @@ class AgentConfig(BaseModel):
         return started_at + self.timeout_seconds
 
     def override(self, **values: Any) -> AgentConfig:
-        """A copy with ``values`` applied on top (validated)."""
-        return self.merge(make_config(**values))
+        """A copy with ``values`` applied on top (validated): the operator's own settings, containment
+        included (a run's go through ``merge``)."""
+        given = make_config(**values)
+        return self.model_copy(update={k: getattr(given, k) for k in given.model_fields_set})
 
     def merge(self, run: AgentConfig | None) -> AgentConfig:
-        """A copy with the fields that ``run`` set explicitly applied on top."""
+        """A copy with the fields that ``run`` set explicitly applied on top, except that a run cannot
+        loosen containment: ``approve_tools`` is the union of both, ``tool_isolation`` the stricter,
+        ``isolated_env`` the names both allow (``contained``)."""
         if run is None or run is self:
             return self
-        return self.model_copy(update={k: getattr(run, k) for k in run.model_fields_set})
+        update = {k: getattr(run, k) for k in run.model_fields_set}
+        return self.model_copy(update=update | self.contained(update))
+
+    def contained(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The containment fields of ``update``, made no looser than this config's."""
+        kept: dict[str, Any] = {}
+        if "approve_tools" in update:
+            kept["approve_tools"] = tuple(dict.fromkeys((*self.approve_tools, *update["approve_tools"])))
+        if "tool_isolation" in update and self.tool_isolation == "process":
+            kept["tool_isolation"] = "process"
+        if "isolated_env" in update:
+            kept["isolated_env"] = tuple(name for name in update["isolated_env"] if name in self.isolated_env)
+        return kept
 
 
 def make_config(**values: Any) -> AgentConfig:
