@@ -108,7 +108,8 @@ class AgentConfig(BaseModel):
     partial_answer_timeout: float = Field(
         default=10.0,
         gt=0,
-        description="Seconds the partial-answer call at a limit may take once the time budget is used up.",
+        description="With timeout_seconds: seconds the partial-answer call at a limit may take, and never more than "
+        "half a second past the time budget (the run ends within timeout_seconds + 1 s).",
     )
     stall_threshold: int = Field(
         default=3, ge=2, description="Consecutive repeats of the same action, or of the same observation, that stop a run."

@@ -55,6 +55,11 @@ class AgentTool(BaseTool):
     graph: Any = Field(exclude=True)  # its graph compiled without a checkpointer: a subgraph takes the parent's
     metadata: dict[str, Any] | None = Field(default_factory=lambda: {IN_PROCESS: IN_PROCESS_REASON})
 
+    @property
+    def delegates_to(self) -> ToolRegistry:
+        """The registry whose tools this sub-agent calls: ``ToolRegistry.register`` follows it to refuse a cycle."""
+        return self.agent.registry
+
     def _run(self, task: str, **_: Any) -> str:
         """An ordinary run of the agent (outside a reactgraph run): its answer, or what stopped it."""
         result = self.agent.run(task, output_mode="structured")

@@ -25,6 +25,7 @@ from reactgraph.tools.execution import (
     execute,
     ok_outcome,
 )
+from reactgraph.tools.policy import ToolCancelled, ToolTimeout
 
 
 class ActInput(TypedDict):
@@ -77,17 +78,22 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
         child_usage = None
-        with slots.hold(thread_id, cfg.max_parallel_tools):
-            if is_agent(deps.registry, action["tool"], cfg):  # a payload without its share still runs it as a subgraph
-                delegated = payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}
-                cancelled = deps.cancel_check(thread_id, delegated["started_at"])
-                outcome, child_usage = delegate(
-                    deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
-                    tokens_left=delegated["tokens_left"], cancelled=cancelled,
-                )
-            else:  # a cancel from now on stops a call in a worker process
-                cancelled = deps.cancel_check(thread_id, time.time())
-                outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled)
+        agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
+        delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
+        # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
+        cancelled = deps.cancel_check(thread_id, delegated["started_at"] if delegated else time.time())
+        try:
+            with slots.hold(thread_id, cfg.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
+                if delegated is not None:
+                    outcome, child_usage = delegate(
+                        deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
+                        tokens_left=delegated["tokens_left"], cancelled=cancelled,
+                    )
+                else:
+                    outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled)
+        except (ToolTimeout, ToolCancelled) as exc:  # no slot before the run's time ran out or it was cancelled
+            kind = ErrorKind.TIMEOUT if isinstance(exc, ToolTimeout) else ErrorKind.EXECUTION_FAILED
+            return reported(error_outcome(action, kind, error_text(kind, tool=action["tool"], problem=str(exc))), cfg.max_observation_tokens)
         if asked is not None:
             note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
             outcome = outcome | {"content": note + outcome["content"]}
