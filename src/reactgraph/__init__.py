@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.graph import build_graph
     from reactgraph.graph.subagents import AgentTool
     from reactgraph.models.resolve import ModelUnavailableError
-    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
+    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.state import InvalidInputError
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.base import ToolRegistrationError
@@ -59,6 +59,7 @@ _HOMES = {  # public name -> the module that defines it
     "Reject": "reactgraph.tools.approval",
     "RunNotFoundError": "reactgraph.persistence.base",
     "TerminationReason": "reactgraph.answers.result",
+    "ThreadBusyError": "reactgraph.persistence.base",
     "Token": "reactgraph.answers.result",
     "TokenUsage": "reactgraph.answers.result",
     "ToolRegistrationError": "reactgraph.tools.base",
@@ -87,6 +88,7 @@ __all__ = [
     "Reject",
     "RunNotFoundError",
     "TerminationReason",
+    "ThreadBusyError",
     "Token",
     "TokenUsage",
     "ToolRegistrationError",

@@ -67,6 +67,16 @@ def same_parameters(template: Callable[P, Any]) -> Callable[[Callable[..., R]], 
     return decorate
 
 
+class Deferred(NamedTuple):
+    """A drive's first payload, computed once the thread is held (``RunStore.holding``): a resume's decisions are
+    read against what waits then."""
+
+    compute: Callable[[], Any]
+
+    def __call__(self) -> Any:
+        return self.compute()
+
+
 class Drive(NamedTuple):
     """A run to drive: what the first invoke sends, the run's LangGraph config and context, its thread, the
     handlers of what it may wait on, and where a fork starts (None: ``config``)."""
@@ -220,7 +230,9 @@ class ReActAgent:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
         self._require_run(thread_id)
         context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
-        payload = self._resume_command(run_config, answer, approval, approvals)
+        self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
+        # and again once the thread is held: what waits then (another resume may have decided it since)
+        payload = Deferred(lambda: self._resume_command(run_config, answer, approval, approvals))
         return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval))
 
     @same_parameters(_continued_run)
@@ -292,7 +304,7 @@ class ReActAgent:
     async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
-        async with self._async_graph() as graph:
+        async with self._async_graph() as graph, self.store.aholding(drive.thread_id):
             with self.store.errors(drive.thread_id):
                 chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
                                        durability=DURABILITY, subgraphs=True)
@@ -384,7 +396,7 @@ class ReActAgent:
         """The drive loop of ``run``, ``resume``, ``fork`` and the async twins: yields what to invoke the graph
         with, is sent the state after each invoke, and returns the output once the run ends or waits on what
         no handler answers (questions by ``on_clarification``, calls to approve by ``on_approval``)."""
-        payload = drive.payload
+        payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
         while True:
             snapshot = yield payload
             if not (answers := handler_values(snapshot.interrupts, *drive.handlers)):
@@ -394,7 +406,7 @@ class ReActAgent:
     def _drive(self, drive: Drive) -> Any:
         """``_steps`` on the graph (its first invoke from ``drive.start``, a fork's checkpoint, when given)."""
         steps, start = self._steps(drive), drive.start or drive.config
-        with self.store.errors(drive.thread_id):
+        with self.store.errors(drive.thread_id), self.store.holding(drive.thread_id):
             payload = next(steps)
             while True:
                 self.graph.invoke(payload, start, context=drive.context, durability=DURABILITY)
@@ -406,7 +418,7 @@ class ReActAgent:
     async def _adrive(self, drive: Drive) -> Any:
         """``_steps`` on the graph bound to the store's async saver."""
         steps = self._steps(drive)
-        async with self._async_graph() as graph:
+        async with self._async_graph() as graph, self.store.aholding(drive.thread_id):
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
@@ -418,9 +430,10 @@ class ReActAgent:
     def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
-        with self.store.errors(drive.thread_id):
+        with self.store.errors(drive.thread_id), self.store.holding(drive.thread_id):
+            payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
             chunks = self.graph.stream(
-                drive.payload, drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY, subgraphs=True
+                payload, drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY, subgraphs=True
             )
             for namespace, mode, chunk in chunks:
                 yield from stream_items(mode, chunk, namespace)

@@ -226,7 +226,7 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.config import ConfigError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
-    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
+    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.playbook import PlaybookError
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
@@ -236,7 +236,9 @@ def error_exit_code(exc: Exception) -> int | None:
         exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError
     ):
         return EXIT_USAGE
-    if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MCPUnavailableError):
+    if isinstance(
+        exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | ThreadBusyError | MCPServerError | MCPUnavailableError
+    ):
         return EXIT_ERROR
     return None
 

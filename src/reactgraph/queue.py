@@ -32,7 +32,7 @@ import procrastinate
 import psycopg
 from procrastinate.exceptions import ConnectorException
 from procrastinate.schema import SchemaManager
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.typed import parse_signature
@@ -106,18 +106,6 @@ def is_queued(url: str, thread_id: str) -> bool:
     return row is not None
 
 
-@asynccontextmanager
-async def thread_lock(pool: AsyncConnectionPool, thread_id: str) -> AsyncIterator[None]:
-    """Hold a session advisory lock on ``thread_id`` (waiting for it): the server also releases it when
-    the holder's connection ends, a killed worker's too."""
-    async with pool.connection() as conn:
-        await conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (thread_id,))
-        try:
-            yield
-        finally:
-            await conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (thread_id,))
-
-
 # -- runs ----------------------------------------------------------------------------------
 
 
@@ -145,7 +133,6 @@ class Runner:
 
     def __init__(self, url: str, concurrency: int) -> None:
         self.url = url
-        self.locks = AsyncConnectionPool(url, min_size=1, max_size=concurrency, kwargs={"autocommit": True}, open=False)
         self._agents: dict[str, tuple[ReActAgent, dict[str, Any]]] = {}
 
     def agent(self, specs: dict[str, Any], playbook: bool = False) -> tuple[ReActAgent, dict[str, Any]]:
@@ -169,7 +156,9 @@ class Runner:
         agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
-        async with thread_lock(self.locks, thread_id):
+        # the thread's advisory lock, waited for (the agent's runs take the same one: a run or resume of the thread
+        # from anywhere else is refused meanwhile); the server releases it when this worker's connection ends
+        async with agent.store.aholding(thread_id, wait=True):
             try:
                 info = await asyncio.to_thread(agent.run_info, thread_id)
             except RunNotFoundError:
@@ -190,12 +179,10 @@ class Runner:
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[Runner]:
-        """The runner with its connections open; its agents closed at the end."""
-        await self.locks.open(wait=True)
+        """The runner; its agents closed at the end."""
         try:
             yield self
         finally:
-            await self.locks.close()
             for agent, _ in self._agents.values():  # in a thread: the agent's async pool closes on this loop, waited for
                 await asyncio.to_thread(agent.close)
             self._agents.clear()

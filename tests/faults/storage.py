@@ -156,16 +156,22 @@ def truncated(db: Path) -> None:
 
 
 def locked_file() -> None:
-    """Another connection holds the write lock: the run fails after one wait (its queued writes do
-    not wait again), and once the lock is gone the file works and the finished run is intact."""
+    """Another connection takes the write lock while the run thinks: the run fails after one wait (its queued
+    writes do not wait again), and once the lock is gone the file works and the finished run is intact."""
     db = finished_runs(new_db("locked.sqlite"), "kept")
     saver = sqlite_saver(db, busy_timeout=BUSY_TIMEOUT)
     statements: list[str] = []
     saver.conn.set_trace_callback(statements.append)
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+
+    def locks_then_answers(messages: Any) -> str:
+        holder.execute("BEGIN EXCLUSIVE")
+        statements.clear()  # the writes from now on
+        return "new"
+
+    agent = ReActAgent(model=ScriptedChatModel(responses=[locks_then_answers, "new"], repeat_last=True), checkpointer=saver)
     try:
-        refused(db, lambda: agent_on(saver).run("two", thread_id="during"), says="locked by another process")
+        refused(db, lambda: agent.run("two", thread_id="during"), says="locked by another process")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

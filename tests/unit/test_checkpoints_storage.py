@@ -200,11 +200,15 @@ def test_locked_file_fails_after_one_wait(tmp_path):
     saver = sqlite_saver(db, busy_timeout=0.2)
     statements: list[str] = []
     saver.conn.set_trace_callback(statements.append)
-    agent = ReActAgent(model=ScriptedChatModel(responses=["later"], repeat_last=True), checkpointer=saver)
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+
+    def locks_then_answers(messages):  # another process takes the write lock while the run thinks
+        holder.execute("BEGIN EXCLUSIVE")
+        statements.clear()  # the writes from now on
+        return "later"
+
+    agent = ReActAgent(model=ScriptedChatModel(responses=[locks_then_answers, "later"], repeat_last=True), checkpointer=saver)
     try:
-        statements.clear()
         with pytest.raises(CheckpointStoreError, match="locked by another process") as err:
             agent.run("two", thread_id="during")
         assert str(db) in str(err.value)

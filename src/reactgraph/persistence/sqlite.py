@@ -8,10 +8,13 @@ naming the file and saying what is wrong; it is never rewritten or removed.
 
 from __future__ import annotations
 
+import logging
 import os
+import socket
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, closing, contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,16 +25,18 @@ from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore, busy
 
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock before giving up
+LIVE_HOLDS: set[str] = set()  # the holds of threads this process has now (``SqliteRunStore._take``)
+logger = logging.getLogger(__name__)
 
 # -- the file ----------------------------------------------------------------------------
 
 # The tables LangGraph's SQLite saver and store keep, and our own beside them (the cancel requests); a
 # file holding any other table is another application's, and is never written to.
 LANGGRAPH_TABLES = frozenset({"checkpoints", "writes", "store", "store_vectors", "store_migrations", "vector_migrations"})
-OWN_TABLES = frozenset({"reactgraph_cancels"})
+OWN_TABLES = frozenset({"reactgraph_cancels", "reactgraph_holds"})
 SAVER_COLUMNS = {
     "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"},
     "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
@@ -302,6 +307,33 @@ def is_locked(exc: BaseException | None) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
+def holder_id(pid: int | None = None) -> str:
+    """A process as a holder: its pid and its start time (so a later process given the same pid is another)."""
+    pid = pid or os.getpid()
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            started = stat.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        started = "?"
+    return f"{pid}@{started}"
+
+
+def holder_alive(holder: str, host: str, pid: int) -> bool:
+    """Whether the hold is still held: this process's, while it lasts; another process's on this host, while that
+    process (pid and start time) runs; on another host, it cannot be told, so it counts as held."""
+    if host != socket.gethostname():
+        return True
+    if pid == os.getpid():
+        return holder in LIVE_HOLDS
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return holder.split(":", 1)[0] == holder_id(pid)
+
+
 def saver_path(saver: Any) -> Path | None:
     """The file behind a SqliteSaver (None for other savers and in-memory databases)."""
     if not isinstance(saver, SqliteSaver):
@@ -319,6 +351,12 @@ class SqliteRunStore(RunStore):
     """Runs in a SQLite file: LangGraph's SqliteSaver (AsyncSqliteSaver for async runs) and the cancel table."""
 
     CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at REAL NOT NULL)"
+    # A row per thread a run or resume drives now: the holder (a process, told apart from a later one with its pid
+    # by its start time) and the host it runs on. A row whose process is gone (killed) is taken over.
+    HOLDS = (
+        "CREATE TABLE IF NOT EXISTS reactgraph_holds (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+        "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)"
+    )
 
     def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
         self.path, self._owned = Path(path), saver is None
@@ -326,6 +364,7 @@ class SqliteRunStore(RunStore):
         self.busy_timeout = self.saver.busy_timeout if isinstance(self.saver, CheckpointFile) else BUSY_TIMEOUT
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)
+            self.saver.conn.execute(self.HOLDS)
             self.saver.conn.commit()
 
     @property
@@ -366,6 +405,37 @@ class SqliteRunStore(RunStore):
                 (thread_id, ALL_RUNS, started_at),
             ).fetchone()
         return row is not None
+
+    def _take(self, thread_id: str) -> Callable[[], None]:
+        """A row in ``reactgraph_holds``, written in one ``BEGIN IMMEDIATE`` transaction with the look at who holds
+        the thread now (a row of a live process: ThreadBusyError)."""
+        holder = f"{holder_id()}:{uuid.uuid4().hex}"  # this process, and this hold of its
+        with self.errors(thread_id), closing(self._connect()) as conn:
+            conn.isolation_level = None
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute("SELECT holder, host, pid FROM reactgraph_holds WHERE thread_id = ?", (thread_id,)).fetchone()
+                if row is not None and holder_alive(*row):
+                    raise busy(thread_id, f"process {row[2]} on {row[1]}, database {self.path.absolute()}")
+                conn.execute(
+                    "INSERT OR REPLACE INTO reactgraph_holds VALUES (?, ?, ?, ?, ?)",
+                    (thread_id, holder, socket.gethostname(), os.getpid(), time.time()),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        LIVE_HOLDS.add(holder)
+
+        def release() -> None:
+            LIVE_HOLDS.discard(holder)  # a row left behind (the file locked now) is taken over by the next run here
+            try:
+                self._write("DELETE FROM reactgraph_holds WHERE thread_id = ? AND holder = ?", (thread_id, holder))
+            except CheckpointStoreError as exc:  # elsewhere, once this process has ended
+                logger.warning("thread %r: its hold stays in the file until this process ends (%s)", thread_id, exc)
+
+        return release
 
     def close(self) -> None:
         if self._owned:
