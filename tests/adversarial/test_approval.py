@@ -4,7 +4,6 @@ reach sub-agents."""
 
 from __future__ import annotations
 
-import os
 import time
 
 from langgraph.types import Command, Send
@@ -107,6 +106,8 @@ def test_a_star_or_a_policy_gate_reaches_the_sub_agent_too(tmp_path, math_tools,
 def test_tool_isolation_reaches_the_sub_agent():
     """Item 3: the parent isolates its tools; the child's call of the same kind of tool used to run in the agent."""
     from tests.unit import isolated_tools
+    from tests.unit.isolated_tools import me
+    from tests.unit.test_isolation import pid_in
 
     child_model = ScriptedChatModel(responses=[tool_call("where", {"label": "child"}, id="c1"), "done"])
     child = ReActAgent(model=child_model, tools=[isolated_tools.where], checkpointer=None, summary_every=0)
@@ -117,4 +118,4 @@ def test_tool_isolation_reaches_the_sub_agent():
     result = parent.run("Where does the helper's tool run?")
     nested = result.trace.steps[0].observations[0].trace
     content = nested.steps[0].observations[0].content
-    assert content.startswith("child: pid ") and int(content.split()[2].rstrip(",")) != os.getpid()
+    assert content.startswith("child: pid ") and pid_in(content) != me()  # not the agent's process

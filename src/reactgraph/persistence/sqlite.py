@@ -26,6 +26,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore, busy
+from reactgraph.tools.isolation import protect
 
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock before giving up
 LIVE_HOLDS: set[str] = set()  # the holds of threads this process has now (``SqliteRunStore._take``)
@@ -361,6 +362,7 @@ class SqliteRunStore(RunStore):
     def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
         self.path, self._owned = Path(path), saver is None
         super().__init__(saver if saver is not None else sqlite_saver(path))
+        protect(self.path)  # no tool in a worker process writes it
         self.busy_timeout = self.saver.busy_timeout if isinstance(self.saver, CheckpointFile) else BUSY_TIMEOUT
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)

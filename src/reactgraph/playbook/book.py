@@ -24,6 +24,7 @@ from reactgraph.playbook import curator
 from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
 from reactgraph.playbook.reflector import outcome, reflect, reflect_state, supported
 from reactgraph.playbook.retrieval import block, rank_lexical, usable
+from reactgraph.tools.isolation import protect
 
 STORE_FILE = "playbook.sqlite"
 MAX_BULLETS = 200
@@ -51,6 +52,7 @@ def playbook_store(runs: RunStore) -> BaseStore:
     """The default store, beside the agent's runs: ``playbook.sqlite`` beside a SQLite checkpoint file,
     LangGraph's PostgresStore in a Postgres database (on the runs' connection pool), else in memory."""
     if runs.db_path is not None:
+        protect(runs.db_path.parent / STORE_FILE)  # no tool in a worker process writes it
         return sqlite_store(runs.db_path.parent / STORE_FILE)
     if (pool := getattr(runs, "pool", None)) is not None:
         from langgraph.store.postgres import PostgresStore  # only with Postgres: psycopg loads slowly

@@ -191,7 +191,8 @@ def _run_with_retries(
         try:
             if policy.isolation == "process":
                 return run_isolated(
-                    entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled
+                    entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
+                    env=policy.env,
                 )
             return call_with_timeout(entry, args, timeout)
         except Exception as exc:

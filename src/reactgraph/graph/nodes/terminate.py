@@ -28,7 +28,6 @@ from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
 
-
 PARTIAL_ANSWER_GRACE = 0.5  # seconds the partial-answer call may run past the time budget
 
 
