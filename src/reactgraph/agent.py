@@ -41,7 +41,7 @@ from reactgraph.persistence.reading import (
     thread_config,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.state import checked_query
+from reactgraph.state import checked_query, checked_thread_id
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
@@ -351,6 +351,8 @@ class ReActAgent:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step. The
         request is stored in the agent's database, so it reaches a run in another process on the same
         database (SQLite file or Postgres) too; a new run on the thread starts uncancelled."""
+        if thread_id is not None:
+            checked_thread_id(thread_id)
         self._deps.request_cancel(thread_id)
         self.store.request_cancel(thread_id)
 
@@ -381,6 +383,7 @@ class ReActAgent:
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
+        checked_thread_id(thread_id)
         with self.store.reading(thread_id):
             return run_info(self.graph, thread_id)
 
@@ -474,6 +477,8 @@ class ReActAgent:
         a ``fresh`` one (a fork) start uncancelled; a continued one still stops for a cancel requested while it
         was not running (after a crash, or while it waited)."""
         thread_id = thread_id or (config or {}).get("configurable", {}).get("thread_id")
+        if thread_id is not None:
+            checked_thread_id(thread_id)  # InvalidInputError before anything is stored under it
         if inherit and thread_id is not None:
             overrides = self._stored_overrides(thread_id) | overrides
         context = make_config(**overrides) if overrides else None
@@ -513,12 +518,13 @@ class ReActAgent:
 
     def _thread(self, thread_id: str | None) -> str:
         if thread_id := thread_id or self._last_thread:
-            return thread_id
+            return checked_thread_id(thread_id)
         raise ValueError("no run yet: pass a thread_id")
 
     def _require_run(self, thread_id: str | None) -> None:
         if thread_id is None:
             raise ValueError("continuing a run needs its thread_id")
+        checked_thread_id(thread_id)
         with self.store.reading(thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:

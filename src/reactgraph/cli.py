@@ -228,12 +228,13 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.playbook import PlaybookError
+    from reactgraph.state import InvalidInputError
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
     from reactgraph.tools.registry import UnknownToolError
 
     if isinstance(
-        exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError
+        exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | InvalidInputError
     ):
         return EXIT_USAGE
     if isinstance(

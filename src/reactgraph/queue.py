@@ -41,7 +41,7 @@ from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
-from reactgraph.state import checked_query
+from reactgraph.state import checked_query, checked_thread_id
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
@@ -226,7 +226,7 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     checked_query(question)
     url = queue_url(db)
     payload = checked_options(dict(options))
-    thread_id = thread_id or uuid.uuid4().hex
+    thread_id = checked_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex
     ensure_schema(url)
     runs = open_store(url)
     try:  # a cancel stored for an earlier run on this thread does not stop this one

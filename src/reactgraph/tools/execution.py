@@ -28,7 +28,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.base import RegisteredTool
-from reactgraph.tools.content import cut, exception_text, leaves, to_text
+from reactgraph.tools.content import cut, exception_text, leaves, not_a_result, to_text
 from reactgraph.tools.isolation.pool import run_isolated
 from reactgraph.tools.json_args import check_json_args
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolCancelled, ToolTimeout
@@ -194,7 +194,10 @@ def _run_with_retries(
                     entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
                     env=policy.env,
                 )
-            return call_with_timeout(entry, args, timeout)
+            value = call_with_timeout(entry, args, timeout)
+            if problem := not_a_result(value):
+                raise TypeError(problem)
+            return value
         except Exception as exc:
             errors.append(exc)
             raise

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.non_answers import announced_call, non_answer
-from reactgraph.answers.typed import answer_shape, read_answer, typed_value
+from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
@@ -195,7 +195,7 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        parsed = turn.fmt.read(turn.reply, turn.ctx)
+        parsed = answer_not_call(turn.fmt.read(turn.reply, turn.ctx), reply_text(turn.reply), deps.output_schema)
         following = next_format(cfg.tool_calling, turn.fmt.name, parsed)
         if following != turn.fmt.name:
             deps.learn_format(turn.model, following)
