@@ -149,7 +149,10 @@ class AgentConfig(BaseModel):
         description="Show bullets learnt from earlier runs (the graph's store) in the prompt, and learn from each "
         "finished run (reactgraph.playbook).",
     )
-    playbook_name: str = Field(default="default", min_length=1, description="The playbook to use: one per agent or domain.")
+    playbook_name: str = Field(
+        default="default", min_length=1, pattern=r"^[^.]+$",
+        description="The playbook to use: one per agent or domain (no '.': the store's namespaces separate with it).",
+    )
     playbook_top_k: int = Field(default=3, ge=1, description="Bullets retrieved for a question.")
     playbook_max_tokens: int = Field(
         default=200, ge=20, description="Cap on the playbook block in the prompt (estimated tokens)."

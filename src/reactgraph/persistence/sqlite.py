@@ -25,7 +25,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore, busy
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, HOLD_POLL_SECONDS, CheckpointStoreError, RunStore, busy
 from reactgraph.tools.isolation import protect
 
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock before giving up
@@ -308,6 +308,54 @@ def is_locked(exc: BaseException | None) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
+# A row per thing held now (``take_row``): a thread a run or resume drives, a playbook being changed; the holder (a
+# process, told apart from a later one with its pid by its start time) and the host it runs on. A row whose process
+# is gone (killed) is taken over.
+HOLDS = (
+    "CREATE TABLE IF NOT EXISTS reactgraph_holds (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+    "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)"
+)
+
+
+def take_row(path: Path, key: str, busy_timeout: float = BUSY_TIMEOUT, *, wait: float = 0.0) -> Callable[[], None]:
+    """Hold ``key`` in the file's ``reactgraph_holds`` table: a row written in one ``BEGIN IMMEDIATE`` transaction
+    with the look at who holds it now (a row of a live holder: ThreadBusyError; with ``wait``, look again for that
+    many seconds). The function that gives it back. The thread holds of a run store, the playbook's lock."""
+    holder = f"{holder_id()}:{uuid.uuid4().hex}"  # this process, and this hold of its
+    deadline = time.monotonic() + wait
+    with closing(sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)) as conn:
+        while True:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(HOLDS)
+                row = conn.execute("SELECT holder, host, pid FROM reactgraph_holds WHERE thread_id = ?", (key,)).fetchone()
+                if row is None or not holder_alive(*row):
+                    conn.execute(
+                        "INSERT OR REPLACE INTO reactgraph_holds VALUES (?, ?, ?, ?, ?)",
+                        (key, holder, socket.gethostname(), os.getpid(), time.time()),
+                    )
+                    conn.execute("COMMIT")
+                    break
+                conn.execute("ROLLBACK")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            if time.monotonic() >= deadline:
+                raise busy(key, f"process {row[2]} on {row[1]}, database {path.absolute()}")
+            time.sleep(HOLD_POLL_SECONDS)
+    LIVE_HOLDS.add(holder)
+
+    def release() -> None:
+        LIVE_HOLDS.discard(holder)  # a row left behind (the file locked now) is taken over by the next hold here
+        try:
+            with closing(sqlite3.connect(path, timeout=busy_timeout)) as conn, conn:
+                conn.execute("DELETE FROM reactgraph_holds WHERE thread_id = ? AND holder = ?", (key, holder))
+        except sqlite3.Error as exc:  # elsewhere, once this process has ended
+            logger.warning("%r: its hold stays in %s until this process ends (%s)", key, path, exc)
+
+    return release
+
+
 def holder_id(pid: int | None = None) -> str:
     """A process as a holder: its pid and its start time (so a later process given the same pid is another)."""
     pid = pid or os.getpid()
@@ -352,12 +400,6 @@ class SqliteRunStore(RunStore):
     """Runs in a SQLite file: LangGraph's SqliteSaver (AsyncSqliteSaver for async runs) and the cancel table."""
 
     CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at REAL NOT NULL)"
-    # A row per thread a run or resume drives now: the holder (a process, told apart from a later one with its pid
-    # by its start time) and the host it runs on. A row whose process is gone (killed) is taken over.
-    HOLDS = (
-        "CREATE TABLE IF NOT EXISTS reactgraph_holds (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
-        "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)"
-    )
 
     def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
         self.path, self._owned = Path(path), saver is None
@@ -366,7 +408,7 @@ class SqliteRunStore(RunStore):
         self.busy_timeout = self.saver.busy_timeout if isinstance(self.saver, CheckpointFile) else BUSY_TIMEOUT
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)
-            self.saver.conn.execute(self.HOLDS)
+            self.saver.conn.execute(HOLDS)
             self.saver.conn.commit()
 
     @property
@@ -409,35 +451,9 @@ class SqliteRunStore(RunStore):
         return row is not None
 
     def _take(self, thread_id: str) -> Callable[[], None]:
-        """A row in ``reactgraph_holds``, written in one ``BEGIN IMMEDIATE`` transaction with the look at who holds
-        the thread now (a row of a live process: ThreadBusyError)."""
-        holder = f"{holder_id()}:{uuid.uuid4().hex}"  # this process, and this hold of its
-        with self.errors(thread_id), closing(self._connect()) as conn:
-            conn.isolation_level = None
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = conn.execute("SELECT holder, host, pid FROM reactgraph_holds WHERE thread_id = ?", (thread_id,)).fetchone()
-                if row is not None and holder_alive(*row):
-                    raise busy(thread_id, f"process {row[2]} on {row[1]}, database {self.path.absolute()}")
-                conn.execute(
-                    "INSERT OR REPLACE INTO reactgraph_holds VALUES (?, ?, ?, ?, ?)",
-                    (thread_id, holder, socket.gethostname(), os.getpid(), time.time()),
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-
-        LIVE_HOLDS.add(holder)
-
-        def release() -> None:
-            LIVE_HOLDS.discard(holder)  # a row left behind (the file locked now) is taken over by the next run here
-            try:
-                self._write("DELETE FROM reactgraph_holds WHERE thread_id = ? AND holder = ?", (thread_id, holder))
-            except CheckpointStoreError as exc:  # elsewhere, once this process has ended
-                logger.warning("thread %r: its hold stays in the file until this process ends (%s)", thread_id, exc)
-
-        return release
+        """A row in ``reactgraph_holds`` (``take_row``)."""
+        with self.errors(thread_id):
+            return take_row(self.path, thread_id, self.busy_timeout)
 
     def close(self) -> None:
         if self._owned:
