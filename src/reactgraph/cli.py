@@ -6,7 +6,7 @@
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
     reactgraph submit "QUESTION" --db postgresql://... [--thread T] [...the run options]
-    reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S]
+    reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S] [--reconnect-within S]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
     reactgraph cancel THREAD
@@ -142,6 +142,10 @@ def add_queue_commands(sub: argparse._SubParsersAction) -> None:
     worker.add_argument(
         "--stalled-after", type=float, default=30.0, metavar="S",
         help="take up the runs of a worker silent for this many seconds (default 30)",
+    )
+    worker.add_argument(
+        "--reconnect-within", type=float, default=120.0, metavar="S",
+        help="when the database goes away, try to reconnect for this many seconds before exiting with 1 (default 120)",
     )
     worker.set_defaults(handler="reactgraph.commands.queue:cmd_worker")
 

@@ -13,6 +13,12 @@ When a worker dies its heartbeat stops; a periodic task of the other workers ret
 workers silent for longer than ``stalled_after`` seconds (procrastinate's ``get_stalled_jobs`` /
 ``retry_job``). A retried job whose run already has checkpoints resumes it from the last one
 (``aresume``: a tool call that finished is not run again); one whose run had finished is not run again.
+
+When the database goes away (a restart), procrastinate stops the worker (its listener or heartbeat failed); the
+worker lets the runs in hand end, reconnects and takes runs again (``until_stopped``), or exits with
+QueueConnectionLost after ``reconnect_within`` seconds. A run that lost the database raises RunInterrupted, and
+its job is retried (``RUN_RETRY``) and resumed; a job whose end could not be recorded is taken up as a stalled
+worker's. Giving the thread's lock back on a connection the restart closed is no error of the run.
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ import json
 import logging
 import math
 import os
+import signal
+import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,12 +60,39 @@ LABELS = {"model": "reactgraph_model", "tools": "reactgraph_tools", "mcp": "reac
 STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
 RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
 SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
+RECONNECT_WITHIN = 120.0  # seconds a worker that lost its database tries to reconnect before it exits
+RECONNECT_EVERY = 1.0  # seconds between its tries
 
 logger = logging.getLogger(__name__)
 
 
 class QueueConfigError(ConfigError):
     """The queue cannot be used with these settings (not a Postgres URL, bad run options)."""
+
+
+class QueueConnectionLost(CheckpointStoreError):
+    """A worker lost its database and could not reconnect within ``reconnect_within`` seconds; the message says
+    which database and the last error."""
+
+
+class RunInterrupted(Exception):
+    """A queued run stopped because the database went away under it (a restart): its job is retried, and the
+    retry resumes the run from its last checkpoint (``RUN_RETRY``)."""
+
+
+# A run that lost the database is retried (and resumed): at once, then 1 s, 2 s, ... later, 30 times at most.
+RUN_RETRY = procrastinate.RetryStrategy(max_attempts=30, linear_wait=1, retry_exceptions={RunInterrupted})
+
+
+def lost_database(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is the database going away: a connection that failed or
+    was closed (a restart's AdminShutdown), a pool that found none."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError | PoolTimeout | ConnectionError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 # -- the database --------------------------------------------------------------------------
@@ -156,6 +191,16 @@ class Runner:
         agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
+        try:
+            await self._run(agent, job_id, question, thread_id, overrides, labels)
+        except Exception as exc:
+            if lost_database(exc):  # a restart: the job is retried, and its retry resumes the run
+                raise RunInterrupted(f"run {thread_id} (job {job_id}) lost the database: {exc}") from exc
+            raise
+
+    async def _run(
+        self, agent: ReActAgent, job_id: int, question: str, thread_id: str, overrides: dict[str, Any], labels: dict[str, str]
+    ) -> None:
         # the thread's advisory lock, waited for (the agent's runs take the same one: a run or resume of the thread
         # from anywhere else is refused meanwhile); the server releases it when this worker's connection ends
         async with agent.store.aholding(thread_id, wait=True):
@@ -198,7 +243,7 @@ def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STA
     if runner is None:
         return app
 
-    @app.task(name=TASK, queue=QUEUE, pass_context=True)
+    @app.task(name=TASK, queue=QUEUE, pass_context=True, retry=RUN_RETRY)
     async def run(context: procrastinate.JobContext, question: str, thread_id: str, options: dict[str, Any]) -> None:
         await runner.run(context.job.id, question, thread_id, options)
 
@@ -241,27 +286,100 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     return thread_id
 
 
-def run_worker(db: str | None = None, *, concurrency: int = 1, stalled_after: float = STALLED_AFTER) -> None:
+def run_worker(
+    db: str | None = None, *, concurrency: int = 1, stalled_after: float = STALLED_AFTER, reconnect_within: float = RECONNECT_WITHIN
+) -> None:
     """Run queued runs from the Postgres database ``db`` (default ``REACTGRAPH_DB``), ``concurrency``
     at a time, until SIGINT or SIGTERM: then take no new run and return once the runs in hand have
-    ended. The runs of workers silent for ``stalled_after`` seconds are taken up again."""
+    ended. The runs of workers silent for ``stalled_after`` seconds are taken up again. When the database
+    goes away (a restart), the worker lets its runs end (their jobs are retried), reconnects and goes on; when it
+    cannot reconnect within ``reconnect_within`` seconds it raises QueueConnectionLost saying why."""
     if concurrency < 1:
         raise QueueConfigError(f"concurrency must be at least 1, got {concurrency}")
     if stalled_after <= 0:
         raise QueueConfigError(f"stalled_after must be a positive number of seconds, got {stalled_after}")
+    if reconnect_within < 0:
+        raise QueueConfigError(f"reconnect_within must be a number of seconds, got {reconnect_within}")
     url = queue_url(db)
     ensure_schema(url)
     runner = Runner(url, concurrency)
     heartbeat = stalled_after / 3
     app = queue_app(url, runner, stalled_after)
 
-    async def work() -> None:
-        async with app.open_async(), runner.opened():
+    async def worker() -> None:
+        async with app.open_async():
             await app.run_worker_async(
                 queues=[QUEUE], concurrency=concurrency, update_heartbeat_interval=heartbeat,
                 stalled_worker_timeout=stalled_after, fetch_job_polling_interval=min(5.0, heartbeat),
-                install_signal_handlers=True,
+                install_signal_handlers=False,
             )
+
+    async def work() -> None:
+        async with runner.opened():
+            await until_stopped(worker, url, reconnect_within)
 
     with queue_errors(url):
         asyncio.run(work())
+
+
+async def until_stopped(worker: Callable[[], Awaitable[None]], url: str, reconnect_within: float) -> None:
+    """Run ``worker()`` until SIGINT or SIGTERM (which cancel it: procrastinate then takes no new job and waits for
+    the jobs in hand); when it ends by itself (procrastinate stops a worker whose listener or heartbeat lost the
+    database) or fails for the database, reconnect and run it again."""
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    current: list[asyncio.Future[None]] = []
+
+    def stop() -> None:
+        stopping.set()
+        for task in current:
+            task.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop)
+    try:
+        while not stopping.is_set():
+            current[:] = [asyncio.ensure_future(worker())]
+            try:
+                await current[0]
+                problem = "the worker stopped: its link to the database failed"
+            except asyncio.CancelledError:
+                if stopping.is_set():
+                    return
+                raise
+            except Exception as exc:
+                if not lost_database(exc) and not isinstance(exc, ConnectorException):
+                    raise
+                cause = exc.__cause__ if isinstance(exc, ConnectorException) and exc.__cause__ else exc
+                problem = f"{type(cause).__name__}: {' '.join(str(cause).split())}"
+            if stopping.is_set():
+                return
+            logger.warning("lost the database %s (%s); reconnecting", redacted(url), problem)
+            await reconnected(url, reconnect_within, stopping)
+            logger.warning("reconnected to %s; taking runs again", redacted(url))
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+async def reconnected(url: str, within: float, stopping: asyncio.Event) -> None:
+    """Wait until the database answers again (trying every RECONNECT_EVERY seconds); QueueConnectionLost when it
+    does not within ``within`` seconds. Returns at once when ``stopping`` is set."""
+    deadline = time.monotonic() + within
+    await asyncio.sleep(RECONNECT_EVERY)  # the old connections' errors settle; a restarting server starts
+    while True:
+        try:
+            async with await psycopg.AsyncConnection.connect(url, connect_timeout=max(1, int(RECONNECT_EVERY * 2))) as conn:
+                await conn.execute("SELECT 1")
+            return
+        except psycopg.Error as exc:
+            last = exc
+        if stopping.is_set():
+            return
+        if time.monotonic() >= deadline:
+            detail = " ".join(str(last).split())
+            raise QueueConnectionLost(
+                f"task queue database {redacted(url)}: lost, and no connection within {within:g}s ({detail}); "
+                "its runs are retried by the other workers, or by this one once restarted"
+            )
+        await asyncio.sleep(RECONNECT_EVERY)

@@ -35,10 +35,10 @@ WAIT_LIMIT = 90.0  # seconds: a bound on each wait, not an assertion on timing
 class Worker:
     """A `reactgraph worker` process; its stderr (the runs it finished) in a file."""
 
-    def __init__(self, db: str, tmp: Path, name: str, concurrency: int = 2, **env: str) -> None:
+    def __init__(self, db: str, tmp: Path, name: str, concurrency: int = 2, options: tuple[str, ...] = (), **env: str) -> None:
         self.log = tmp / f"{name}.log"
         command = [sys.executable, "-m", "reactgraph.cli", "worker", "--db", db, "--concurrency", str(concurrency),
-                   "--stalled-after", STALLED_AFTER]
+                   "--stalled-after", STALLED_AFTER, *options]
         with open(self.log, "w") as err:
             self.proc = subprocess.Popen(command, cwd=ROOT, env=os.environ | env, stdout=err, stderr=subprocess.STDOUT)
 
