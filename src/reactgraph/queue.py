@@ -24,6 +24,7 @@ worker's. Giving the thread's lock back on a connection the restart closed is no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -47,7 +48,7 @@ from reactgraph.answers.typed import parse_signature
 from reactgraph.config import ConfigError, make_config
 from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
-from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
+from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
 from reactgraph.state import checked_query, checked_thread_id
 
@@ -62,6 +63,7 @@ RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (p
 SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
 RECONNECT_WITHIN = 120.0  # seconds a worker that lost its database tries to reconnect before it exits
 RECONNECT_EVERY = 1.0  # seconds between its tries
+HOLD_CHECK_EVERY = 0.25  # seconds between a queued run's checks that it still holds its thread
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +205,7 @@ class Runner:
     ) -> None:
         # the thread's advisory lock, waited for (the agent's runs take the same one: a run or resume of the thread
         # from anywhere else is refused meanwhile); the server releases it when this worker's connection ends
-        async with agent.store.aholding(thread_id, wait=True):
+        async with agent.store.aholding(thread_id, wait=True) as hold:
             try:
                 info = await asyncio.to_thread(agent.run_info, thread_id)
             except RunNotFoundError:
@@ -213,13 +215,14 @@ class Runner:
                 if await asyncio.to_thread(agent.store.cancel_requested, thread_id, math.inf):
                     logger.info("cancelled %s (job %s) while queued: not run", thread_id, job_id)
                     return
-                result = await agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
+                drive = agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
             elif info.status == "interrupted":
                 logger.info("resuming %s (job %s) from its last checkpoint", thread_id, job_id)
-                result = await agent.aresume(thread_id, config={"metadata": labels}, **overrides)
+                drive = agent.aresume(thread_id, config={"metadata": labels}, **overrides)
             else:
                 logger.info("already ended %s (job %s): %s, not run again", thread_id, job_id, info.reason)
                 return
+            result = await while_held(drive, hold, thread_id)
         logger.info("finished %s (job %s): %s", thread_id, job_id, result.termination_reason.value)
 
     @asynccontextmanager
@@ -234,6 +237,21 @@ class Runner:
 
 
 # -- the queue -----------------------------------------------------------------------------
+
+
+async def while_held(drive: Awaitable[Any], hold: Hold, thread_id: str) -> Any:
+    """``drive`` (a run or resume), cancelled as soon as the thread's lock is lost (a restart ended the connection
+    that held it): another worker may then take the thread up, and two runs of it must never overlap. Its job is
+    retried (RunInterrupted) and resumes the run once this worker holds the thread again."""
+    run = asyncio.ensure_future(drive)  # in this context: the run sees the thread held, and does not take it again
+    while not run.done():
+        await asyncio.wait({run}, timeout=HOLD_CHECK_EVERY)
+        if not run.done() and not await hold.alive():
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await run
+            raise RunInterrupted(f"run {thread_id} lost its lock on the thread (the database connection that held it ended)")
+    return run.result()
 
 
 def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -43,6 +43,22 @@ def busy(thread_id: str, where: str) -> ThreadBusyError:
         f"thread {thread_id!r} is busy: a run or resume on it is already in progress ({where}); nothing was run. "
         "Wait until it ends or pauses, then resume it"
     )
+
+
+class Hold:
+    """A thread held by an async run (``RunStore.aholding``): ``alive`` says whether it is still held, ``release``
+    gives it back. Here: held until released (a row, or this process's memory); Postgres's may be lost with the
+    connection that holds it."""
+
+    def __init__(self, release: Callable[[], None] | None = None) -> None:
+        self._release = release
+
+    async def alive(self) -> bool:
+        return True
+
+    async def release(self) -> None:
+        if self._release is not None:
+            await asyncio.to_thread(self._release)
 
 
 # The threads the current context holds (store, thread): a run inside a hold of its own thread (a queue worker's
@@ -137,19 +153,20 @@ class RunStore:
             release()
 
     @asynccontextmanager
-    async def aholding(self, thread_id: str, *, wait: bool = False) -> AsyncIterator[None]:
-        """``holding`` in async code; with ``wait``, wait for the thread instead of raising ThreadBusyError."""
+    async def aholding(self, thread_id: str, *, wait: bool = False) -> AsyncIterator[Hold]:
+        """``holding`` in async code; with ``wait``, wait for the thread instead of raising ThreadBusyError. Gives
+        the ``Hold``, which says whether it still holds (a queue worker stops a run that lost it)."""
         key = (id(self.saver), thread_id)
         if key in _HELD.get():
-            yield
+            yield Hold()
             return
-        release = await self._atake(thread_id, wait)
+        hold = await self._atake(thread_id, wait)
         left = _entered(key)
         try:
-            yield
+            yield hold
         finally:
             left()
-            await release()
+            await hold.release()
 
     def _take(self, thread_id: str) -> Callable[[], None]:
         """Take ``thread_id`` (ThreadBusyError when it is held); the function that gives it back. Here: in this
@@ -166,12 +183,11 @@ class RunStore:
 
         return release
 
-    async def _atake(self, thread_id: str, wait: bool) -> Callable[[], Awaitable[None]]:
-        """``_take`` from async code (the function it gives back awaited); with ``wait``, poll until the thread is free."""
+    async def _atake(self, thread_id: str, wait: bool) -> Hold:
+        """``_take`` from async code; with ``wait``, poll until the thread is free."""
         while True:
             try:
-                release = await asyncio.to_thread(self._take, thread_id)
-                return lambda: asyncio.to_thread(release)
+                return Hold(await asyncio.to_thread(self._take, thread_id))
             except ThreadBusyError:
                 if not wait:
                     raise

@@ -27,7 +27,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
-from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore, busy
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, Hold, RunStore, busy
 from reactgraph.persistence.loop_pools import LoopPools
 
 CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
@@ -166,7 +166,7 @@ class PostgresRunStore(RunStore):
             raise busy(thread_id, f"another process or agent on {self.name}")
         return lambda: unlocked(conn, thread_id)
 
-    async def _atake(self, thread_id: str, wait: bool) -> Callable[[], Awaitable[None]]:
+    async def _atake(self, thread_id: str, wait: bool) -> Hold:
         """``_take`` on an async connection; with ``wait``, waiting for the lock (``pg_advisory_lock``)."""
         with self.errors(thread_id):
             conn = await psycopg.AsyncConnection.connect(self.url, connect_timeout=CONNECT_TIMEOUT, autocommit=True)
@@ -179,7 +179,7 @@ class PostgresRunStore(RunStore):
         if row[0] == "false":
             await conn.close()
             raise busy(thread_id, f"another process or agent on {self.name}")
-        return lambda: aunlocked(conn, thread_id)
+        return AdvisoryHold(conn, thread_id)
 
     def close(self) -> None:
         self.async_pools.close()
@@ -203,14 +203,29 @@ def unlocked(conn: psycopg.Connection, thread_id: str) -> None:
         conn.close()
 
 
-async def aunlocked(conn: psycopg.AsyncConnection, thread_id: str) -> None:
-    """``unlocked`` for an async connection."""
-    try:
-        await conn.execute(f"SELECT pg_advisory_unlock({THREAD_LOCK})", (thread_id,))
-    except psycopg.Error:
-        pass
-    finally:
-        await conn.close()
+class AdvisoryHold(Hold):
+    """A thread's advisory lock on an async connection of its own: held while that connection lives (a restart ends
+    it, and the lock with it: ``alive`` asks the connection)."""
+
+    def __init__(self, conn: psycopg.AsyncConnection, thread_id: str) -> None:
+        super().__init__()
+        self.conn, self.thread_id = conn, thread_id
+
+    async def alive(self) -> bool:
+        try:
+            await self.conn.execute("SELECT 1")
+        except psycopg.Error:
+            return False
+        return True
+
+    async def release(self) -> None:
+        """``unlocked`` for an async connection."""
+        try:
+            await self.conn.execute(f"SELECT pg_advisory_unlock({THREAD_LOCK})", (self.thread_id,))
+        except psycopg.Error:
+            pass
+        finally:
+            await self.conn.close()
 
 
 def setup(conn: psycopg.Connection) -> None:
