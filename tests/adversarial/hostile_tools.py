@@ -69,3 +69,19 @@ def read_environment() -> str:
         except OSError:
             continue
     return "\n".join(found)
+
+
+def orphan(pids: str) -> str:
+    """Stop being the subreaper, then double-fork a child that stays in the worker's session and outlives the call."""
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 0)
+    child = os.fork()
+    if child == 0:
+        if os.fork() == 0:  # re-parented to init: out of the worker's tree, still in its session
+            with open(pids, "a") as out:
+                out.write(f"{me()}\n")
+            time.sleep(120)
+        os._exit(0)
+    os.waitpid(child, 0)
+    while not os.path.exists(pids):
+        time.sleep(0.01)
+    return "orphan started"

@@ -61,6 +61,38 @@ def test_a_double_forked_daemon_in_its_own_session_does_not_outlive_the_call(tmp
     assert not alive(daemon)
 
 
+@pytest.fixture
+def session_only():
+    """Workers without namespaces, as on a machine that has none: the fallback, where the session is the bound."""
+    WORKERS.close()
+    WORKERS.namespaces = False
+    yield
+    WORKERS.namespaces = True
+    WORKERS.close()
+
+
+def test_without_namespaces_a_double_forked_orphan_in_the_session_is_killed(tmp_path, session_only):
+    """Item 5, the fallback: the tool clears the subreaper flag and double-forks; its orphan leaves the worker's tree
+    but not its session, which the kill covers."""
+    pids = tmp_path / "pids"
+    outcome = execute(action("orphan", pids=str(pids)), isolated(hostile.orphan), AgentConfig())
+    assert outcome["status"] == "ok", outcome["content"]
+    assert sandbox() == "session"
+    [orphaned] = recorded(pids)
+    deadline = time.monotonic() + WAIT
+    while alive(orphaned) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(orphaned)
+
+
+def test_without_namespaces_the_environment_is_still_only_the_allowed_one(monkeypatch, session_only):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-do-not-leak")
+    outcome = execute(action("read_environment"), isolated(hostile.read_environment), AgentConfig())
+    own, start_up = outcome["content"].split("\n")[:2]
+    assert "sk-do-not-leak" not in own and "PATH" in own
+    assert start_up.strip("\x00") == ""  # the start-up copy is wiped too
+
+
 def test_a_tool_cannot_raise_its_own_memory_limit(namespaces):
     """Item 6: the limit was soft only; the tool raised it and held 400 MB under a 50 MB limit."""
     registry = ToolRegistry()

@@ -19,14 +19,14 @@ from typing import Any
 from reactgraph.tools.base import to_langchain_tool
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
-from reactgraph.tools.isolation.processes import descendants
+from reactgraph.tools.isolation.processes import descendants, session_members
 
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
 HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: for one call)
 
 
-def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = ()) -> None:
+def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
     """A worker's life: its own session, its stdout and stderr to ``output``, killed with its parent (the
     fork server, which exits with the agent), contained (``sandbox.enter``: namespaces with the ``protected``
     files read-only, else its session); then calls from ``conn`` until the agent closes it."""
@@ -41,10 +41,10 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = ())
     os.dup2(output.fileno(), 1)
     os.dup2(output.fileno(), 2)
     output.close()
-    mode, why = sandbox.enter(protected, conn)
+    mode, why = sandbox.enter(protected, conn, namespaces=namespaces)
     if mode == sandbox.SESSION:
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
-    left_running = sandbox.others if mode == sandbox.NAMESPACES else (lambda: descendants(os.getpid()))
+    left_running = sandbox.others if mode == sandbox.NAMESPACES else session_left
     conn.send_bytes(json.dumps({"ready": True, "sandbox": mode, "why": why}).encode())
     tools: dict[str, Any] = {}
     while True:
@@ -57,6 +57,13 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = ())
         if left_running():  # the call left processes running: the agent kills them with this worker
             reply["retire"] = True
         conn.send_bytes(json.dumps(reply).encode())  # ASCII: a lone surrogate in a message stays escaped
+
+
+def session_left() -> list[int]:
+    """Without namespaces: the processes of this worker's session besides itself (what a call left running, also
+    when it double-forked out of the worker's tree)."""
+    me = os.getpid()
+    return [pid for pid in {*descendants(me), *session_members(me)} if pid != me]
 
 
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:

@@ -119,14 +119,14 @@ class Worker:
     (``tool_pid``: PID 1 of its PID namespace, or the worker) and the one that runs them (``server_pid``: PID 2
     there, or the worker)."""
 
-    def __init__(self, protected: tuple[str, ...] = ()) -> None:
+    def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)  # only the first start of the fork server reads it
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
-        self.protected = protected
+        self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
         self.process = context.Process(
-            target=child.serve, args=(child_conn, child_output, protected), name="reactgraph-tool-worker"
+            target=child.serve, args=(child_conn, child_output, protected, namespaces), name="reactgraph-tool-worker"
         )
         try:
             self.process.start()
@@ -268,6 +268,8 @@ class WorkerPool:
         self._live: set[Worker] = set()  # idle or running a call
         self._lock = threading.Lock()
         self._protected: tuple[str, ...] = ()
+        # False: workers lead a session only, never namespaces (the fallback where the machine has none; tests use it)
+        self.namespaces = True
 
     def protect(self, paths: Iterable[str | os.PathLike[str]]) -> None:
         """Keep ``paths`` (the agent's databases) out of reach of tools' writes in workers started from now on,
@@ -280,13 +282,13 @@ class WorkerPool:
         while True:
             with self._lock:
                 found = self._idle.pop() if self._idle else None
-                protected = self._protected
+                settings = (self._protected, self.namespaces)
             if found is None:
-                started = Worker(protected)
+                started = Worker(*settings)
                 with self._lock:
                     self._live.add(started)
                 return started
-            if found.alive() and found.protected == protected:
+            if found.alive() and found.settings == settings:
                 return found
             self._stop(found)
 

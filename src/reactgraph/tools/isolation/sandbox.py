@@ -62,12 +62,15 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int) -> No
     _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, None), f"mount {target}")
 
 
-def enter(protected: Iterable[str], conn: Connection) -> tuple[str, str]:
+def enter(protected: Iterable[str], conn: Connection, *, namespaces: bool = True) -> tuple[str, str]:
     """Contain this worker (see the module): (``NAMESPACES`` or ``SESSION``, why not namespaces when not). In the
     namespaces, only the server (PID 2 of the new PID namespace) returns: its parent (the worker the agent
     started) waits for PID 1, which waits for the server, reaps what it leaves, and tells the agent on ``conn``
-    how the server ended (``{"died": {"code" or "signal": n}}``) before it ends, and the namespace with it."""
+    how the server ended (``{"died": {"code" or "signal": n}}``) before it ends, and the namespace with it.
+    ``namespaces=False`` keeps to the session (the fallback, also where a machine has namespaces)."""
     scrub_environment()
+    if not namespaces:
+        return SESSION, "namespaces turned off (WORKERS.namespaces)"
     try:
         _own_namespaces()
     except OSError as exc:
