@@ -20,11 +20,11 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   its type, arguments and message and is rebuilt in the agent only from a class already imported there, so
   nothing the worker sends is unpickled or imported. The worker wipes the environment it was started with
   (the agent's, through the fork server) from its memory, so ``/proc/self/environ`` shows none of it.
-- Hard limits per call (``ResourceLimits``): the worker sets RLIMIT_AS to its own size plus ``memory_mb`` (a
-  MemoryError), RLIMIT_CPU to the CPU time it has used plus ``cpu_seconds`` (SIGXCPU ends the worker) and
-  RLIMIT_FSIZE to ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG), soft and hard
-  alike, so the tool cannot raise them; a worker that ran a call under any of them serves no other (a hard
-  limit cannot be raised back). The agent counts the bytes the worker's processes write to stdout and stderr
+- Hard limits per call (``ResourceLimits``): a call under any of them runs in a fork of the worker, which sets
+  RLIMIT_AS to its own size plus ``memory_mb`` (a MemoryError), RLIMIT_CPU to ``cpu_seconds`` (SIGXCPU ends
+  the fork) and RLIMIT_FSIZE to ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG),
+  soft and hard alike, so the tool cannot raise them; they (which cannot be raised back) and what the call did
+  to module state end with the fork, and the worker serves the next calls. The agent counts the bytes the worker's processes write to stdout and stderr
   (relayed to the agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker
   (``processes``).
 - Containment (``sandbox``): where the machine allows it (root, or unprivileged user namespaces), each worker

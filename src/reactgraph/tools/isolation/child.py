@@ -13,6 +13,7 @@ import math
 import os
 import signal
 import sys
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -23,7 +24,7 @@ from reactgraph.tools.isolation.processes import descendants, session_members
 
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
-HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: for one call)
+HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: in the call's fork)
 
 
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
@@ -69,9 +70,9 @@ def session_left() -> list[int]:
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
     """Run one call in the agent's cwd, with the environment the call brings: ``{"ok": text}``, ``{"error": a
     record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when the worker should not serve
-    again: after a call under hard limits, which cannot be raised again, and after running out of memory)."""
+    again: after running out of memory). A call under hard limits runs in a fork of this worker (``in_a_fork``):
+    a hard limit cannot be raised back, and the worker serves the next calls."""
     limits, max_bytes = request["limits"], request["max_result_bytes"]
-    retire = {"retire": True} if any(limits[name] is not None for name in HARD_LIMITS) else {}
     try:
         os.chdir(request["cwd"])
         if dict(os.environ) != request["env"]:  # only what the call brings (isolated_env)
@@ -80,18 +81,55 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
         key = f"{request['ref']} as {request['name']}"
         if key not in tools:
             tools[key] = to_langchain_tool(load(request["ref"]), request["name"])
+    except BaseException as exc:
+        return {"error": exception_record(exc, max_bytes)}
+    if any(limits[name] is not None for name in HARD_LIMITS):
+        return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
+    return called(tools[key], request["args"], limits, max_bytes)
+
+
+def called(tool: Any, args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """The reply for one call of ``tool`` (under ``limits``' hard limits, set here)."""
+    try:
         hard_limits(limits)
-        value = invoke(tools[key], request["args"])
-        return {"ok": cut(text_of(value), max_bytes)} | retire
+        return {"ok": cut(text_of(invoke(tool, args)), max_bytes)}
     except MemoryError:
         if limits["memory_mb"] is not None:
-            return {"limit": "memory_mb", "retire": True}
+            return {"limit": "memory_mb"}
         return {"error": exception_record(MemoryError("out of memory"), max_bytes), "retire": True}
     except BaseException as exc:  # the tool's failure, reported to the agent
         error = next((e for e in leaves(exc) if isinstance(e, Exception)), exc)
         if isinstance(error, OSError) and error.errno == errno.EFBIG and limits["file_size_bytes"] is not None:
-            return {"limit": "file_size_bytes"} | retire
-        return {"error": exception_record(error, max_bytes)} | retire
+            return {"limit": "file_size_bytes"}
+        return {"error": exception_record(error, max_bytes)}
+
+
+def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """``call()``'s reply, from a fork of this worker that sets the hard limits, runs the call, writes the reply to
+    a pipe and exits: the limits (which cannot be raised back) and what the call does to module state end with it.
+    A fork killed by SIGXCPU passed ``cpu_seconds``; one that died otherwise crashed."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the call's process
+        os.close(read)
+        try:
+            data = json.dumps(call()).encode()
+        except BaseException as exc:
+            data = json.dumps({"error": exception_record(exc, max_bytes)}).encode()
+        _flush()
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as reply_pipe:
+        data = reply_pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if data:
+        return json.loads(data)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU and limits["cpu_seconds"] is not None:
+        return {"limit": "cpu_seconds"}
+    how = f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exited with code {os.WEXITSTATUS(status)}"
+    return {"error": {"module": "builtins", "qualname": "RuntimeError", "args": [], "message": f"the call's process {how}"}}
 
 
 def load(ref: str) -> Any:
@@ -130,7 +168,7 @@ def hard_limits(limits: dict[str, Any]) -> None:
     """Hard resource limits for the call about to run (soft and hard, so the tool cannot raise them): RLIMIT_AS
     at this process's size plus ``memory_mb``, RLIMIT_CPU at the CPU time used so far plus ``cpu_seconds`` (the
     hard one a second later, so SIGXCPU comes first), RLIMIT_FSIZE. A hard limit cannot be raised again without
-    privilege (which a worker in its namespaces has not), so the worker serves no other call (``answer``)."""
+    privilege (which a worker in its namespaces has not): they are set in the call's own fork (``in_a_fork``)."""
     import resource
 
     wanted: dict[int, tuple[int, int]] = {}

@@ -134,7 +134,7 @@ class Worker:
             child_conn.close()
             child_output.close()
         os.set_blocking(self.output.fileno(), False)
-        self.pid = self.process.pid
+        self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
@@ -146,7 +146,6 @@ class Worker:
             self.kill()
             raise ToolCrashed(f"a worker process died while starting ({exit_text(self.exitcode)})") from None
         self.sandbox = ready.get("sandbox", sandbox.SESSION)
-        self.tool_pid = self.server_pid = self.pid
         if self.sandbox == sandbox.NAMESPACES:
             init = children(self.pid)
             server = children(init[0]) if len(init) == 1 else []
@@ -156,10 +155,11 @@ class Worker:
             self.tool_pid, self.server_pid = init[0], server[0]
         report_sandbox(self.sandbox, ready.get("why", ""))
 
-    def processes(self) -> int:
-        """How many processes the current call has besides the one serving it."""
-        found = descendants(self.tool_pid)
-        return len(found) - (self.tool_pid != self.pid)  # in namespaces, the server is under PID 1
+    def processes(self, limits: ResourceLimits) -> int:
+        """How many processes the current call has besides the one serving it (in namespaces, the server is under
+        PID 1; a call under hard limits runs in a fork of the server)."""
+        forked = any(getattr(limits, name) is not None for name in child.HARD_LIMITS)
+        return len(descendants(self.tool_pid)) - (self.tool_pid != self.pid) - forked
 
     def alive(self) -> bool:
         return not self.conn.closed and self.process.exitcode is None
@@ -208,7 +208,7 @@ class Worker:
                 if code == -signal.SIGXCPU and limits.cpu_seconds is not None:
                     raise limit_exceeded("cpu_seconds", limits)
                 raise ToolCrashed(f"the tool's process {exit_text(code)} before it returned a result")
-            if limits.processes is not None and self.processes() > limits.processes:
+            if limits.processes is not None and self.processes(limits) > limits.processes:
                 self.kill()
                 raise limit_exceeded("processes", limits)
             if cancelled is not None and cancelled():
