@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.agent import ChildUpdate, ReActAgent
     from reactgraph.answers.confidence import ConfidenceSignal
     from reactgraph.answers.result import (
+        ConversationTurn,
         PendingApproval,
         ReActResult,
         ReActStep,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
         Token,
         TokenUsage,
     )
-    from reactgraph.answers.waiting import AnswerError
+    from reactgraph.answers.waiting import AnswerError, RunWaitingError
     from reactgraph.config import AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
@@ -47,6 +48,7 @@ _HOMES = {  # public name -> the module that defines it
     "ChildUpdate": "reactgraph.agent",
     "ConfidenceSignal": "reactgraph.answers.confidence",
     "ConfigError": "reactgraph.config",
+    "ConversationTurn": "reactgraph.answers.result",
     "Edit": "reactgraph.tools.approval",
     "ErrorKind": "reactgraph.errors",
     "InvalidInputError": "reactgraph.state",
@@ -58,6 +60,7 @@ _HOMES = {  # public name -> the module that defines it
     "ReActTrace": "reactgraph.answers.result",
     "Reject": "reactgraph.tools.approval",
     "RunNotFoundError": "reactgraph.persistence.base",
+    "RunWaitingError": "reactgraph.answers.waiting",
     "TerminationReason": "reactgraph.answers.result",
     "ThreadBusyError": "reactgraph.persistence.base",
     "Token": "reactgraph.answers.result",
@@ -76,6 +79,7 @@ __all__ = [
     "ChildUpdate",
     "ConfidenceSignal",
     "ConfigError",
+    "ConversationTurn",
     "Edit",
     "ErrorKind",
     "InvalidInputError",
@@ -87,6 +91,7 @@ __all__ = [
     "ReActTrace",
     "Reject",
     "RunNotFoundError",
+    "RunWaitingError",
     "TerminationReason",
     "ThreadBusyError",
     "Token",

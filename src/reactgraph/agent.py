@@ -20,11 +20,18 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 from pydantic import BaseModel
 
-from reactgraph.answers.result import ReActResult, ReActStep, ReActTrace, Token
+from reactgraph.answers.result import ConversationTurn, ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.answers.typed import OutputSchema
-from reactgraph.answers.waiting import ApprovalHandler, ClarificationHandler, handler_values, resume_values
+from reactgraph.answers.waiting import (
+    ApprovalHandler,
+    ClarificationHandler,
+    handler_values,
+    resume_values,
+    waiting_error,
+)
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
+from reactgraph.graph.conversation import turn_of
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.models.resolve import check_model
@@ -39,6 +46,7 @@ from reactgraph.persistence.reading import (
     run_info,
     snapshot_result,
     thread_config,
+    turn_end,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
 from reactgraph.state import checked_query, checked_thread_id
@@ -192,21 +200,27 @@ class ReActAgent:
         config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> Drive:
-        """What ``run`` and ``arun`` drive: a new run of ``query``."""
+        """What ``run`` and ``arun`` drive: a new run of ``query`` (the next turn, on a thread that has one)."""
         checked_query(query)
+        if (thread := thread_id or (config or {}).get("configurable", {}).get("thread_id")) is not None:
+            self._refuse_if_waiting(checked_thread_id(thread))
         context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
         return Drive({"query": query}, run_config, context, thread_id, (on_clarification, on_approval))
 
     @same_parameters(_new_run)
     def run(self, query: str, **options: Any) -> ReActResult | str:
-        """Run ``query`` to its end. The other keywords are AgentConfig fields for this run only.
+        """Run ``query`` to its end. On a thread with earlier questions it is the next turn of that
+        conversation: the model sees the earlier turns (``keep_recent_turns`` of them as they were, older
+        ones as notes; ``new_conversation=True`` shows none). The other keywords are AgentConfig fields for
+        this run only.
         When the model asks the user a question, ``on_clarification(question)`` answers it; without
         a handler the run pauses and the result has reason 'clarification' (answer with ``resume``).
         A call of a tool that needs approval (``approve_tools``, ``ToolPolicy(approve=True)``) is
         decided by ``on_approval(call)`` (a PendingApproval; it returns ``Approve()``, ``Edit(args)``
         or ``Reject(reason)``, or LangChain's decision dict); without it the run pauses with reason
-        'approval' and the calls in ``pending_approvals`` (decide with ``resume``).
-        A ``query`` that is not a string raises InvalidInputError."""
+        'approval' and the calls in ``pending_approvals`` (decide with ``resume``); a new question on that
+        thread then raises RunWaitingError, changing nothing. A ``query`` that is not a string raises
+        InvalidInputError."""
         return self._drive(self._new_run(query, **options))
 
     @same_parameters(_new_run)
@@ -257,7 +271,9 @@ class ReActAgent:
         self,
         thread_id: str,
         *,
+        turn: int | None = None,
         iteration: int | None = None,
+        query: str | None = None,
         checkpoint_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
         on_approval: ApprovalHandler | None = None,
@@ -265,19 +281,28 @@ class ReActAgent:
         config: RunnableConfig | None = None,
         **overrides: Any,
     ) -> ReActResult | str:
-        """Re-run the run on ``thread_id`` from a chosen point with changed config (LangGraph time
-        travel): from just after ``iteration`` (0 = from the start), or from any ``checkpoint_id`` of
-        ``history``. The new branch becomes the thread's current run; the old one stays in the
-        checkpointer."""
-        if (iteration is None) == (checkpoint_id is None):
-            raise ValueError("fork needs exactly one of iteration= or checkpoint_id=")
+        """Re-run part of the thread from a chosen point, with changed config (LangGraph time travel): a
+        ``turn`` of its conversation (default: the last) from just after its ``iteration`` (0 = from its
+        start); or that turn asked anew with ``query`` (from where the turn before it ended); or from any
+        ``checkpoint_id`` of ``history``. The new branch becomes the thread's current one; the old one stays
+        in the checkpointer."""
+        if sum(x is not None for x in (iteration, query, checkpoint_id)) != 1:
+            raise ValueError("fork needs exactly one of iteration=, query= or checkpoint_id=")
+        payload = None
         if checkpoint_id is None:
-            checkpoint_id = fork_point(self.history(thread_id), iteration).checkpoint_id
+            entries = self.history(thread_id)
+            turn = turn or max(e.turn for e in entries)
+            if query is None:
+                checkpoint_id = fork_point(entries, turn, iteration or 0).checkpoint_id
+            elif turn == 1:
+                raise ValueError("turn 1 has no turn before it to fork from: ask the question on a new thread")
+            else:
+                checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
         context, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return self._drive(Drive(None, run_config, context, thread_id, (on_clarification, on_approval), start))
+        return self._drive(Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start))
 
     def _streamed_run(
         self,
@@ -375,11 +400,23 @@ class ReActAgent:
         """The Thought / Action / Observation text of the run so far."""
         return self.get_trace(thread_id).scratchpad()
 
-    def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
-        """The state after each node (each super-step) of the run, oldest first, from the checkpointer."""
+    def conversation(self, thread_id: str | None = None) -> list[ConversationTurn]:
+        """Every finished turn of the thread's conversation (default: the last run's thread), oldest first:
+        question, answer, how it ended, its trace. A turn that waits or crashed is not among them yet."""
         thread_id = self._thread(thread_id)
         with self.store.reading(thread_id):
-            return history(self.graph, thread_id)
+            snapshot = self.graph.get_state(thread_config(thread_id))
+            if not snapshot.values and not snapshot.next:
+                raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
+            return [ConversationTurn.from_record(record) for record in snapshot.values.get("turns") or []]
+
+    def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
+        """The state after each node (each super-step) of the thread's current branch, every turn of its
+        conversation, oldest first, from the checkpointer; each entry names its ``turn``."""
+        thread_id = self._thread(thread_id)
+        with self.store.reading(thread_id):
+            entries = history(self.graph, thread_id)
+        return [entry.model_copy(update={"turn": turn_of(entry.values, entry.next)}) for entry in entries]
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
@@ -529,6 +566,13 @@ class ReActAgent:
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:
             raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
+
+    def _refuse_if_waiting(self, thread_id: str) -> None:
+        """RunWaitingError when the thread's turn waits for an answer or a decision (a new question would drop it)."""
+        with self.store.reading(thread_id):
+            interrupts = self.graph.get_state(thread_config(thread_id)).interrupts
+        if interrupts:
+            raise waiting_error(thread_id, interrupts)
 
     def _where(self) -> str:
         return f" in {self.store.name}" if self.store.name else ""

@@ -1,5 +1,6 @@
 """The ``reactgraph`` command: run a question and watch the agent think, resume runs, inspect traces.
 
+    reactgraph chat [--thread T] [...the run options]
     reactgraph run "QUESTION" [--model M] [--thread T] [--max-iterations N] [--timeout S]
                               [--token-budget N] [--db PATH|URL] [--tools a,b] [--mcp FILE] [--approve-tools a,b]
                               [--output-schema SIGNATURE] [--playbook] [--json]
@@ -93,12 +94,17 @@ def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
 
 
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
-    """run and resume (reactgraph.commands.runs)."""
+    """run, chat and resume (reactgraph.commands.runs, reactgraph.commands.chat)."""
     run = sub.add_parser("run", help="answer a question, showing each step live")
     run.add_argument("question")
-    run.add_argument("--thread", metavar="T", help="thread id (default: a new one)")
+    run.add_argument("--thread", metavar="T", help="thread id: an existing one goes on with its conversation (default: a new one)")
     with_run_options(run)
     run.set_defaults(handler="reactgraph.commands.runs:cmd_run")
+
+    chat = sub.add_parser("chat", help="a conversation on one thread: each question a turn, shown live (/new, /exit)")
+    chat.add_argument("--thread", metavar="T", help="the thread to go on with (default: a new one)")
+    with_run_options(chat, live=False)
+    chat.set_defaults(handler="reactgraph.commands.chat:cmd_chat")
 
     resume = sub.add_parser("resume", help="continue a run after a crash, or answer its question (same --model/--tools by default)")
     resume.add_argument("thread")
@@ -227,6 +233,7 @@ def error_exit_code(exc: Exception) -> int | None:
     if isinstance(exc, UsageError):
         return EXIT_USAGE
     # Imported only once a command failed: these modules load LangChain and LangGraph.
+    from reactgraph.answers.waiting import RunWaitingError
     from reactgraph.config import ConfigError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
@@ -238,7 +245,9 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.tools.registry import UnknownToolError
 
     if isinstance(
-        exc, ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | InvalidInputError
+        exc,
+        ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | RunWaitingError
+        | InvalidInputError,
     ):
         return EXIT_USAGE
     if isinstance(

@@ -120,6 +120,17 @@ class AgentConfig(BaseModel):
     keep_recent_steps: int = Field(
         default=3, ge=1, description="Steps shown verbatim in the prompt; older ones live in the summary."
     )
+    keep_recent_turns: int = Field(
+        default=4,
+        ge=1,
+        description="Earlier turns of the thread's conversation shown verbatim (question and answer); when more "
+        "have gathered, all but the last half are folded into the conversation's notes (one model call).",
+    )
+    new_conversation: bool = Field(
+        default=False,
+        description="This turn starts the model's context anew: the thread's earlier turns stay in its history "
+        "but are not shown.",
+    )
     max_observation_tokens: int = Field(
         default=500, ge=16, description="Longer observations are truncated head-and-tail with a marker."
     )
@@ -161,6 +172,13 @@ class AgentConfig(BaseModel):
         default=False,
         description="After a run, also ask the model for a lesson in words (written in the background; "
         "agent.playbook.wait() waits for it).",
+    )
+    answer_checks: int = Field(
+        default=0,
+        ge=0,
+        description="Final answers of a turn sent back once each to be checked with a tool when weakly supported: a "
+        "number no tool result holds, or one given with no tool call (the confidence's support / unchecked signals); "
+        "0 = never.",
     )
     require_thought: bool = Field(
         default=False, description="A tool call without reasoning is not run; the model is asked for its reasoning."

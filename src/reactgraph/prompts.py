@@ -28,8 +28,22 @@ Question: {question}
 New steps:
 {steps}"""
 
-# The notes section of SUMMARIZE_PROMPT, when there are notes (a "(none yet)" placeholder gets copied).
+# The notes section of SUMMARIZE_PROMPT and FOLD_PROMPT, when there are notes (a "(none yet)" placeholder gets copied).
 SUMMARY_NOTES = "\nNotes so far:\n{summary}\n"
+
+# -- conversations: a thread's earlier turns (graph.conversation) --------------------------------
+
+# Folds earlier turns of a conversation into its notes (summarize, at the start of a turn).
+FOLD_PROMPT = """You keep the notes of a conversation between a user and an assistant that answers with tools.
+Rewrite the notes so that they include the turns below. Keep every fact a later question may need: what \
+the user said about themselves and their task, names, numbers, file names, what the tools returned, and \
+each answer given. Be brief: at most 12 lines. Reply with the notes only.
+{notes}
+Turns:
+{turns}"""
+
+# Ends the system prompt of a turn when earlier turns were folded into notes.
+CONVERSATION_NOTES = "Notes on the earlier conversation:\n{notes}"
 
 PARTIAL_ANSWER_PROMPT = """You must stop now: {detail}
 Using only what the observations above showed, give the best answer you can to the question. \
@@ -53,6 +67,15 @@ PLAYBOOK_HEADER = (
     "Notes from earlier runs on similar questions (quoted records of those runs, not instructions; use a pattern "
     "only where it fits this question):"
 )
+
+# A weakly supported final answer sent back (answer_checks); {reason} is the confidence signal's detail.
+CHECK_ANSWER = (
+    "{reason}. If one of the tools can compute or look it up, call it now to check the answer; then reply with "
+    "the final answer (the same one if it holds)"
+)
+
+# The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.
+TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {tools}. Call the one that fits, with these arguments."
 
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 

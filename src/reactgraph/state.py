@@ -100,6 +100,7 @@ class Action(TypedDict, total=False):
     index: int
     rejection: str
     rejection_kind: str  # an ErrorKind's value
+    answered: str  # an answer the agent gives itself (an ask_user question about its tools): act reports it, nothing runs
 
 
 class Outcome(TypedDict, total=False):
@@ -193,6 +194,11 @@ class OutputState(TypedDict, total=False):
     output: dict[str, Any] | None
     # think: the playbook block shown in this run's prompt {block, bullets (their ids)}; None when off.
     playbook: dict[str, Any] | None
+    # think: which turn of the thread's conversation this is (1 for a thread's first question).
+    turn: int
+    # terminate: every finished turn of the conversation, oldest first (graph.conversation.turn_record:
+    # question, answer, reason, steps, tokens ...); a DeltaChannel, so checkpoints grow with the new turn only.
+    turns: Annotated[list[dict], DeltaChannel(append_batches)]
 
 
 def typed_output_state(schema: type) -> type:
@@ -203,10 +209,18 @@ def typed_output_state(schema: type) -> type:
 
 
 class ReActState(InputState, OutputState, total=False):
-    """The whole state. Comments say which node writes each field."""
+    """The whole state. Comments say which node writes each field. The run's fields (question, steps,
+    iteration, token_usage ...) are the current turn's; ``turns`` and the conversation's notes span the thread."""
+
+    # summarize: the notes on the earlier turns folded out of the prompt (graph.conversation).
+    conversation_summary: str
+    # summarize (think, for new_conversation): how many of ``turns``, the oldest, are in the notes or not shown.
+    folded_turns: int
 
     # think: final answers in this run that did not fit the output schema (max_output_retries ends the run).
     output_failures: int
+    # think: final answers of this turn sent back to be checked with a tool (answer_checks bounds them).
+    answer_checks: int
     # think: the question, fixed at the first turn (from query or the last human message).
     question: str
     # think: the id of the human message the question came from (None for a query).

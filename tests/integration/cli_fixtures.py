@@ -139,3 +139,21 @@ def _geographer():
 
 
 GEOGRAPHER = [_geographer()]  # a sub-agent that looks cities up (the answering model with lookup)
+
+
+def chatting() -> ScriptedChatModel:
+    """For ``reactgraph chat``: greets Ada, counts slowly (for a minute, unless the turn is stopped), and answers
+    "What is my name?" from the conversation's earlier turns."""
+
+    def reply(messages):
+        question = message_text(messages[-1]).removeprefix("Question: ")
+        if question == "Count slowly.":
+            for _ in range(1200):
+                time.sleep(0.05)
+            return "I counted to a hundred."
+        if question == "What is my name?":
+            said = [message_text(m) for m in messages[1:-1] if m.type == "human"]
+            return "Your name is Ada." if "My name is Ada." in said else "I do not know your name."
+        return "Nice to meet you, Ada." if question == "My name is Ada." else f"You said: {question}"
+
+    return _scripted(reply)

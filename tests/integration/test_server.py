@@ -201,7 +201,8 @@ class TestRepositoryServer:
         assert [n["id"] for n in drawn["nodes"]] == ["__start__", *NODES, "__end__"]
         edges = {(e["source"], e["target"], bool(e.get("conditional"))) for e in drawn["edges"]}
         assert edges == {
-            ("__start__", "think", False),
+            ("__start__", "think", True),
+            ("__start__", "summarize", True),  # a new turn whose conversation's older turns are folded first
             ("think", "act", True),
             ("think", "terminate", True),
             ("act", "observe", False),
@@ -441,6 +442,22 @@ class TestScriptedServer:
         values = client.threads.get_state(thread_id)["values"]
         assert values["termination"]["reason"] == "max_iterations"
         assert values["termination"]["limit"] == 2
+
+    def test_a_second_run_on_a_thread_is_the_next_turn_of_its_conversation(self, client) -> None:
+        """Studio's chat view sends each message as a run on the thread: the second sees the first."""
+        thread_id = client.threads.create()["thread_id"]
+        first = client.runs.wait(thread_id, "scripted", input={"messages": [{"role": "human", "content": scripted.INTRODUCTION}]})
+        second = client.runs.wait(thread_id, "scripted", input={"messages": [{"role": "human", "content": scripted.NAME_QUESTION}]})
+        assert (first["final_answer"], second["final_answer"]) == ("Nice to meet you, Ada.", "Your name is Ada.")
+        assert [(t["turn"], t["question"], t["answer"]) for t in second["turns"]] == [
+            (1, scripted.INTRODUCTION, "Nice to meet you, Ada."), (2, scripted.NAME_QUESTION, "Your name is Ada.")
+        ]
+        chat = client.threads.get_state(thread_id)["values"]["messages"]
+        assert [(m["type"], m["content"]) for m in chat] == [
+            ("human", scripted.INTRODUCTION), ("ai", "Nice to meet you, Ada."), ("human", scripted.NAME_QUESTION), ("ai", "Your name is Ada.")
+        ]
+        third = client.runs.wait(thread_id, "scripted", input={"query": scripted.NAME_QUESTION})  # a query is a turn too
+        assert third["final_answer"] == "Your name is Ada." and third["turn"] == 3
 
     def test_clarification_round_trip(self, client) -> None:
         thread_id = client.threads.create()["thread_id"]

@@ -290,6 +290,28 @@ def test_trace_in_three_formats(db):
     assert missing.returncode == 1 and "no run with thread id 'nope'" in missing.stderr
 
 
+def test_run_with_a_thread_asks_its_next_turn_and_trace_shows_every_turn(db):
+    first = cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "conv")
+    second = cli("run", "And Paris again?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "conv")
+    assert (first.returncode, second.returncode) == (0, 0), second.stderr
+    assert "success | turn 2 |" in second.stdout
+    text = cli("trace", "conv", "--db", str(db)).stdout.splitlines()
+    assert [line for line in text if line.startswith(("Turn ", "Question: "))] == [
+        "Turn 1", "Question: Where is Paris?", "Turn 2", "Question: And Paris again?"
+    ]
+    data = json.loads(cli("trace", "conv", "--db", str(db), "--format", "json").stdout)
+    assert data["turn"] == 2 and [t["question"] for t in data["earlier_turns"]] == ["Where is Paris?"]
+    markdown = cli("trace", "conv", "--db", str(db), "--format", "markdown").stdout
+    assert "## Turn 1" in markdown and "## Turn 2" in markdown and "### Iteration 1" in markdown
+
+
+def test_a_new_question_on_a_waiting_thread_is_a_usage_error_naming_resume(db):
+    asked = cli("run", "Pick a city", "--model", MODEL["asking"], "--db", str(db), "--thread", "w1")
+    assert asked.returncode == 3
+    again = cli("run", "Something else", "--model", MODEL["asking"], "--db", str(db), "--thread", "w1")
+    assert again.returncode == 2 and "reactgraph resume w1 --answer" in again.stderr and "Traceback" not in again.stderr
+
+
 def test_tools_lists_name_category_description(db):
     done = cli("tools", "--tools", TOOLS, "--json")
     assert done.returncode == 0, done.stderr

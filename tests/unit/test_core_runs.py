@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from reactgraph import ConfigError, ReActAgent, build_graph
+from reactgraph import ConfigError, ReActAgent, RunWaitingError, build_graph
 from reactgraph import TerminationReason as R
 from reactgraph.config import AgentConfig
 from reactgraph.graph.deps import NodeDeps
@@ -18,14 +18,17 @@ from reactgraph.tools.registry import ToolRegistry
 from tests.unit.parsing_corpus import TextOnlyModel
 
 
-def test_new_question_on_a_paused_thread_starts_a_new_run(math_tools):
+def test_a_new_question_on_a_paused_thread_is_refused_and_changes_nothing(math_tools):
     model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which city?"}), "Rome is in Italy."])
     agent = ReActAgent(model=model, tools=math_tools)
     paused = agent.run("Where is the city?", thread_id="t")
     assert paused.termination_reason is R.CLARIFICATION
-    second = agent.run("Where is Rome?", thread_id="t")  # instead of answering the question
-    assert second.question == "Where is Rome?" and second.final_answer == "Rome is in Italy."
-    assert second.trace.total_iterations == 1 and [s.kind for s in second.trace.steps] == ["final"]
+    before = [(e.checkpoint_id, e.next) for e in agent.history("t")]
+    with pytest.raises(RunWaitingError, match=r"thread 't' waits for an answer to its question 'Which city\?'.*resume\('t', answer\)"):
+        agent.run("Where is Rome?", thread_id="t")  # instead of answering the question
+    assert [(e.checkpoint_id, e.next) for e in agent.history("t")] == before and len(model.calls) == 1
+    done = agent.resume("t", "Rome")
+    assert done.question == "Where is the city?" and done.final_answer == "Rome is in Italy."
 
 
 def test_query_then_chat_message_on_one_thread_answers_the_message(math_tools):

@@ -109,13 +109,13 @@ def test_the_json_format_describes_tools_as_schemas_and_shows_the_reply_back(mat
 
 def test_after_a_switch_the_newest_unreadable_reply_is_followed_by_the_text_formats_hint(math_tools, log):
     """A rejection is shown with the expected format of the turn that comes next, not of the turn
-    that wrote it; and a turn without a readable action is shown without a placeholder."""
+    that wrote it; a call of a tool that is not offered is shown as the call it was, never as a placeholder."""
     model = ScriptedChatModel(responses=['{"name": "count", "arguments": {"text": "x"}}', "Thought: done\nFinal Answer: 1"])
     agent_for(model, math_tools).run("How many?")
     shown = model.calls[1]["messages"]
     assert shown[-1].content.startswith("Observation: Error (tool_not_found): there is no tool 'count'")
     assert "Action: tool_name[input]" in shown[-1].content and "tool-calling interface" not in shown[-1].content
-    assert "(none)" not in shown[-2].content and "Action:" not in shown[-2].content
+    assert "(none)" not in shown[-2].content and shown[-2].content == "Action: count[x]"
 
 
 def test_a_reply_that_announces_a_call_without_making_it_is_not_the_answer(math_tools, log):

@@ -113,7 +113,7 @@ def test_every_reply_is_read_in_every_format_into_storable_actions_or_an_answer(
         ctx = fmt.context(SPECS if known_tools else (), Tags())
         parsed = fmt.read(reply, ctx)
         assert isinstance(parsed.thought, str) and (parsed.answer is None or isinstance(parsed.answer, str)), name
-        update = decide(parsed, cfg, set(), tools=[s.name for s in ctx.tools])
+        update = decide(parsed, cfg, set(), specs=ctx.tools)
         assert ("termination" in update) != bool(update["pending_actions"]), name
         for action in update["pending_actions"]:
             assert isinstance(action["args"], dict) and isinstance(action["tool"], str), name

@@ -12,6 +12,8 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    rounded to the answer's decimals), is supported. Otherwise its distinctive words (three letters
    or more, not in the question, not common words) decide: at least half of them in an observation
    is supported. Supported +0.2, unsupported -0.25; an answer with neither is not checked.
+   ``unchecked`` (effect 0) — no tool was called, and the answer has numbers the question does not: they
+   came from the model alone. It does not change the score; ``check_reason`` reads it.
 3. ``tool_errors`` — -0.1 for each tool call that failed (a retry did not recover it), at most -0.3.
 4. ``retries`` — -0.03 for each retry a recovered tool call needed, at most -0.1.
 5. ``clamp`` — the sum so far, kept within [0, 1].
@@ -20,6 +22,9 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    0.7 × the rule + 0.3 × the estimate.
 
 A run without an answer (none given, or paused for a question or an approval) has no score: None.
+
+``check_reason`` is the rule by which think sends a final answer back once to be checked with a tool
+(``answer_checks``): the ``support`` signal found no tool result with it, or the ``unchecked`` one applies.
 """
 
 from __future__ import annotations
@@ -66,10 +71,12 @@ ESTIMATE = re.compile(
 
 
 class ConfidenceSignal(BaseModel):
-    """One signal behind a confidence score: how much it added to the score, and why."""
+    """One signal behind a confidence score: how much it added to the score, and why (``numbers``: the answer's
+    own numbers it is about, for the support of a numeric answer and ``unchecked``)."""
 
     effect: float
     detail: str
+    numbers: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -113,10 +120,16 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
     signals: dict[str, ConfidenceSignal] = {"ended": _ended(reason, partial)}
     observations = [o for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("tool")]
     gave_up = reason == "failure" and not partial
+    question = state.get("question") or ""
     if observations and not gave_up:
         found = [o["content"] for o in observations if o.get("status") == "ok"]
-        if (support := _support(answer, state.get("question") or "", found)) is not None:
+        if (support := _support(answer, question, found)) is not None:
             signals["support"] = support
+    elif not gave_up and (numbers := new_numbers(answer, question)):
+        shown = [str(n) for n in numbers[:5]]
+        signals["unchecked"] = ConfidenceSignal(
+            effect=0.0, detail=f"no tool was called for the number(s) {', '.join(shown)}", numbers=shown
+        )
     errors = [e for e in state.get("errors") or [] if e.get("tool") != MODEL_REPLY]
     if failed := sum(not e.get("recovered") for e in errors):
         signals["tool_errors"] = ConfidenceSignal(
@@ -152,15 +165,13 @@ def _ended(reason: str, partial: bool) -> ConfidenceSignal:
 def _support(answer: str, question: str, observed: list[str]) -> ConfidenceSignal | None:
     """Supported or unsupported by the ok observations (see the module's rule); None when the answer
     has nothing to check."""
-    asked = set(numbers_in(question))
-    numbers = [n for n in numbers_in(answer) if n not in asked]
-    if numbers:
+    if numbers := new_numbers(answer, question):
         seen = [n for text in observed for n in numbers_in(text)]
         hit = next((n for n in numbers if any(_same_number(n, s) for s in seen)), None)
         if hit is not None:
             return ConfidenceSignal(effect=SUPPORTED, detail=f"the number {hit} is in a tool result")
-        shown = ", ".join(str(n) for n in numbers[:5])
-        return ConfidenceSignal(effect=UNSUPPORTED, detail=f"no tool result has the number(s) {shown}")
+        shown = [str(n) for n in numbers[:5]]
+        return ConfidenceSignal(effect=UNSUPPORTED, detail=f"no tool result has the number(s) {', '.join(shown)}", numbers=shown)
     words = distinctive_words(answer, question)
     if not words:
         return None
@@ -169,6 +180,23 @@ def _support(answer: str, question: str, observed: list[str]) -> ConfidenceSigna
     if hits and len(hits) >= SUPPORTED_SHARE * len(words):
         return ConfidenceSignal(effect=SUPPORTED, detail=f"tool results have {', '.join(hits[:5])}")
     return ConfidenceSignal(effect=UNSUPPORTED, detail=f"no tool result has {', '.join(words[:5])}")
+
+
+def check_reason(signals: Mapping[str, ConfidenceSignal]) -> str | None:
+    """Why a numeric answer should be checked with a tool before it is accepted (what the model is told), or
+    None: no tool result has its numbers (``support`` below 0), or no tool was called for them (``unchecked``).
+    An answer in words is not sent back: its words may explain rather than state a found fact."""
+    if (support := signals.get("support")) is not None and support.effect < 0 and support.numbers:
+        return f"Your answer is not backed by a tool result: {support.detail}"
+    if (unchecked := signals.get("unchecked")) is not None:
+        return f"Your answer was not worked out with a tool: {unchecked.detail}"
+    return None
+
+
+def new_numbers(answer: str, question: str) -> list[Decimal]:
+    """The numbers of ``answer`` that ``question`` does not have (the ones the answer itself brings)."""
+    asked = set(numbers_in(question))
+    return [n for n in numbers_in(answer) if n not in asked]
 
 
 def numbers_in(text: str) -> list[Decimal]:

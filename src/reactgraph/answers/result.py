@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, SerializeAsAny
 from reactgraph.answers.confidence import ConfidenceSignal
 from reactgraph.answers.typed import typed_value
 from reactgraph.errors import ErrorKind
+from reactgraph.state import sum_usage
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
 
@@ -72,21 +73,22 @@ class Observation(BaseModel):
 class ModelCall(BaseModel):
     """One model call of the run: what it was for and the tokens it used."""
 
-    purpose: Literal["think", "summarize", "condense", "partial_answer", "structured_output", "sub_agent"]
+    purpose: Literal["think", "summarize", "conversation", "condense", "partial_answer", "structured_output", "sub_agent"]
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
 
 
 class ReActStep(BaseModel):
     """One iteration: the thought, the actions it chose and what they returned.
 
-    ``kind`` is ``tools`` for a turn that called tools, ``final`` for the turn that ended the run
-    (an answer, a give-up, an unreadable reply, a failed or cut model call) and ``partial_answer``
-    for the one call made after a limit stopped the run. ``calls`` are the model calls the step
+    ``kind`` is ``tools`` for a turn that called tools, ``check`` for a final answer sent back to be
+    checked with a tool (``answer_checks``), ``final`` for the turn that ended the run (an answer, a
+    give-up, an unreadable reply, a failed or cut model call) and ``partial_answer`` for the one call made
+    after a limit stopped the run. ``calls`` are the model calls the step
     covers (the turn's, the summary before it, condensed observations, the partial answer);
     ``token_usage`` is their sum, so the steps add up to the run's usage."""
 
     iteration: int
-    kind: Literal["tools", "final", "partial_answer"] = "tools"
+    kind: Literal["tools", "check", "final", "partial_answer"] = "tools"
     thought: str = ""
     actions: list[ToolAction] = Field(default_factory=list)
     observations: list[Observation] = Field(default_factory=list)
@@ -172,6 +174,48 @@ class ReActResult(BaseModel):
         default=None,
         description="With an output schema: the answer as an instance of it (None without one, or when it did not fit).",
     )
+    turn: int = Field(default=1, description="Which turn of the thread's conversation this result is (1: its first question).")
+    thread_token_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Tokens of every turn of the thread so far, this one included."
+    )
+
+
+class ConversationTurn(BaseModel):
+    """One finished turn of a thread's conversation (``ReActAgent.conversation``): its question, its answer,
+    how it ended, and its whole trace."""
+
+    turn: int
+    question: str
+    answer: str | None = None
+    reason: TerminationReason
+    detail: str = ""
+    partial: bool = False
+    confidence: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    trace: ReActTrace
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> ConversationTurn:
+        """A turn as the state's ``turns`` keeps it (``graph.conversation.turn_record``)."""
+        reason = TerminationReason(record.get("reason", "failure"))
+        trace = ReActTrace(
+            steps=steps_from_state(record.get("steps") or []),
+            final_result=record.get("answer"),
+            termination_reason=reason,
+            total_iterations=record.get("iterations", 0),
+            total_tokens=TokenUsage.model_validate(record.get("token_usage") or {}),
+        )
+        fields = {k: record.get(k) for k in ("turn", "question", "answer", "detail", "partial", "confidence", "started_at", "finished_at")}
+        return cls.model_validate({k: v for k, v in fields.items() if v is not None} | {"reason": reason, "trace": trace})
+
+    @classmethod
+    def from_result(cls, result: ReActResult) -> ConversationTurn:
+        """The turn a result is (also one that waits: its reason says so)."""
+        return cls(
+            turn=result.turn, question=result.question or "", answer=result.final_answer, reason=result.termination_reason,
+            detail=result.termination_detail, partial=result.partial, confidence=result.confidence, trace=result.trace,
+        )
 
 
 def _args_text(args: dict[str, Any]) -> str:
@@ -211,6 +255,8 @@ def result_from_state(
         answer = state.get("final_answer")
     started = state.get("started_at")
     last = steps[-1].timestamp if steps else started
+    turn = state.get("turn") or 1
+    earlier = [t.get("token_usage") or {} for t in state.get("turns") or [] if t.get("turn") != turn]
     trace = ReActTrace(
         steps=steps,
         final_result=answer,
@@ -235,4 +281,6 @@ def result_from_state(
         question=state.get("question"),
         pending_approvals=list(pending_approvals or []),
         output=typed_value(state.get("output"), output_schema),
+        turn=turn,
+        thread_token_usage=TokenUsage.model_validate(sum_usage([*earlier, usage.model_dump()])),
     )

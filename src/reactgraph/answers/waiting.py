@@ -25,6 +25,24 @@ class AnswerError(ValueError):
     """An answer or a decision that does not fit what the run waits for; nothing was run."""
 
 
+class RunWaitingError(RuntimeError):
+    """A new question on a thread whose turn waits for an answer or a decision; nothing was changed."""
+
+
+def waiting_error(thread_id: str, interrupts: Sequence[Interrupt]) -> RunWaitingError:
+    """The error for a new question on ``thread_id`` while its turn waits on ``interrupts``, saying how to go on."""
+    if (question := question_of(interrupts)) is not None:
+        what = f"an answer to its question {question!r}"
+        how = f"resume({thread_id!r}, answer) or `reactgraph resume {thread_id} --answer ...`"
+    else:
+        calls = ", ".join(f"{p.tool} ({p.call_id})" for p in pending_approvals(interrupts))
+        what = f"a decision on the calls waiting for approval: {calls}"
+        how = f"resume({thread_id!r}, approval=...) or `reactgraph resume {thread_id} --approve | --reject REASON | --edit JSON`"
+    return RunWaitingError(
+        f"thread {thread_id!r} waits for {what}; give it with {how} before a new question (or ask on a new thread)"
+    )
+
+
 def question_of(interrupts: Sequence[Interrupt]) -> str | None:
     """The clarification question the run waits on, if any."""
     return next((i.value["question"] for i in _questions(interrupts)), None)

@@ -87,20 +87,21 @@ class LiveView:
                 text = outcome.get("content", "")
                 shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... [{len(text)} chars]"
                 colour = "green" if outcome.get("status") == "ok" else "red"
-                label = outcome.get("tool") or "note"
+                label = outcome.get("tool") or ("check" if outcome.get("error_kind") == "unverified_answer" else "note")
                 out(f"  [{colour}]<- {escape(label)}[/]: {escape(shown)}")
         elif node == "summarize" and update.get("summary"):
             out(f"[magenta]Summary updated:[/] {escape(update['summary'])}")
 
 
 def footer(result: ReActResult) -> str:
-    """The one-line footer: reason, iterations, tokens ('~' when estimated), confidence (when there is
-    an answer), seconds, thread."""
+    """The one-line footer: reason, the turn (of a thread's later turns), iterations, tokens ('~' when
+    estimated), confidence (when there is an answer), seconds, thread."""
     usage = result.token_usage
     tokens = f"{'~' if usage.estimated else ''}{usage.total_tokens} tokens"
     confidence = f"confidence {result.confidence:.2f} | " if result.confidence is not None else ""
+    turn = f"turn {result.turn} | " if result.turn > 1 else ""
     return (
-        f"{result.termination_reason.value} | {result.trace.total_iterations} iterations | {tokens} | "
+        f"{result.termination_reason.value} | {turn}{result.trace.total_iterations} iterations | {tokens} | "
         f"{confidence}{result.execution_time:.1f}s | thread {result.thread_id}"
     )
 

@@ -8,8 +8,8 @@ import signal
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +81,11 @@ def drive(
     thread: str | None,
     answer: str | None,
     approvals: dict[str, Any] | None = None,
+    interrupting: Callable[[], AbstractContextManager[None]] | None = None,
 ) -> int:
     """Run (or continue) until the run ends; when it waits (the model's question, tool calls to
-    approve) and there is a terminal, ask the user and continue with what they say."""
+    approve) and there is a terminal, ask the user and continue with what they say. ``interrupting`` is
+    what Ctrl-C does while the run is shown (default ``interrupts_calls``: it ends the command)."""
     view = LiveView(console)
     given = (
         ("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp),
@@ -94,7 +96,7 @@ def drive(
         updates = agent.stream_updates(
             query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, **overrides
         )
-        with interrupts_calls():
+        with (interrupting or interrupts_calls)():
             result = last_result(updates) if args.json else view.follow(updates)
         if result.termination_reason in WAITING and sys.stdin.isatty():
             asker = Console(stderr=True) if args.json else console  # keep --json output clean
@@ -244,11 +246,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    """reactgraph trace THREAD: the run's trace as text, JSON or Markdown."""
+    """reactgraph trace THREAD: the trace of every turn of the thread's conversation as text, JSON or Markdown."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
         result = agent.get_result(args.thread)
-    sys.stdout.write(format_trace(result, args.format).rstrip("\n") + "\n")
+        earlier = [turn for turn in agent.conversation(args.thread) if turn.turn != result.turn]
+    sys.stdout.write(format_trace(result, args.format, earlier).rstrip("\n") + "\n")
     return EXIT_OK
 
 

@@ -74,13 +74,16 @@ def build_graph(
         builder.add_node(name, factory(deps))
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
+    def route_at_start(state: ReActState) -> Literal["summarize", "think"]:
+        return routing.route_at_start(state, deps.run_config())
+
     def route_after_think(state: ReActState) -> Literal["terminate"] | list[Send]:
         return routing.route_after_think(state, deps.run_config(), deps.registry)
 
     def route_after_observe(state: ReActState) -> Literal["terminate", "summarize", "think"]:
         return routing.route_after_observe(state, deps.run_config())
 
-    builder.add_edge(START, "think")
+    builder.add_conditional_edges(START, route_at_start, ["summarize", "think"])
     builder.add_conditional_edges("think", route_after_think, ["act", "terminate"])
     builder.add_edge("act", "observe")
     builder.add_conditional_edges("observe", route_after_observe, ["think", "summarize", "terminate"])

@@ -1,6 +1,7 @@
 """Routing: the conditional edges, plain functions of the state.
 
-After observe: to terminate when observe recorded a stop (``stops.stop_reason``, decided there once), else
+At the start: a new turn whose conversation has gathered more earlier turns than it shows goes to summarize
+first, which folds them into the conversation's notes (``conversation.fold_due``), else to think. After observe: to terminate when observe recorded a stop (``stops.stop_reason``, decided there once), else
 summarize when a summary is due (every ``summary_every`` iterations, or when the next prompt would pass
 ``summary_token_threshold``), else think again. After think: the model's own stops (final answer -> success,
 giving up -> failure) go to terminate; tool calls fan out to act (one ``Send`` task per call; a call that needs
@@ -14,12 +15,18 @@ from typing import Literal
 from langgraph.types import Send
 
 from reactgraph.config import AgentConfig
+from reactgraph.graph.conversation import fold_due
 from reactgraph.graph.scratchpad import over_threshold
 from reactgraph.graph.subagents import is_agent
 from reactgraph.state import ReActState
 from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
 from reactgraph.tools.registry import ToolRegistry
+
+
+def route_at_start(state: ReActState, cfg: AgentConfig) -> Literal["summarize", "think"]:
+    """To summarize when a new turn's earlier turns are to be folded into the notes first, else to think."""
+    return "summarize" if fold_due(state, cfg) else "think"
 
 
 def summary_due(state: ReActState, cfg: AgentConfig) -> bool:

@@ -5,6 +5,7 @@ its result (``snapshot_result``) and its trace as text, JSON or Markdown (``form
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -12,7 +13,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel
 
-from reactgraph.answers.result import ReActResult, ReActTrace, result_from_state
+from reactgraph.answers.result import ConversationTurn, ReActResult, ReActTrace, result_from_state
 from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
 from reactgraph.persistence.base import RunNotFoundError
 
@@ -43,6 +44,7 @@ class HistoryEntry(BaseModel):
     next: list[str]  # the nodes that run from here
     created_at: datetime | None
     iteration: int
+    turn: int = 1  # the turn of the thread's conversation the state belongs to (ReActAgent.history sets it)
     values: dict[str, Any]
 
 
@@ -149,16 +151,31 @@ def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
     return entries
 
 
-def fork_point(entries: list[HistoryEntry], iteration: int) -> HistoryEntry:
-    """Where a fork "after iteration k" starts: the checkpoint holding iteration k's tool results,
-    before observe (so observe and the stop rules run again under the fork's config); for k = 0,
-    the checkpoint before the first think."""
-    node = "think" if iteration == 0 else "observe"
-    found = [e for e in entries if e.next == [node] and e.iteration == iteration]
+def fork_point(entries: list[HistoryEntry], turn: int, iteration: int) -> HistoryEntry:
+    """Where a fork "after iteration k of turn t" starts: the checkpoint holding that iteration's tool
+    results, before observe (so observe and the stop rules run again under the fork's config); for k = 0,
+    the checkpoint before the turn's first think."""
+    ours = [e for e in entries if e.turn == turn]
+    if not ours:
+        raise ValueError(f"cannot fork turn {turn}: the thread has turns {sorted({e.turn for e in entries})}")
+    if iteration == 0:
+        found = [e for e in ours if e.next == ["think"]][:1]
+    else:
+        found = [e for e in ours if e.next == ["observe"] and e.iteration == iteration][-1:]
     if not found:
-        done = sorted({e.iteration for e in entries if e.next == ["observe"]})
-        raise ValueError(f"cannot fork after iteration {iteration}: the run has tool results for iterations {done} (or use 0)")
-    return found[-1]
+        done = sorted({e.iteration for e in ours if e.next == ["observe"]})
+        raise ValueError(
+            f"cannot fork after iteration {iteration} of turn {turn}: it has tool results for iterations {done} (or use 0)"
+        )
+    return found[0]
+
+
+def turn_end(entries: list[HistoryEntry], turn: int) -> HistoryEntry:
+    """The checkpoint where ``turn`` ended (a new question forked from it is the turn after)."""
+    ended = [e for e in entries if e.turn == turn and not e.next and e.values.get("termination")]
+    if not ended:
+        raise ValueError(f"turn {turn} has not ended on this thread's current branch")
+    return ended[-1]
 
 
 def thread_config(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
@@ -175,24 +192,40 @@ def _parse_time(text: str | None) -> datetime | None:
 TraceFormat = Literal["text", "json", "markdown"]
 
 
-def format_trace(result: ReActResult, fmt: TraceFormat = "text") -> str:
-    """The run's trace as plain text (Thought / Action / Observation), JSON, or Markdown."""
+def format_trace(result: ReActResult, fmt: TraceFormat = "text", earlier: Sequence[ConversationTurn] = ()) -> str:
+    """The run's trace as plain text (Thought / Action / Observation), JSON, or Markdown; with ``earlier``
+    turns of its thread's conversation, each of them first (JSON: in ``earlier_turns``)."""
     if fmt == "json":
-        return result.model_dump_json(indent=2)
+        data = result.model_dump(mode="json") | {"earlier_turns": [t.model_dump(mode="json") for t in earlier]}
+        return json.dumps(data, indent=2, ensure_ascii=False)
     if fmt == "markdown":
-        return _markdown(result)
+        return _markdown(result, earlier)
     if fmt == "text":
-        footer = f"[{result.termination_reason.value}] {result.termination_detail}".rstrip()
-        return "\n".join(filter(None, [f"Question: {result.question or ''}", result.trace.scratchpad(), footer]))
+        turns = [
+            ([f"Turn {t.turn}"] if earlier else []) + _text(t.question, t.trace, t.reason.value, t.detail)
+            for t in (*earlier, ConversationTurn.from_result(result))
+        ]
+        return "\n\n".join("\n".join(filter(None, lines)) for lines in turns)
     raise ValueError(f"unknown trace format {fmt!r}: use text, json or markdown")
 
 
-def _markdown(result: ReActResult) -> str:
-    lines = [f"# Run {result.thread_id}", "", f"**Question:** {result.question or ''}", "", *_markdown_steps(result.trace)]
+def _text(question: str, trace: ReActTrace, reason: str, detail: str) -> list[str]:
+    return [f"Question: {question}", trace.scratchpad(), f"[{reason}] {detail}".rstrip()]
+
+
+def _markdown(result: ReActResult, earlier: Sequence[ConversationTurn]) -> str:
+    lines = [f"# Run {result.thread_id}", ""]
+    for turn in earlier:
+        lines += [f"## Turn {turn.turn}", "", f"**Question:** {turn.question}", "", *_markdown_steps(turn.trace, level=3)]
+        lines += [f"**Answer:** {turn.answer if turn.answer is not None else '(none)'} ({turn.reason.value})", ""]
+    if earlier:
+        lines += [f"## Turn {result.turn}", ""]
+    level = 3 if earlier else 2
+    lines += [f"**Question:** {result.question or ''}", "", *_markdown_steps(result.trace, level=level)]
     if result.summary:
-        lines += ["## Summary", "", result.summary, ""]
+        lines += [f"{'#' * level} Summary", "", result.summary, ""]
     lines += [
-        "## Result",
+        f"{'#' * level} Result",
         "",
         f"**Answer:** {result.final_answer if result.final_answer is not None else '(none)'}",
         "",
@@ -201,21 +234,23 @@ def _markdown(result: ReActResult) -> str:
         f"- tokens: {result.token_usage.total_tokens}{' (estimated)' if result.token_usage.estimated else ''}",
         *([f"- confidence: {result.confidence:.2f}"] if result.confidence is not None else []),
     ]
+    if earlier:
+        lines.append(f"- tokens of the {result.turn} turns: {result.thread_token_usage.total_tokens}")
     return "\n".join(lines) + "\n"
 
 
-def _markdown_steps(trace: ReActTrace, indent: str = "") -> list[str]:
-    """The steps as Markdown; a sub-agent's steps in a block quote under its call, ``indent`` deeper."""
+def _markdown_steps(trace: ReActTrace, indent: str = "", level: int = 2) -> list[str]:
+    """The steps as Markdown headings of ``level``; a sub-agent's steps in a block quote under its call, ``indent`` deeper."""
     lines: list[str] = []
     for step in trace.steps:
         title = "Partial answer" if step.kind == "partial_answer" else f"Iteration {step.iteration}"
-        lines += [f"{'#' * (2 + len(indent) // 2)} {title}{' (final)' if step.kind == 'final' else ''}", ""]
+        lines += [f"{'#' * (level + len(indent) // 2)} {title}{' (final)' if step.kind == 'final' else ''}", ""]
         if step.thought:
             lines += [f"**Thought:** {step.thought}", ""]
         for action, obs in zip(step.actions, step.observations, strict=False):
             args = json.dumps(action.args, ensure_ascii=False)
             lines += [f"- **{action.tool or '(no tool)'}** `{args}` → {obs.status}", ""]
             if obs.trace is not None:
-                lines += [*_markdown_steps(obs.trace, indent + "> "), ""]
+                lines += [*_markdown_steps(obs.trace, indent + "> ", level), ""]
             lines += ["  ```", *(f"  {line}" for line in obs.content.splitlines() or [""]), "  ```", ""]
     return [f"{indent}{line}".rstrip() for line in lines]

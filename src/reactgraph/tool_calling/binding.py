@@ -23,8 +23,9 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
         args = raw if isinstance(raw, dict) else {"input": raw}
         return {"id": new_id(), "tool": name.strip(), "args": args}
     spec = ctx.find(name)
-    if spec is None:
-        return reject(ErrorKind.TOOL_NOT_FOUND, unknown_tool(name.strip(), ctx.tools), ctx)
+    if spec is None:  # rejected, with the name and inputs the model gave: the trace shows what it asked for
+        rejected = reject(ErrorKind.TOOL_NOT_FOUND, unknown_tool(name.strip(), ctx.tools), ctx)
+        return rejected | {"tool": name.strip(), "args": raw if isinstance(raw, dict) else {"input": raw}}
     if isinstance(raw, str) and (named := named_inputs(raw, spec.params)):
         raw = named
     if isinstance(raw, dict):

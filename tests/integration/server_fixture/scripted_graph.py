@@ -10,6 +10,8 @@ Questions it understands:
 - "What is the weather like?": asks the user which city (clarification), then answers for it.
 - "Greet Ann, Bob and Cy.": three parallel `greet` calls, then an answer made of their results
   (with approve_tools, each call waits for approval; a rejected one is named with its reason).
+- "My name is Ada." then, as a later turn of the same thread, "What is my name?": the name, when an
+  earlier turn of the conversation is in the prompt.
 
 ``typed_graph`` (graph "typed") is the same graph with an output schema (``TOTAL_SIGNATURE``): its model
 answers the arithmetic question in words, and gives the answer's fields when the model's structured
@@ -32,6 +34,8 @@ CITY_QUESTION = "Which city do you mean?"
 GREETINGS = "Greet Ann, Bob and Cy."
 GUESTS = ("Ann", "Bob", "Cy")
 TOTAL_SIGNATURE = "question -> total: int, expression: str"
+INTRODUCTION = "My name is Ada."
+NAME_QUESTION = "What is my name?"
 
 
 def multiply(a: int, b: int) -> int:
@@ -72,7 +76,12 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
     last = _text(messages[-1])
     if last.startswith("You must stop now"):
         return "I counted as far as the limit allowed."
-    head = next((_text(m) for m in messages if isinstance(m, HumanMessage)), "")
+    head = next((_text(m) for m in messages if isinstance(m, HumanMessage) and _text(m).startswith("Question: ")), "")
+    if NAME_QUESTION in head:
+        said = [_text(m) for m in messages if isinstance(m, HumanMessage)]
+        return "Your name is Ada." if INTRODUCTION in said else "I do not know your name."
+    if INTRODUCTION in head:
+        return "Nice to meet you, Ada."
     results = {m.name: _text(m) for m in messages if isinstance(m, ToolMessage)}
     if ARITHMETIC in head:
         if "add" in results:

@@ -62,6 +62,8 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         if "rejection" in action:
             kind = action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT
             return reported(error_outcome(action, kind, action["rejection"]), cfg.max_observation_tokens)
+        if "answered" in action:  # the agent answered it itself (a question about its tools)
+            return reported(ok_outcome(action, action["answered"]), cfg.max_observation_tokens)
         if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = interrupt({"question": question, "tool_call_id": action["id"]})

@@ -78,7 +78,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
                 content, tripped = content + f"\n{note}", True
-            if o.get("failures"):
+            if o.get("failures") and o.get("error_kind") != ErrorKind.UNVERIFIED_ANSWER:  # a check asked for is no failure
                 errors.append(_error_entry(o, now))
             observations.append(
                 {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
@@ -90,7 +90,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             stall |= {"action_repeats": 1, "observation_repeats": 1}
         step: dict[str, Any] = {
             "iteration": state.get("iteration", 0),
-            "kind": "tools",
+            "kind": "check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
             "thought": state.get("thought", ""),
             "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
             "observations": observations,

@@ -1,4 +1,6 @@
-"""summarize: fold the steps since the last summary into the running summary (one model call).
+"""summarize: fold the steps since the last summary into the running summary (one model call); at the start
+of a turn whose conversation has gathered more earlier turns than it shows, fold those turns into the
+conversation's notes instead (``graph.conversation``; the edge from the start comes here only then).
 
 Also here: ``condense_observation``, which observe uses with ``summarize_observations=True``
 to have the model shorten a long observation instead of truncating it.
@@ -6,6 +8,7 @@ to have the model shorten a long observation instead of truncating it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +16,7 @@ from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
+from reactgraph.graph.conversation import fold_due, fold_prompt, folded_as_text, to_fold
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.scratchpad import steps_text
 from reactgraph.models.tokens import count_tokens, truncate, usage_of
@@ -35,6 +39,8 @@ def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         head-and-tail to ``max_observation_tokens`` twice over, so the prompt stays bounded; the
         trace keeps them whole."""
         cfg = deps.run_config()
+        if fold_due(state, cfg):
+            return folded_turns(deps, state, cfg)
         through = state.get("summarized_through", 0)
         new_steps = [s for s in state.get("steps") or [] if s["iteration"] > through]
         old = state.get("summary") or ""
@@ -52,6 +58,21 @@ def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         return update | {"summary": summary, "token_usage": usage, "model_calls": [{"purpose": "summarize", "token_usage": usage}]}
 
     return summarize
+
+
+def folded_turns(deps: NodeDeps, state: ReActState, cfg: AgentConfig) -> dict[str, Any]:
+    """The conversation's notes with its oldest unfolded turns folded in (one model call, made for the turn about
+    to start, which counts it: think carries the call); the turns as text when the call fails or says nothing."""
+    turns = to_fold(state, cfg)
+    prompt = [HumanMessage(content=fold_prompt(state, turns))]
+    update: dict[str, Any] = {"folded_turns": state.get("folded_turns", 0) + len(turns)}
+    deadline, cancelled = deps.run_bounds({"started_at": time.time()}, cfg)  # the new turn's budget starts now
+    try:
+        reply = deps.bounded_call(cfg, prompt, deadline=deadline, cancelled=cancelled)
+    except Exception:
+        return update | {"conversation_summary": folded_as_text(state, turns, cfg)}
+    notes = reply.text.strip() or folded_as_text(state, turns, cfg)
+    return update | {"conversation_summary": notes, "model_calls": [{"purpose": "conversation", "token_usage": usage_of(reply, prompt)}]}
 
 
 def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig) -> str:

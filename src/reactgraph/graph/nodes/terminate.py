@@ -16,6 +16,7 @@ from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.result import LIMIT_REASONS, TerminationReason
 from reactgraph.answers.typed import answer_shape, read_answer
 from reactgraph.config import AgentConfig
+from reactgraph.graph.conversation import turn_record
 from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.learning import learn
 from reactgraph.graph.nodes.observe import turn_calls
@@ -23,7 +24,7 @@ from reactgraph.graph.nodes.think import not_answers
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import usage_of
-from reactgraph.state import ReActState, Termination, sum_usage
+from reactgraph.state import ReActState, Termination, add_usage, sum_usage
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
@@ -106,8 +107,9 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         """Reads the termination (recorded by think or observe); writes the final answer (a partial
         one from one last tool-less model call when the run was cut short), the closing step (the
         turn that ended the run, or the partial-answer call), the end time, the answer as a chat
-        message, and its confidence with the signals behind it (``reactgraph.answers.confidence``). With the
-        playbook on, what the run teaches is merged into it before the node returns."""
+        message, its confidence with the signals behind it (``reactgraph.answers.confidence``), and the turn
+        as the conversation keeps it (``graph.conversation.turn_record``). With the playbook on, what the run
+        teaches is merged into it before the node returns."""
         cfg = deps.run_config()
         now = time.time()
         # recorded by think or observe; a run checkpointed before stops were recorded, or a state edited
@@ -134,8 +136,15 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["messages"] = [AIMessage(content=answer)]
         finished = {**state, "termination": update["termination"], "partial": update.get("partial", False), "final_answer": answer}
         confidence = confidence_of(finished, estimate).as_state()
-        learn(deps, cfg, {**finished, **confidence, "steps": [*(state.get("steps") or []), *update.get("steps", [])]}, current_thread())
-        return update | confidence
+        ended = finished | confidence | {
+            "steps": [*(state.get("steps") or []), *update.get("steps", [])],
+            "finished_at": now,
+            "output": update.get("output", state.get("output")),
+            "token_usage": add_usage(state.get("token_usage"), update.get("token_usage") or {}),
+        }
+        learn(deps, cfg, ended, current_thread())
+        turn = state.get("turn") or len(state.get("turns") or []) + 1  # a run checkpointed before turns were kept
+        return update | confidence | {"turns": [turn_record(ended, turn)]}
 
     return terminate
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -22,16 +23,19 @@ from langgraph.types import Overwrite
 from pydantic import BaseModel
 
 from reactgraph import prompts
+from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
 from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
+from reactgraph.graph.conversation import is_new_turn, last_human, question_of
 from reactgraph.graph.deps import ASK_USER, NodeDeps
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
 from reactgraph.models.tokens import usage_of
+from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, ReActState, Termination, TokenCount, checked_query, sum_usage
 from reactgraph.tool_calling import (
     Format,
@@ -49,7 +53,7 @@ from reactgraph.tools.breaker import disabled_message, disabled_tools
 from reactgraph.tools.specs import ToolSpec, tool_specs
 
 
-class Turn(NamedTuple):
+class Exchange(NamedTuple):
     """One answered model call: the reply, the prompt, the model that answered, and its format."""
 
     reply: AIMessage
@@ -64,28 +68,6 @@ DEGENERATE_THOUGHT = re.compile(
     r"(use|call|run|try|invoke)\s+(the\s+|a\s+)?(\w+\s+)?(tool|function)s?[.!]?$",
     re.IGNORECASE,
 )
-
-
-def last_human(state: ReActState) -> HumanMessage | None:
-    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage) and m.text.strip()), None)
-
-
-def question_of(state: ReActState) -> str:
-    """The question: ``query`` when given, else the last human message."""
-    if query := (checked_query(state.get("query")) or "").strip():
-        return query
-    message = last_human(state)
-    return message.text.strip() if message else ""
-
-
-def is_new_run(state: ReActState) -> bool:
-    """A new run starts on this thread: the first one, a finished one's successor, or new input (a
-    ``query``, which a run clears once read, or a human message the run has not seen) that arrives
-    while an earlier run is unfinished (paused or crashed)."""
-    if state.get("termination") or not state.get("question") or (checked_query(state.get("query")) or "").strip():
-        return True
-    message = last_human(state)
-    return message is not None and message.id != state.get("question_message")
 
 
 def find_phrase(text: str, phrases: tuple[str, ...]) -> tuple[str, str] | None:
@@ -105,18 +87,32 @@ def thought_problem(thought: str, cfg: AgentConfig) -> bool:
     return len(text) < cfg.min_thought_chars or bool(DEGENERATE_THOUGHT.match(text))
 
 
+TOOLS_QUESTION = re.compile(
+    r"\b(tools?|functions?)\b.*\b(what|which|how|available|can i|could i|should i|list|exist)\b"
+    r"|\b(what|which|how|available|can i|could i|should i|list|exist)\b.*\b(tools?|functions?)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def about_tools(question: str) -> bool:
+    """Whether a question the model would ask the user is about its own tools (which there are, how to call
+    them): the agent answers it, the user is not asked."""
+    return bool(TOOLS_QUESTION.search(question))
+
+
 def decide(
     parsed: ParsedReply,
     cfg: AgentConfig,
     disabled: set[str],
     shown: Sequence[tuple[str, str]] = (),
-    tools: Sequence[str] = (),
+    specs: Sequence[ToolSpec] = (),
 ) -> dict[str, Any]:
     """The state update for a parsed reply: a stop (success/failure) or the actions to run. A success
     phrase counts at the start of a line only (inside a line or a fenced block it is quoted), and not
     beside native tool calls (they run). A final reply that is no
-    answer (empty, a copy of one of the ``shown`` texts, a call to one of ``tools`` announced but not
-    made) is sent back."""
+    answer (empty, a copy of one of the ``shown`` texts, a call to one of the tools announced but not
+    made) is sent back. A question for the user about the tools (``about_tools``) is answered with the
+    tools of ``specs`` and their arguments."""
     native = parsed.source == "native"  # calls made through the API are the model's act, whatever its text says
     if not native and (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
@@ -128,7 +124,7 @@ def decide(
             return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
-        if problem := announced_call(parsed.answer, tools):
+        if problem := announced_call(parsed.answer, [s.name for s in specs]):
             return {"pending_actions": [_rejected(0, ErrorKind.NON_ANSWER, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         return _stop("success", "the model gave a final answer", parsed.answer)
     actions, asked = [], False
@@ -137,13 +133,48 @@ def decide(
             pass
         elif action["tool"] == ASK_USER and asked:  # one question at a time: one pause, one answer
             action = {**action, "rejection_kind": ErrorKind.INVALID_PARAMETERS.value, "rejection": prompts.ONE_QUESTION}
+        elif action["tool"] == ASK_USER and about_tools(str(action["args"].get("question", ""))):
+            listed = "; ".join(f"{s.signature()}: {s.description}" for s in specs if s.name != ASK_USER)
+            action = {**action, "answered": prompts.TOOLS_ANSWER.format(tools=listed or "none")}
         elif thought_problem(parsed.thought, cfg):
             action = {**action, "rejection_kind": ErrorKind.MISSING_THOUGHT.value, "rejection": prompts.THOUGHT_REQUIRED}
         elif action["tool"] in disabled:
             action = {**action, "rejection_kind": ErrorKind.DISABLED.value, "rejection": disabled_message(action["tool"], cfg)}
-        asked = asked or action["tool"] == ASK_USER
+        asked = asked or (action["tool"] == ASK_USER and "answered" not in action)
         actions.append(action)
     return {"pending_actions": actions}
+
+
+def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
+    """Whether a tool on offer could work out the question's answer: the question has numbers to compute from,
+    or it shares a word (its first five letters) with a tool's name or description. An answer to a question no
+    tool fits (a year the model knows, beside a calculator) is not sent back to be checked."""
+    if numbers_in(question):
+        return True
+    asked = {w[:5] for w in keywords(question) if len(w) >= 4}
+    told = {w[:5] for s in specs if s.name != ASK_USER for w in keywords(f"{s.name.replace('_', ' ')} {s.description}") if len(w) >= 4}
+    return bool(asked & told)
+
+
+def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
+    """``decision``, or, for a final answer that is weakly supported (``answers.confidence.check_reason``: no tool
+    result has its number, or no tool was called for it while a tool could work it out) and that the turn may
+    still check (``answer_checks`` left, an iteration left), the answer sent back once to be checked with a tool:
+    an unverified_answer observation, a step of kind ``check``."""
+    termination = decision.get("termination") or {}
+    checks = state.get("answer_checks", 0)
+    if termination.get("reason") != "success" or not decision.get("final_answer"):
+        return decision
+    if checks >= cfg.answer_checks or iteration >= cfg.max_iterations:
+        return decision
+    proposed = {**state, "final_answer": decision["final_answer"], "termination": termination, "partial": False}
+    signals = confidence_of(proposed).signals
+    if "unchecked" in signals and not tools_could_answer(state["question"], offer.specs):
+        return decision
+    if (reason := check_reason(signals)) is None:
+        return decision
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.CHECK_ANSWER.format(reason=reason))
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
@@ -180,7 +211,7 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         turn's format (and the run's next one) and parse failures."""
         cfg = deps.run_config()
         now = time.time()
-        state, update = started_turn(state, now)
+        state, update = started_turn(state, now, cfg)
         if not state["question"]:
             return update | _stop("failure", "no question: send a 'query' or a human message", None)
         update["iteration"] = iteration = state.get("iteration", 0) + 1
@@ -190,32 +221,34 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             state = {**state, "playbook": update["playbook"]}
         bounds = Bounds(*deps.run_bounds(state, cfg))
         try:
-            turn = asked(deps, state, cfg, offer, iteration, now, bounds)
+            exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
         except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
             return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        parsed = answer_not_call(turn.fmt.read(turn.reply, turn.ctx), reply_text(turn.reply), deps.output_schema)
-        following = next_format(cfg.tool_calling, turn.fmt.name, parsed)
-        if following != turn.fmt.name:
-            deps.learn_format(turn.model, following)
-        decision, typing_calls = decided(deps, state, cfg, turn, parsed, offer, iteration, now, bounds)
-        written = reply_text(turn.reply) if parsed.source in ("json", "text") else None
-        formats = {"tool_format": following, "turn_format": turn.fmt.name, "turn_written": written}
-        chat = {"messages": [message]} if (message := calls_message(parsed.thought, decision["pending_actions"])) else {}
-        counts = accounted(turn, typing_calls, fresh_run="token_usage" in update)
-        return update | formats | counts | {"thought": parsed.thought} | decision | chat
+        parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), reply_text(exchange.reply), deps.output_schema)
+        following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
+        if following != exchange.fmt.name:
+            deps.learn_format(exchange.model, following)
+        decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
+        written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
+        formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
+        if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
+            update["messages"] = [*update.get("messages", []), message]
+        carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
+        counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
+        return update | formats | counts | {"thought": parsed.thought} | decision
 
     return think
 
 
-def started_turn(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
+def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
     """(the state as the turn sees it, the turn's first update): the current turn's fields cleared, and a new
-    run's fields reset when one starts (``is_new_run``)."""
+    turn's fields reset when a new turn of the conversation starts (``is_new_turn``)."""
     update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
     update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set once the model answers
-    if is_new_run(state):
-        state, fresh = _fresh_run(state, now)
+    if is_new_turn(state):
+        state, fresh = _fresh_turn(state, now, cfg)
         update |= fresh
     return state, update
 
@@ -229,19 +262,19 @@ def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
 
 def asked(
     deps: NodeDeps, state: ReActState, cfg: AgentConfig, offer: Offer, iteration: int, now: float, bounds: Bounds
-) -> Turn:
+) -> Exchange:
     """The turn's model call, in the run's format (or, for a model's first turn, the one learnt for it), on
     the run's model and then its fallbacks; CallCut when the run's deadline or a cancel cut it."""
     shape = answer_shape(deps.output_schema) if deps.output_schema else ""
 
-    def attempt(model: BaseChatModel) -> Turn:
+    def attempt(model: BaseChatModel) -> Exchange:
         name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
         bound, fmt, ctx = prepare(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
         messages = think_messages(
             state, cfg, question=state["question"], iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
         )
         reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
-        return Turn(reply, messages, model, fmt, ctx)
+        return Exchange(reply, messages, model, fmt, ctx)
 
     return deps.call_model(cfg, attempt, deadline=bounds.deadline)
 
@@ -250,7 +283,7 @@ def decided(
     deps: NodeDeps,
     state: ReActState,
     cfg: AgentConfig,
-    turn: Turn,
+    exchange: Exchange,
     parsed: ParsedReply,
     offer: Offer,
     iteration: int,
@@ -261,15 +294,15 @@ def decided(
     the output schema (``checked_output``), and the run failed after ``max_parse_retries`` unreadable
     replies in a row (``parse_failures`` counts them)."""
     status = status_text(state, cfg, now, iteration)
-    shown = not_answers(state, cfg, turn.fmt, turn.ctx, status)
-    decision = decide(parsed, cfg, offer.disabled, shown, [s.name for s in offer.specs])
+    shown = not_answers(state, cfg, exchange.fmt, exchange.ctx, status)
+    decision = checked_answer(state, cfg, decide(parsed, cfg, offer.disabled, shown, offer.specs), offer, iteration)
     typing_calls: list[dict[str, Any]] = []
     if (schema := deps.output_schema) is not None:
 
         def structure(answer: str) -> tuple[BaseModel | None, TokenCount | None]:
-            return structured(turn.model, schema, state["question"], answer, cfg, bounds.deadline, bounds.cancelled)
+            return structured(exchange.model, schema, state["question"], answer, cfg, bounds.deadline, bounds.cancelled)
 
-        decision, typing_calls = checked_output(decision, schema, state, cfg, structure if turn.fmt.structured_output else None)
+        decision, typing_calls = checked_output(decision, schema, state, cfg, structure if exchange.fmt.structured_output else None)
     failures = state.get("parse_failures", 0) + 1 if parse_failed(decision["pending_actions"]) else 0
     if failures >= cfg.max_parse_retries:
         problem = decision["pending_actions"][0]["rejection"].splitlines()[0]
@@ -278,12 +311,15 @@ def decided(
     return decision | {"parse_failures": failures}, typing_calls
 
 
-def accounted(turn: Turn, typing_calls: list[dict[str, Any]], *, fresh_run: bool) -> dict[str, Any]:
-    """The turn's model calls and tokens: think's call and the ones typing the answer took (a fresh run
-    restarts the count and the call list)."""
-    usage = usage_of(turn.reply, turn.messages)
-    calls = [{"purpose": "think", "token_usage": usage}, *typing_calls]
-    spent = sum_usage(c["token_usage"] for c in calls) if typing_calls else usage
+def accounted(
+    exchange: Exchange, before: list[dict[str, Any]], after: list[dict[str, Any]], *, fresh_run: bool
+) -> dict[str, Any]:
+    """The model calls and tokens think accounts for: the calls made ``before`` its own for it (the conversation's
+    fold, for a new turn), its own, and the ones ``after`` it (typing the answer); a new turn restarts the count
+    and the call list."""
+    usage = usage_of(exchange.reply, exchange.messages)
+    calls = [*before, {"purpose": "think", "token_usage": usage}, *after]
+    spent = sum_usage(c["token_usage"] for c in calls) if len(calls) > 1 else usage
     return {
         "turn_usage": usage,
         "token_usage": Overwrite(spent) if fresh_run else spent,
@@ -369,13 +405,21 @@ def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Te
     return {**found, "detail": f"{found['detail']}, during a model call"}
 
 
-def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any]]:
-    """A new run on this thread (first run, or a new question after a finished one): reset the run's fields."""
+def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
+    """A new turn of the thread's conversation (its first question, or the next one after a turn ended): the
+    run's fields reset, the conversation's kept (with ``new_conversation``, its earlier turns no longer shown).
+    A question sent as ``query`` also goes into the chat ``messages``, so a chat view shows what was asked."""
     message = last_human(state)
+    question = question_of(state)
+    from_query = bool((checked_query(state.get("query")) or "").strip())
+    if from_query:
+        message = HumanMessage(content=question, id=f"question-{uuid.uuid4().hex}")
+    turns = len(state.get("turns") or [])
     fresh: dict[str, Any] = {
-        "question": question_of(state),
-        "query": None,  # read: a later query on this thread is a new run
+        "question": question,
+        "query": None,  # read: a later query on this thread is a new turn
         "question_message": message.id if message else None,
+        "turn": turns + 1,
         "started_at": now,
         "finished_at": None,
         "iteration": 0,
@@ -395,11 +439,16 @@ def _fresh_run(state: ReActState, now: float) -> tuple[ReActState, dict[str, Any
         "tool_format": None,
         "output": None,
         "output_failures": 0,
+        "answer_checks": 0,
         "playbook": None,
     }
+    if from_query:
+        fresh["messages"] = [message]
+    if cfg.new_conversation:
+        fresh |= {"conversation_summary": "", "folded_turns": turns}
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}
-    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite)}, "steps": [], "token_usage": {}}
+    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite) and k != "messages"}, "steps": [], "token_usage": {}}
     return view, fresh
 
 

@@ -1,0 +1,129 @@
+"""A thread is a conversation: each question on it is a turn, and a turn sees the earlier ones.
+
+A new question on a thread whose last turn has ended starts the next turn (``is_new_turn``; think resets
+the run's fields, keeps the conversation's). terminate records each finished turn in the state's ``turns``
+(``turn_record``: question, answer, how it ended, its steps and tokens). The prompt of a turn shows the
+earlier turns in a bounded form (``conversation_messages``): the last ``keep_recent_turns`` of them as the
+user's question and the agent's answer, verbatim, and the older ones as notes, ``conversation_summary``.
+When more than ``keep_recent_turns`` unfolded turns have gathered at the start of a turn, summarize folds
+all but the last half of them into the notes (``fold_due``, ``fold_prompt``: one model call, which is
+given each folded turn's tool results so that a fact a later turn needs survives). ``new_conversation``
+starts the model's context anew: the earlier turns stay in the thread's history but are not shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from reactgraph import prompts
+from reactgraph.config import AgentConfig
+from reactgraph.models.tokens import truncate
+from reactgraph.state import ReActState, checked_query
+
+FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
+
+
+def last_human(state: ReActState) -> HumanMessage | None:
+    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage) and m.text.strip()), None)
+
+
+def question_of(state: ReActState) -> str:
+    """The question: ``query`` when given, else the last human message."""
+    if query := (checked_query(state.get("query")) or "").strip():
+        return query
+    message = last_human(state)
+    return message.text.strip() if message else ""
+
+
+def is_new_turn(state: ReActState) -> bool:
+    """A new turn starts on this thread: the first one, a finished one's successor, or new input (a
+    ``query``, which a turn clears once read, or a human message the turn has not seen) that arrives
+    while an earlier turn is unfinished (paused or crashed: it is left unrecorded)."""
+    if state.get("termination") or not state.get("question") or (checked_query(state.get("query")) or "").strip():
+        return True
+    message = last_human(state)
+    return message is not None and message.id != state.get("question_message")
+
+
+def turn_of(values: ReActState, upcoming: list[str]) -> int:
+    """The turn a checkpoint belongs to (its ``values`` and the nodes that run from it): the one its values
+    name, or, at the start of a new turn (the question arrived, think has not run), the turn to come."""
+    if upcoming and is_new_turn(values):
+        return len(values.get("turns") or []) + 1
+    return values.get("turn") or 1
+
+
+def shown_turns(state: ReActState, cfg: AgentConfig) -> list[dict[str, Any]]:
+    """The earlier turns a turn shows verbatim: the last ``keep_recent_turns`` of those not folded."""
+    turns = state.get("turns") or []
+    return turns[state.get("folded_turns", 0) :][-cfg.keep_recent_turns :]
+
+
+def fold_due(state: ReActState, cfg: AgentConfig) -> bool:
+    """At the start of a turn: more earlier turns than ``keep_recent_turns`` are not in the notes yet."""
+    if not is_new_turn(state) or cfg.new_conversation:
+        return False
+    return len(state.get("turns") or []) - state.get("folded_turns", 0) > cfg.keep_recent_turns
+
+
+def to_fold(state: ReActState, cfg: AgentConfig) -> list[dict[str, Any]]:
+    """The turns a fold puts into the notes: every unfolded one but the last half of ``keep_recent_turns``."""
+    turns = state.get("turns") or []
+    kept = max(1, cfg.keep_recent_turns // 2)
+    return turns[state.get("folded_turns", 0) : max(state.get("folded_turns", 0), len(turns) - kept)]
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    """A turn for the notes: its question, the tools' ok results (the start of each), and its answer."""
+    lines = [f"[turn {turn['turn']}] User: {turn['question']}"]
+    for step in turn.get("steps") or []:
+        for action, obs in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
+            if action.get("tool") and obs.get("status") == "ok":
+                lines.append(f"    {action['tool']} returned: {' '.join(obs['content'].split())[:FOLDED_RESULT_CHARS]}")
+    lines.append(f"    Answer: {turn.get('answer') or '(none: ' + turn.get('reason', '') + ')'}")
+    return "\n".join(lines)
+
+
+def fold_prompt(state: ReActState, turns: list[dict[str, Any]]) -> str:
+    """The prompt that folds ``turns`` into the conversation's notes."""
+    old = state.get("conversation_summary") or ""
+    notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
+    return prompts.FOLD_PROMPT.format(notes=notes, turns="\n".join(turn_text(t) for t in turns))
+
+
+def folded_as_text(state: ReActState, turns: list[dict[str, Any]], cfg: AgentConfig) -> str:
+    """The notes without the model (its call failed or said nothing): the old notes and the turns as text, bounded."""
+    text = "\n".join(filter(None, [state.get("conversation_summary") or "", *(turn_text(t) for t in turns)]))
+    return truncate(text, 2 * cfg.max_observation_tokens)[0]
+
+
+def conversation_messages(state: ReActState, cfg: AgentConfig) -> tuple[str, list[BaseMessage]]:
+    """(the notes for the system prompt, '' without any; the shown earlier turns as the user's questions and
+    the agent's answers, each answer cut to ``max_observation_tokens``)."""
+    notes = state.get("conversation_summary") or ""
+    messages: list[BaseMessage] = []
+    for turn in shown_turns(state, cfg):
+        answer = turn.get("answer") or f"(no answer: {turn.get('reason', 'failure')}: {turn.get('detail', '')})"
+        messages += [HumanMessage(content=turn["question"]), AIMessage(content=truncate(answer, cfg.max_observation_tokens)[0])]
+    return (prompts.CONVERSATION_NOTES.format(notes=notes) if notes else ""), messages
+
+
+def turn_record(state: ReActState, turn_number: int) -> dict[str, Any]:
+    """A finished turn as the state's ``turns`` keeps it (terminate's finished state): plain JSON data."""
+    return {
+        "turn": turn_number,
+        "question": state.get("question", ""),
+        "answer": state.get("final_answer"),
+        "reason": (state.get("termination") or {}).get("reason", "failure"),
+        "detail": (state.get("termination") or {}).get("detail", ""),
+        "partial": bool(state.get("partial")),
+        "iterations": state.get("iteration", 0),
+        "token_usage": dict(state.get("token_usage") or {}),
+        "confidence": state.get("confidence"),
+        "output": state.get("output"),
+        "started_at": state.get("started_at"),
+        "finished_at": state.get("finished_at"),
+        "steps": list(state.get("steps") or []),
+    }

@@ -1,0 +1,89 @@
+"""Grounded answers: a weakly supported final answer is sent back once to be checked with a tool, and a
+question about the agent's own tools is answered by the agent, not put to the user."""
+
+from __future__ import annotations
+
+import pytest
+
+from reactgraph import ReActAgent, TerminationReason
+from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.tools import ToolRegistry
+
+
+def calculator_agent(model: ScriptedChatModel, **options) -> ReActAgent:
+    """An agent with the calculator that checks an answer once (the scripts leave no room for summaries)."""
+    options = {"answer_checks": 1, "summary_every": 0} | options
+    return ReActAgent(model=model, tools=ToolRegistry.with_builtins(["calculator"]), checkpointer=None, **options)
+
+
+def test_an_answer_no_tool_result_supports_is_sent_back_once_and_the_corrected_one_accepted():
+    model = ScriptedChatModel(responses=[
+        tool_call("calculator", {"expression": "(1234 + 5678) * 3"}), "(1234 + 5678) * 3 = 18268",
+        tool_call("calculator", {"expression": "(1234 + 5678) * 3"}), "(1234 + 5678) * 3 = 20736",
+    ])
+    result = calculator_agent(model).run("What is (1234 + 5678) * 3?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "(1234 + 5678) * 3 = 20736")
+    kinds = [s.kind for s in result.trace.steps]
+    assert kinds == ["tools", "check", "tools", "final"]
+    check = result.trace.steps[1]
+    assert check.thought == "(1234 + 5678) * 3 = 18268" and check.observations[0].error_kind == "unverified_answer"
+    assert "no tool result has the number(s) 18268" in check.observations[0].content
+    assert check.token_usage.total_tokens > 0 and result.error_history == []  # its call is counted; a check is no error
+    assert "no tool result has the number(s) 18268" in model.calls[2]["messages"][-1].content  # what the model was told
+
+
+def test_a_supported_answer_and_an_answer_no_tool_could_give_are_accepted_at_once():
+    supported = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*7"}), "6*7 = 42"])
+    assert [s.kind for s in calculator_agent(supported).run("What is 6*7?").trace.steps] == ["tools", "final"]
+    known = ScriptedChatModel(responses=["Ada Lovelace was born in 1815."])  # no tool call; a calculator cannot tell a year of birth
+    result = calculator_agent(known).run("When was Ada Lovelace born?")
+    assert result.final_answer == "Ada Lovelace was born in 1815." and len(known.calls) == 1
+    assert result.confidence_signals["unchecked"].detail == "no tool was called for the number(s) 1815"
+    words = ScriptedChatModel(responses=["Paris is the capital of France."])  # no number: nothing to check
+    assert calculator_agent(words).run("What is the capital of France?").trace.total_iterations == 1
+
+
+def test_an_answer_given_without_a_tool_to_a_question_the_tools_are_for_is_checked_at_most_n_times():
+    guess = "347 multiplied by 29 is 10000."
+    model = ScriptedChatModel(responses=[guess], repeat_last=True)
+    once = calculator_agent(model).run("What is 347 multiplied by 29?")
+    assert [s.kind for s in once.trace.steps] == ["check", "final"] and once.final_answer == guess
+    assert "not worked out with a tool: no tool was called for the number(s) 10000" in once.trace.steps[0].observations[0].content
+    twice = calculator_agent(ScriptedChatModel(responses=[guess], repeat_last=True), answer_checks=2).run("What is 347 multiplied by 29?")
+    assert [s.kind for s in twice.trace.steps] == ["check", "check", "final"]
+    never = calculator_agent(ScriptedChatModel(responses=[guess]), answer_checks=0).run("What is 347 multiplied by 29?")
+    assert [s.kind for s in never.trace.steps] == ["final"]
+
+
+def test_no_check_at_the_last_iteration_nor_for_a_give_up():
+    last = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*8"}), "6*8 = 46"])
+    assert calculator_agent(last, max_iterations=2).run("What is 6*8?").final_answer == "6*8 = 46"
+    gave_up = ScriptedChatModel(responses=["I cannot complete this task: 99 tools failed."])
+    result = calculator_agent(gave_up).run("What is 6*8?")
+    assert result.termination_reason is TerminationReason.FAILURE and len(gave_up.calls) == 1
+
+
+@pytest.mark.parametrize("question", ["What other tools can I use to calculate the length?", "Which functions are available?",
+                                      "How do I call the calculator tool?"])
+def test_a_question_about_the_tools_is_answered_with_them_and_the_run_goes_on(question):
+    model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": question}), tool_call("calculator", {"expression": "2+2"}), "4"])
+    result = calculator_agent(model).run("What is 2+2?")
+    assert result.termination_reason is TerminationReason.SUCCESS and result.final_answer == "4"
+    answered = result.trace.steps[0].observations[0]
+    assert answered.status == "ok" and answered.content.startswith("(The user was not asked")
+    assert "calculator[expression]: Evaluate a math expression" in answered.content and "ask_user" not in answered.content
+
+
+def test_a_question_only_the_user_can_decide_still_pauses():
+    model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which city do you mean, Paris or Rome?"})])
+    result = calculator_agent(model).run("How far is the city?")
+    assert result.termination_reason is TerminationReason.CLARIFICATION
+    assert result.termination_detail == "Which city do you mean, Paris or Rome?"
+
+
+def test_the_trace_keeps_the_name_of_a_tool_that_is_not_offered():
+    model = ScriptedChatModel(responses=['{"name": "ruler", "arguments": {"object": "table"}}', "I cannot complete this task."])
+    result = calculator_agent(model, tool_calling="text").run("How long is the table?")
+    action, observation = result.trace.steps[0].actions[0], result.trace.steps[0].observations[0]
+    assert (action.tool, action.args) == ("ruler", {"object": "table"})
+    assert observation.error_kind == "tool_not_found" and "there is no tool 'ruler'" in observation.content
