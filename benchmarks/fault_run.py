@@ -30,13 +30,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import psycopg
 from results_section import write_section  # beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.postgres and the workloads' modules
 
 from isolation_overhead import machine  # noqa: E402  (beside this script)
+from tests.integration.test_workers import jobs  # noqa: E402  (thread -> (status, starts) of every run job)
 from tests.postgres import controls, create_database, start_postgres  # noqa: E402
 
 from reactgraph import Approve, ReActAgent, ThreadBusyError  # noqa: E402
@@ -53,16 +53,6 @@ WAIT_LIMIT = 1200.0  # seconds: a bound on each phase, not a measurement
 
 
 # -- 1. restarts under load ------------------------------------------------------------------
-
-
-def jobs(db: str) -> dict[str, tuple[str, int]]:
-    """thread -> (status, times a worker started its job)."""
-    with psycopg.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT args->>'thread_id', status, (SELECT count(*) FROM procrastinate_events e WHERE e.job_id = j.id "
-            "AND e.type = 'started') FROM procrastinate_jobs j WHERE task_name = 'reactgraph.run'"
-        ).fetchall()
-    return {thread: (status, starts) for thread, status, starts in rows}
 
 
 def restarts_under_load(server: str, tmp: Path, runs: int, workers: int, restarts: int) -> dict:
@@ -116,6 +106,17 @@ def restarts_under_load(server: str, tmp: Path, runs: int, workers: int, restart
     }
 
 
+def together(command: list[str], processes: int, side: Path) -> tuple[list[subprocess.Popen], float]:
+    """``processes`` runs of ``command``, started together: each writes SIDE/ready-<pid> and waits for SIDE/go.
+    The processes, and when they were let go."""
+    procs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(processes)]
+    deadline = time.monotonic() + WAIT_LIMIT
+    while len(list(side.glob("ready-*"))) < processes and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (side / "go").touch()
+    return procs, time.monotonic()
+
+
 # -- 2. concurrent resumes ---------------------------------------------------------------------
 
 
@@ -163,13 +164,7 @@ def resume_worker(db: str, side: Path, threads: list[str]) -> None:
 def concurrent_resumes(db: str, side: Path, threads_n: int, processes: int) -> dict:
     side.mkdir(parents=True, exist_ok=True)
     threads = paused_threads(db, side, threads_n)
-    command = [sys.executable, __file__, "--resume-worker", db, str(side), *threads]
-    procs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(processes)]
-    deadline = time.monotonic() + WAIT_LIMIT
-    while len(list(side.glob("ready-*"))) < processes and time.monotonic() < deadline:
-        time.sleep(0.02)
-    started = time.monotonic()
-    (side / "go").touch()
+    procs, started = together([sys.executable, __file__, "--resume-worker", db, str(side), *threads], processes, side)
     outcomes: collections.Counter = collections.Counter()
     for proc in procs:
         out, err = proc.communicate(timeout=WAIT_LIMIT)
@@ -195,12 +190,7 @@ def playbook_counts(db: str, side: Path, processes: int, each: int) -> dict:
     book = Playbook(store, "fault-run")
     target = book.add("add(a=…, b=…), then answered (2 turns).", tool_sequence=["add"])
     command = [sys.executable, "-m", "tests.adversarial.playbook_worker", db, "fault-run", target.id, str(each), str(side)]
-    procs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(processes)]
-    deadline = time.monotonic() + WAIT_LIMIT
-    while len(list(side.glob("ready-*"))) < processes and time.monotonic() < deadline:
-        time.sleep(0.02)
-    started = time.monotonic()
-    (side / "go").touch()
+    procs, started = together(command, processes, side)
     for proc in procs:
         _, err = proc.communicate(timeout=WAIT_LIMIT)
         if proc.returncode != 0:

@@ -15,13 +15,15 @@ from tests.unit.isolated_tools import me
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def daemonize(pids: str) -> str:
-    """Stop being the subreaper, then double-fork a daemon in a session of its own that outlives the call."""
+def escape(pids: str, new_session: bool) -> None:
+    """Stop being the subreaper, then double-fork a process (in a session of its own with ``new_session``) that is
+    re-parented away from the worker and outlives the call; its name is noted in ``pids``."""
     ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 0)
     child = os.fork()
     if child == 0:
-        os.setsid()
-        if os.fork() == 0:  # the daemon: re-parented away from the worker, in its own session
+        if new_session:
+            os.setsid()
+        if os.fork() == 0:
             with open(pids, "a") as out:
                 out.write(f"{me()}\n")
             time.sleep(120)
@@ -29,7 +31,18 @@ def daemonize(pids: str) -> str:
     os.waitpid(child, 0)
     while not os.path.exists(pids):
         time.sleep(0.01)
+
+
+def daemonize(pids: str) -> str:
+    """Double-fork a daemon in a session of its own that outlives the call."""
+    escape(pids, new_session=True)
     return "daemon started"
+
+
+def orphan(pids: str) -> str:
+    """Double-fork a child that stays in the worker's session and outlives the call."""
+    escape(pids, new_session=False)
+    return "orphan started"
 
 
 def raise_limit_and_hog(megabytes: int) -> str:
@@ -70,18 +83,3 @@ def read_environment() -> str:
             continue
     return "\n".join(found)
 
-
-def orphan(pids: str) -> str:
-    """Stop being the subreaper, then double-fork a child that stays in the worker's session and outlives the call."""
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 0)
-    child = os.fork()
-    if child == 0:
-        if os.fork() == 0:  # re-parented to init: out of the worker's tree, still in its session
-            with open(pids, "a") as out:
-                out.write(f"{me()}\n")
-            time.sleep(120)
-        os._exit(0)
-    os.waitpid(child, 0)
-    while not os.path.exists(pids):
-        time.sleep(0.01)
-    return "orphan started"

@@ -25,16 +25,6 @@ def own_server(tmp_path_factory):
     stop()
 
 
-@pytest.fixture
-def workers():
-    started: list[Worker] = []
-    yield started
-    for worker in started:
-        if worker.proc.poll() is None:
-            worker.proc.kill()
-            worker.proc.wait()
-
-
 def test_workers_reconnect_after_a_restart_and_every_run_ends_once(own_server, tmp_path, workers):
     db = create_database(own_server)
     env = {"QUEUE_LOG": str(tmp_path / "tools.log"), "QUEUE_TOOL_DELAY": "0.3"}

@@ -52,16 +52,6 @@ class Worker:
         return self.proc.wait(timeout=WAIT_LIMIT)
 
 
-@pytest.fixture
-def workers():
-    started: list[Worker] = []
-    yield started
-    for worker in started:
-        if worker.proc.poll() is None:
-            worker.proc.kill()
-            worker.proc.wait()
-
-
 def wait_for(condition: Callable[[], bool], what: str, workers: list[Worker]) -> None:
     deadline = time.monotonic() + WAIT_LIMIT
     while not condition():
