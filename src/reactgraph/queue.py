@@ -64,6 +64,7 @@ SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are cre
 RECONNECT_WITHIN = 120.0  # seconds a worker that lost its database tries to reconnect before it exits
 RECONNECT_EVERY = 1.0  # seconds between its tries
 HOLD_CHECK_EVERY = 0.25  # seconds between a queued run's checks that it still holds its thread
+QUEUE_POOL_TIMEOUT = 10.0  # seconds procrastinate's pool waits for a connection (a lost database is seen sooner)
 
 logger = logging.getLogger(__name__)
 
@@ -257,7 +258,7 @@ async def while_held(drive: Awaitable[Any], hold: Hold, thread_id: str) -> Any:
 def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
     """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
     retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
-    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1))
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT))
     if runner is None:
         return app
 
