@@ -1,4 +1,13 @@
-"""Shared fixtures: simple typed tools whose calls are recorded; a throwaway PostgreSQL server."""
+"""Shared fixtures: simple typed tools whose calls are recorded; a throwaway PostgreSQL server.
+
+The README's test command needs no model and no network. Tests that do run only when asked:
+
+- ``e2e`` (a real model at OLLAMA_HOST): with ``REACTGRAPH_E2E=1``;
+- ``server`` (the real ``langgraph dev`` server): with ``REACTGRAPH_TEST_SERVER=1`` (``.ci/run`` sets it).
+
+Every other test sees an OLLAMA_HOST where nothing answers and no LangSmith tracing, so none can reach a
+model or a service that happens to run on the machine.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +17,32 @@ import threading
 import pytest
 
 from tests.postgres import create_database, missing_reason, start_postgres
+
+ASKED = {  # marker -> (the variable that asks for its tests, what they need)
+    "e2e": ("REACTGRAPH_E2E", "a real model at OLLAMA_HOST"),
+    "server": ("REACTGRAPH_TEST_SERVER", "the langgraph dev server"),
+}
+NOTHING_ANSWERS = "http://127.0.0.1:9"  # the discard port
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests of a marker in ASKED, saying how to run them, unless its variable is 1."""
+    for marker, (variable, needs) in ASKED.items():
+        if os.environ.get(variable) == "1":
+            continue
+        skip = pytest.mark.skip(reason=f"needs {needs}: run with {variable}=1")
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def no_real_model(request, monkeypatch):
+    """Outside the e2e tests, no model answers at OLLAMA_HOST and nothing is traced to LangSmith."""
+    if "e2e" not in request.keywords:
+        monkeypatch.setenv("OLLAMA_HOST", NOTHING_ANSWERS)
+    for variable in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
+        monkeypatch.delenv(variable, raising=False)
 
 
 @pytest.fixture(autouse=True)

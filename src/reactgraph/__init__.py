@@ -14,6 +14,8 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+__version__ = "0.1.0"
+
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
     from reactgraph.agent import ChildUpdate, ReActAgent
     from reactgraph.answers.confidence import ConfidenceSignal
@@ -34,6 +36,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.graph.subagents import AgentTool
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
+    from reactgraph.persistence.reading import ForkError
     from reactgraph.state import InvalidInputError
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.base import ToolRegistrationError
@@ -51,6 +54,7 @@ _HOMES = {  # public name -> the module that defines it
     "ConversationTurn": "reactgraph.answers.result",
     "Edit": "reactgraph.tools.approval",
     "ErrorKind": "reactgraph.errors",
+    "ForkError": "reactgraph.persistence.reading",
     "InvalidInputError": "reactgraph.state",
     "ModelUnavailableError": "reactgraph.models.resolve",
     "PendingApproval": "reactgraph.answers.result",
@@ -82,6 +86,7 @@ __all__ = [
     "ConversationTurn",
     "Edit",
     "ErrorKind",
+    "ForkError",
     "InvalidInputError",
     "ModelUnavailableError",
     "PendingApproval",

@@ -34,10 +34,11 @@ from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.conversation import turn_of
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
-from reactgraph.models.resolve import check_model
+from reactgraph.models.resolve import check_model, default_model
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer, RunNotFoundError
 from reactgraph.persistence.reading import (
+    ForkError,
     HistoryEntry,
     RunInfo,
     fork_point,
@@ -153,6 +154,7 @@ class ReActAgent:
         self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store else None
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes, store=store)
         self._checked_models: set[str] = set()
+        self._picked_model: str | None = None
         self._last_thread: str | None = None
 
     @property
@@ -267,7 +269,7 @@ class ReActAgent:
         """Async ``resume``."""
         return await self._adrive(self._continued_run(thread_id, answer, **options))
 
-    def fork(
+    def _forked_run(
         self,
         thread_id: str,
         *,
@@ -280,14 +282,10 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> ReActResult | str:
-        """Re-run part of the thread from a chosen point, with changed config (LangGraph time travel): a
-        ``turn`` of its conversation (default: the last) from just after its ``iteration`` (0 = from its
-        start); or that turn asked anew with ``query`` (from where the turn before it ended); or from any
-        ``checkpoint_id`` of ``history``. The new branch becomes the thread's current one; the old one stays
-        in the checkpointer."""
+    ) -> Drive:
+        """What ``fork`` drives: the thread from the chosen checkpoint (see ``fork``)."""
         if sum(x is not None for x in (iteration, query, checkpoint_id)) != 1:
-            raise ValueError("fork needs exactly one of iteration=, query= or checkpoint_id=")
+            raise ForkError("fork needs exactly one of iteration=, query= or checkpoint_id=")
         payload = None
         if checkpoint_id is None:
             entries = self.history(thread_id)
@@ -295,14 +293,23 @@ class ReActAgent:
             if query is None:
                 checkpoint_id = fork_point(entries, turn, iteration or 0).checkpoint_id
             elif turn == 1:
-                raise ValueError("turn 1 has no turn before it to fork from: ask the question on a new thread")
+                raise ForkError("turn 1 has no turn before it to fork from: ask the question on a new thread")
             else:
                 checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
         context, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return self._drive(Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start))
+        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start)
+
+    @same_parameters(_forked_run)
+    def fork(self, thread_id: str, **options: Any) -> ReActResult | str:
+        """Re-run part of the thread from a chosen point, with changed config (LangGraph time travel): a
+        ``turn`` of its conversation (default: the last) from just after its ``iteration`` (0 = from its
+        start); or that turn asked anew with ``query`` (from where the turn before it ended); or from any
+        ``checkpoint_id`` of ``history``. The new branch becomes the thread's current one; the old one stays
+        in the checkpointer."""
+        return self._drive(self._forked_run(thread_id, **options))
 
     def _streamed_run(
         self,
@@ -329,7 +336,7 @@ class ReActAgent:
     async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
-        async with self._async_graph() as graph, self.store.aholding(drive.thread_id):
+        async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, query):  # noqa: E501
             with self.store.errors(drive.thread_id):
                 chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
                                        durability=DURABILITY, subgraphs=True)
@@ -348,6 +355,7 @@ class ReActAgent:
         approvals: dict[str, Any] | None = None,
         metadata: dict[str, str] | None = None,
         tokens: bool = False,
+        fork: Mapping[str, Any] | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
@@ -356,9 +364,12 @@ class ReActAgent:
         summarize, terminate; a sub-agent's nodes as ChildUpdates), then the ReActResult; with ``tokens``, also each Token of the model's
         replies as it is written. With ``query`` a new run starts; without it the run on
         ``thread_id`` continues (``answer`` answers its pending clarification, ``approvals`` decides
-        calls waiting for approval, by tool call id, as in ``resume``). ``metadata`` is stored with
-        every checkpoint of the run (see ``run_info``)."""
-        if checked_query(query) is None:
+        calls waiting for approval, by tool call id, as in ``resume``); with ``fork`` (the point ``fork`` takes:
+        ``{"turn": 2, "iteration": 1}``, ``{"query": ...}`` or ``{"checkpoint_id": ...}``) it is forked from there.
+        ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
+        if fork is not None:
+            drive = self._forked_run(thread_id, callbacks=callbacks, config=config, **fork, **overrides)
+        elif checked_query(query) is None:
             drive = self._continued_run(thread_id, answer, approvals=approvals, callbacks=callbacks, config=config, **overrides)
         else:
             drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides)
@@ -419,16 +430,17 @@ class ReActAgent:
         return [entry.model_copy(update={"turn": turn_of(entry.values, entry.next)}) for entry in entries]
 
     def run_info(self, thread_id: str) -> RunInfo:
-        """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata)."""
+        """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata, the error of a
+        failed run)."""
         checked_thread_id(thread_id)
         with self.store.reading(thread_id):
-            return run_info(self.graph, thread_id)
+            return run_info(self.graph, thread_id, self.store.activities().get(thread_id))
 
     def list_runs(self, limit: int | None = None) -> list[RunInfo]:
-        """Every run in the checkpointer (thread, question, status, reason, iterations, tokens,
-        started, updated), most recently updated first."""
+        """Every run in the checkpointer (thread, question, status, reason, iterations, tokens, started, updated,
+        error), most recently updated first; status is running, waiting, finished, failed or interrupted."""
         with self.store.reading():
-            return list_runs(self.graph, limit, self.store.thread_ids())
+            return list_runs(self.graph, limit, self.store.thread_ids(), self.store.activities())
 
     # -- internals -------------------------------------------------------------------------
 
@@ -446,7 +458,11 @@ class ReActAgent:
     def _drive(self, drive: Drive) -> Any:
         """``_steps`` on the graph (its first invoke from ``drive.start``, a fork's checkpoint, when given)."""
         steps, start = self._steps(drive), drive.start or drive.config
-        with self.store.errors(drive.thread_id), self.store.holding(drive.thread_id):
+        with (
+            self.store.holding(drive.thread_id),
+            self.store.tracking(drive.thread_id, question_of_payload(drive.payload)),
+            self.store.errors(drive.thread_id),
+        ):
             payload = next(steps)
             while True:
                 self.graph.invoke(payload, start, context=drive.context, durability=DURABILITY)
@@ -458,7 +474,11 @@ class ReActAgent:
     async def _adrive(self, drive: Drive) -> Any:
         """``_steps`` on the graph bound to the store's async saver."""
         steps = self._steps(drive)
-        async with self._async_graph() as graph, self.store.aholding(drive.thread_id):
+        async with (
+            self._async_graph() as graph,
+            self.store.aholding(drive.thread_id),
+            self.store.atracking(drive.thread_id, question_of_payload(drive.payload)),
+        ):
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
@@ -470,10 +490,15 @@ class ReActAgent:
     def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
-        with self.store.errors(drive.thread_id), self.store.holding(drive.thread_id):
+        with (
+            self.store.holding(drive.thread_id),
+            self.store.tracking(drive.thread_id, question_of_payload(drive.payload)),
+            self.store.errors(drive.thread_id),
+        ):
             payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
             chunks = self.graph.stream(
-                payload, drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY, subgraphs=True
+                payload, drive.start or drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY,
+                subgraphs=True,
             )
             for namespace, mode, chunk in chunks:
                 yield from stream_items(mode, chunk, namespace)
@@ -525,6 +550,10 @@ class ReActAgent:
             raise ConfigError("playbook=True needs the agent's store: ReActAgent(playbook=True) or playbook=<a BaseStore>")
         by_name = self._deps.model is None or effective.model != self.config.model
         if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
+            if "model" not in effective.model_fields_set and (picked := self._default_model()) != effective.model:
+                overrides = overrides | {"model": picked}  # stored with the run: a resume goes on with it
+                context = make_config(**overrides)
+                effective = self.config.merge(context)
             self._preflight(effective)
         thread_id = thread_id or uuid.uuid4().hex
         if fresh or not inherit:
@@ -545,6 +574,14 @@ class ReActAgent:
         with self.store.reading(thread_id):
             metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
             return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
+
+    def _default_model(self) -> str:
+        """The model of the runs given none (``models.resolve.default_model``: the default when the machine has it,
+        else a pulled model that calls tools), found once per agent."""
+        if self._picked_model is None:
+            self._picked_model = default_model(self.config.model)
+            self._checked_models.add(self._picked_model)
+        return self._picked_model
 
     def _preflight(self, cfg: AgentConfig) -> None:
         """Report a model that cannot be used (no provider package, no API key, Ollama unreachable or
@@ -580,6 +617,11 @@ class ReActAgent:
     def _output(self, result: ReActResult, context: AgentConfig | None) -> ReActResult | str:
         mode = self.config.merge(context).output_mode
         return (result.final_answer or "") if mode == "simple" else result
+
+
+def question_of_payload(payload: Any) -> str | None:
+    """The question a drive starts with (a new run's), None for a resume or a fork."""
+    return payload.get("query") if isinstance(payload, dict) else None
 
 
 def stream_modes(tokens: bool) -> list[str]:

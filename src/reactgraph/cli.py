@@ -6,6 +6,7 @@
                               [--output-schema SIGNATURE] [--playbook] [--json]
     reactgraph resume THREAD [--answer TEXT] [--approve | --reject REASON | --edit JSON] [--call ID]
                              [...the run options]
+    reactgraph fork THREAD [--turn N] (--iteration K | --query TEXT | --checkpoint ID) [...the run options]
     reactgraph submit "QUESTION" --db postgresql://... [--thread T] [...the run options]
     reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S] [--reconnect-within S]
     reactgraph runs [--limit N] [--json]
@@ -18,36 +19,60 @@
 This module holds every command's options; the commands themselves live in reactgraph.commands, each module
 imported only when its command runs, and the exit codes in reactgraph.commands (standard library only).
 
-Exit codes: 0 success, 1 error (or the model gave up / the run was cancelled), 2 usage,
-3 waiting for an answer or an approval (without a terminal; the command to continue is printed),
-4 stopped by a limit (the partial answer is printed).
+Exit codes (reactgraph.commands): 0 answered, 1 error, 2 usage, 3 waiting for an answer or an approval
+(without a terminal; the command to continue is printed), 4 ended without an answer (a limit: the partial
+answer is printed; a stall, a cancel, the model gave up), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 # Only the standard library and reactgraph's light modules here: `--help` and usage errors must not wait for
 # LangChain or LangGraph. Each command names its handler as 'module:function' (reactgraph.commands), imported
 # when it runs.
-from reactgraph.commands import EXIT_ERROR, EXIT_USAGE, UsageError
+from reactgraph.commands import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from reactgraph.evaluation.peers import PEERS
 
 # -- arguments -----------------------------------------------------------------------------
 
+EXIT_CODES = """exit codes:
+  0    answered
+  1    error (the model or the database cannot be used, a failure inside a run)
+  2    usage error (a bad option or value)
+  3    the run waits for an answer or an approval (the command to continue is printed)
+  4    the run ended without an answer (a limit: the partial answer is printed; a stall, a cancel, a give-up)
+  130  interrupted (Ctrl-C); `reactgraph resume THREAD` continues the run"""
+
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    main_parser = argparse.ArgumentParser(prog="reactgraph", description="A ReAct agent as a LangGraph state machine.")
+    main_parser = argparse.ArgumentParser(
+        prog="reactgraph", description="A ReAct agent as a LangGraph state machine.", epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    main_parser.add_argument("--version", action=Version, nargs=0, help="show the version and exit")
     sub = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_commands in (add_run_commands, add_reading_commands, add_queue_commands, add_tools_command,
                          add_playbook_command, add_eval_command):
         add_commands(sub)
     return main_parser
+
+
+class Version(argparse.Action):
+    """--version: the installed distribution's version (``reactgraph.__version__``, which hatch builds it from)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: str | None = None) -> None:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"reactgraph {version('reactgraph')}\n")
+        parser.exit()
 
 
 def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -66,6 +91,13 @@ def with_mcp(p: argparse.ArgumentParser) -> None:
     )
 
 
+def with_documents(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--documents", metavar="PATH", type=lambda path: str(Path(path).absolute()),
+        help="a file or directory of text documents for the search_documents tool (full-text search)",
+    )
+
+
 def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
     """The options of a run (run, resume, submit): database, model, limits, tools, approval, typed answer, playbook."""
     with_db(p)
@@ -78,6 +110,7 @@ def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
         help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
     )
     p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")
+    with_documents(p)
     with_mcp(p)
     p.add_argument("--approve-tools", metavar="a,b", help="tools whose calls wait for your approval before they run ('*' = all)")
     p.add_argument(
@@ -94,7 +127,7 @@ def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
 
 
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
-    """run, chat and resume (reactgraph.commands.runs, reactgraph.commands.chat)."""
+    """run, chat, resume and fork (reactgraph.commands.runs, reactgraph.commands.chat)."""
     run = sub.add_parser("run", help="answer a question, showing each step live")
     run.add_argument("question")
     run.add_argument("--thread", metavar="T", help="thread id: an existing one goes on with its conversation (default: a new one)")
@@ -116,6 +149,18 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     resume.add_argument("--call", metavar="ID", help="the call to decide, when several wait (ids as printed)")
     with_run_options(resume)
     resume.set_defaults(handler="reactgraph.commands.runs:cmd_resume")
+
+    fork = sub.add_parser(
+        "fork", help="run part of a thread again from a chosen point, with other options (the old branch is kept)",
+    )
+    fork.add_argument("thread")
+    fork.add_argument("--turn", type=int, metavar="N", help="the turn of the thread's conversation (default: the last)")
+    point = fork.add_mutually_exclusive_group(required=True)
+    point.add_argument("--iteration", type=int, metavar="K", help="from just after iteration K of the turn (0: from its start)")
+    point.add_argument("--query", metavar="TEXT", help="ask the turn anew with this question")
+    point.add_argument("--checkpoint", metavar="ID", help="from this checkpoint of the thread's history")
+    with_run_options(fork)
+    fork.set_defaults(handler="reactgraph.commands.runs:cmd_fork")
 
 
 def add_reading_commands(sub: argparse._SubParsersAction) -> None:
@@ -160,6 +205,7 @@ def add_tools_command(sub: argparse._SubParsersAction) -> None:
     """tools (reactgraph.commands.tools)."""
     tools = sub.add_parser("tools", help="list the tools with their categories and descriptions")
     tools.add_argument("--tools", metavar="a,b", help="also load these 'module:attribute' tools")
+    with_documents(tools)
     with_mcp(tools)
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(handler="reactgraph.commands.tools:cmd_tools")
@@ -235,38 +281,75 @@ def error_exit_code(exc: Exception) -> int | None:
     # Imported only once a command failed: these modules load LangChain and LangGraph.
     from reactgraph.answers.waiting import RunWaitingError
     from reactgraph.config import ConfigError
+    from reactgraph.errors import MissingExtraError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
+    from reactgraph.persistence.reading import ForkError
     from reactgraph.playbook import PlaybookError
     from reactgraph.state import InvalidInputError
     from reactgraph.tools.base import ToolRegistrationError
-    from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError
+    from reactgraph.tools.mcp import MCPConfigError, MCPServerError
     from reactgraph.tools.registry import UnknownToolError
 
     if isinstance(
         exc,
         ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | RunWaitingError
-        | InvalidInputError,
+        | ForkError | InvalidInputError,
     ):
         return EXIT_USAGE
     if isinstance(
-        exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | ThreadBusyError | MCPServerError | MCPUnavailableError
+        exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | ThreadBusyError | MCPServerError | MissingExtraError
     ):
         return EXIT_ERROR
     return None
 
 
+class Stderr(logging.StreamHandler):
+    """A handler writing each message alone on the stderr of the moment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    @property
+    def stream(self):  # type: ignore[override]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def show_notes() -> None:
+    """What the library tells a user as a warning (the model chosen for them when the default is not pulled) is
+    shown on stderr, once however often ``main`` runs."""
+    notes = logging.getLogger("reactgraph.models.resolve")
+    if not any(isinstance(h, Stderr) for h in notes.handlers):
+        notes.addHandler(Stderr())
+
+
+def load_env_file(path: Path = Path(".env")) -> None:
+    """The variables of ``.env`` in the current directory (API keys, OLLAMA_HOST, REACTGRAPH_DB, LangSmith's), as
+    ``langgraph dev`` reads them; a variable already set in the environment wins."""
+    if path.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(path, override=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reactgraph`` command; returns the exit code."""
     args = parser().parse_args(argv)
+    load_env_file()
+    show_notes()
     try:
         return handler(args)(args)
     except KeyboardInterrupt:
         thread = getattr(args, "thread", None)
         how = f"continue with `reactgraph resume {thread}`" if thread else "nothing was started"
         print(f"reactgraph: interrupted; {how}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except Exception as exc:
         code = error_exit_code(exc)
         if code is None:

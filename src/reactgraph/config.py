@@ -55,6 +55,12 @@ DEFAULT_RETRYABLE_PATTERNS = (
 )
 
 
+ALWAYS_ON = {  # option of the design documents -> why reactgraph has no such switch
+    "enable_scratchpad": "the scratchpad cannot be turned off: every turn's prompt is rebuilt from the question, the "
+    "running summary and the last keep_recent_steps steps (agent.get_current_scratchpad() shows it; keep_recent_steps "
+    "and summary_every shape it)",
+}
+
 # What a tool in a worker process sees of the agent's environment by default: where programs and files are,
 # the locale and time zone, the virtualenv. Nothing that holds a secret.
 DEFAULT_ISOLATED_ENV = (
@@ -290,7 +296,14 @@ class AgentConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _known_options(cls, values: Any) -> Any:
-        """An unknown option is an error naming the close matches (a typo is never dropped silently)."""
+        """An unknown option is an error naming the close matches (a typo is never dropped silently). The options
+        of the design documents reactgraph grew from that it does another way (``ALWAYS_ON``) are taken when they
+        ask for what reactgraph does anyway, and refused, saying why, when they ask for something else."""
+        if isinstance(values, dict) and ALWAYS_ON.keys() & values.keys():
+            for name in ALWAYS_ON.keys() & values.keys():
+                if values[name] is not True:
+                    raise PydanticCustomError("always_on", f"{name}={values[name]!r}: {ALWAYS_ON[name]}")
+            values = {k: v for k, v in values.items() if k not in ALWAYS_ON}
         if isinstance(values, dict):
             unknown = [k for k in values if k not in cls.model_fields]
             if unknown:

@@ -133,3 +133,14 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'a' or 'b'?)`` for the choices close to a misspelt ``name``; '' when none is."""
     close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.8)
     return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
+class MissingExtraError(ImportError):
+    """A feature needs an optional part of reactgraph that is not installed; the message names the extra to
+    install (``pip install 'reactgraph[postgres]'``)."""
+
+
+def missing_extra(extra: str, feature: str, exc: ImportError) -> MissingExtraError:
+    """The error for ``feature``, which needs the extra ``extra``, when importing its packages raised ``exc``."""
+    missing = exc.name or str(exc)
+    return MissingExtraError(f"{feature} needs reactgraph's {extra!r} extra ({missing} is not installed): pip install 'reactgraph[{extra}]'")

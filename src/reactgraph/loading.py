@@ -51,17 +51,23 @@ def load_object(spec: str) -> Any:
         raise ConfigError(f"cannot import {spec!r}: {exc}") from None
 
 
-def builtin_tools() -> ToolRegistry:
-    """The built-in tools; the file tools may read only the current directory."""
-    return ToolRegistry.with_builtins(root=Path.cwd())
+def builtin_tools(documents: str | None = None) -> ToolRegistry:
+    """The built-in tools; the file tools may read only the current directory, search_documents searches
+    ``documents`` (a file or a directory; without it, it is not offered)."""
+    if documents is not None and not Path(documents).exists():
+        raise ConfigError(f"--documents {documents!r}: no such file or directory")
+    return ToolRegistry.with_builtins(root=Path.cwd(), documents=Path(documents) if documents else None)
 
 
-def load_tools(spec: str | None, mcp: str | None = None) -> tuple[ToolRegistry, tuple[str, ...] | None]:
+def load_tools(
+    spec: str | None, mcp: str | None = None, documents: str | None = None, db: str | None = None
+) -> tuple[ToolRegistry, tuple[str, ...] | None]:
     """--tools a,b: built-in tool names, or 'module:attribute' naming a tool, a list of tools or a
-    ToolRegistry; --mcp FILE: the tools of the file's MCP servers, added to the selection. Returns the
-    registry and the selection (None = every registered tool)."""
-    registry = builtin_tools()
-    mcp_names = add_mcp_tools(registry, mcp) if mcp else []
+    ToolRegistry; --mcp FILE: the tools of the file's MCP servers, added to the selection (their stderr to
+    ``mcp_log(db)``); --documents PATH: what search_documents searches. Returns the registry and the selection
+    (None = every registered tool)."""
+    registry = builtin_tools(documents)
+    mcp_names = add_mcp_tools(registry, mcp, mcp_log(db)) if mcp else []
     if spec is None:
         return registry, None
     names: list[str] = []
@@ -83,8 +89,18 @@ def load_tools(spec: str | None, mcp: str | None = None) -> tuple[ToolRegistry, 
     return registry, tuple(names + mcp_names)
 
 
-def add_mcp_tools(registry: ToolRegistry, path: str) -> list[str]:
+def mcp_log(db: str | None = None) -> Path:
+    """Where the MCP servers' own output (their stderr) goes: ``mcp.log`` beside the checkpoint file ``db`` (default
+    ``REACTGRAPH_DB`` or ./.reactgraph/checkpoints.sqlite); in ./.reactgraph/ for a Postgres database."""
+    # here: `reactgraph tools` loads no LangGraph
+    from reactgraph.persistence.base import DEFAULT_DB, default_db, is_postgres_url
+
+    where = db or default_db()
+    return (DEFAULT_DB.parent if is_postgres_url(where) else Path(where).absolute().parent) / "mcp.log"
+
+
+def add_mcp_tools(registry: ToolRegistry, path: str, log: Path | None = None) -> list[str]:
     """Register the tools of the MCP servers in the file at ``path`` (category ``mcp:<server>``; a
-    built-in of the same name is replaced) and return their names."""
-    tools = load_mcp_tools(path)
+    built-in of the same name is replaced), their stderr appended to ``log``, and return their names."""
+    tools = load_mcp_tools(path, stderr=log)
     return [registry.register(t, {"category": f"mcp:{t.metadata['mcp_server']}"}, replace=True).name for t in tools]

@@ -42,8 +42,11 @@ each answer given. Be brief: at most 12 lines. Reply with the notes only.
 Turns:
 {turns}"""
 
-# Ends the system prompt of a turn when earlier turns were folded into notes.
+# Before a turn's question, when the thread has earlier turns: the notes on the folded ones, then the
+# recent ones as the user asked and the agent answered them (graph.conversation.conversation_text).
 CONVERSATION_NOTES = "Notes on the earlier conversation:\n{notes}"
+EARLIER_TURNS = "Earlier in this conversation (context for the question; answer only the question):\n{turns}"
+EARLIER_TURN = "User: {question}\nYou answered: {answer}"
 
 PARTIAL_ANSWER_PROMPT = """You must stop now: {detail}
 Using only what the observations above showed, give the best answer you can to the question. \
@@ -81,14 +84,18 @@ ONE_QUESTION = "Error: ask the user one question at a time. This call was not se
 
 # After the newest observations when the model just made the same calls again and got the same
 # results (the repeated step is shown once): small models copy their last turn, so ask for the end.
+# The give-up is offered only when the repeated call failed: after a result, a small model took the offer
+# instead of giving the answer the result held.
 REPEATED_NATIVE = (
     "You made exactly this call again and got the same result. Do not call it again: reply now, without a "
-    "tool call, with the answer the results give, or say that you cannot complete the task and why."
+    "tool call, with the answer the results give{give_up}."
 )
 REPEATED_TEXT = (
     "You made exactly this call again and got the same result. Do not call it again: reply now with "
-    "{thought} and {final_answer}: the answer the observations give, or that you cannot complete the task and why."
+    "{thought} and {final_answer}: the answer the observations give{give_up}."
 )
+GIVE_UP = ", or say that you cannot complete the task and why"
+GIVE_UP_TEXT = ", or that you cannot complete the task and why"
 
 # Appended to the newest observations in the text format: small models otherwise tend to copy their
 # previous turn (the same call again) although the observation answers the question.

@@ -37,27 +37,34 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
-import procrastinate
-import psycopg
-from procrastinate.exceptions import ConnectorException
-from procrastinate.schema import SchemaManager
-from psycopg_pool import PoolTimeout
+from reactgraph.errors import missing_extra
+
+try:  # installed with the postgres extra
+    import procrastinate
+    import psycopg
+    from procrastinate.exceptions import ConnectorException
+    from procrastinate.schema import SchemaManager
+    from psycopg_pool import PoolTimeout
+except ImportError as exc:
+    raise missing_extra("postgres", "queued runs (submit, worker, the queue of a postgresql:// database)", exc) from None
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.typed import parse_signature
 from reactgraph.config import ConfigError, make_config
 from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
+from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
+from reactgraph.persistence.reading import RunInfo
 from reactgraph.state import checked_query, checked_thread_id
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
 QUEUE = "reactgraph"
 JOB_KEY = "reactgraph_job"  # checkpoint metadata: the id of the job whose run wrote the checkpoint
-SPECS = ("model", "tools", "mcp", "output_schema")  # options naming what to load, as the CLI's flags do
-LABELS = {"model": "reactgraph_model", "tools": "reactgraph_tools", "mcp": "reactgraph_mcp", "output_schema": "reactgraph_output_schema"}
+SPECS = ("model", "tools", "mcp", "documents", "output_schema")  # options naming what to load, as the CLI's flags do
+LABELS = {key: f"reactgraph_{key}" for key in SPECS}
 STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
 RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
 SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
@@ -144,6 +151,25 @@ def is_queued(url: str, thread_id: str) -> bool:
     return row is not None
 
 
+def queued_runs(url: str) -> list[RunInfo]:
+    """The runs waiting in the queue for a worker (status ``queued``), most recently queued first."""
+    with queue_errors(url), psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+            return []
+        rows = conn.execute(
+            "SELECT j.args, (SELECT min(e.at) FROM procrastinate_events e WHERE e.job_id = j.id) AS queued_at "
+            "FROM procrastinate_jobs j WHERE j.task_name = %s AND j.status = 'todo' ORDER BY j.id DESC",
+            (TASK,),
+        ).fetchall()
+    return [
+        RunInfo(
+            thread_id=args["thread_id"], question=args.get("question", ""), status="queued", reason=None, iterations=0,
+            tokens=0, started=None, updated=queued_at, metadata={},
+        )
+        for args, queued_at in rows
+    ]
+
+
 # -- runs ----------------------------------------------------------------------------------
 
 
@@ -157,7 +183,7 @@ def checked_options(options: dict[str, Any]) -> dict[str, Any]:
     overrides = {key: value for key, value in options.items() if value is not None}
     make_config(**overrides)  # ConfigError naming a bad field, before anything is queued
     if "tools" in specs:  # a misspelt built-in or an import that fails, before anything is queued
-        load_tools(specs["tools"])
+        load_tools(specs["tools"], documents=specs.get("documents"))
     try:
         json.dumps(overrides)
     except TypeError as exc:
@@ -178,7 +204,7 @@ class Runner:
         overrides they select (the tools chosen by name)."""
         key = json.dumps(specs, sort_keys=True) + ("+playbook" if playbook else "")
         if key not in self._agents:
-            registry, selection = load_tools(specs.get("tools"), specs.get("mcp"))
+            registry, selection = load_tools(specs.get("tools"), specs.get("mcp"), specs.get("documents"))
             schema = parse_signature(specs["output_schema"]) if specs.get("output_schema") else None
             agent = ReActAgent(
                 model=load_model(specs.get("model")), tools=registry, checkpointer=self.url, output_schema=schema,
@@ -189,19 +215,39 @@ class Runner:
 
     async def run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
         """Run the job's run to its end: start it, or resume it when this job's run has checkpoints
-        (the job is a retry after its worker died), or nothing when that run has already ended."""
+        (the job is a retry after its worker died), or nothing when that run has already ended. A run that fails,
+        even before it starts (its tools or model cannot be loaded), is recorded ``failed`` with the error, so
+        ``reactgraph runs`` shows it, not only the worker's log."""
+        try:
+            await self._run(job_id, question, thread_id, options)
+        except RunInterrupted:  # retried, and resumed: no failure to show
+            raise
+        except Exception as exc:
+            await asyncio.to_thread(self.record_failure, thread_id, question, exc)
+            raise
+
+    def record_failure(self, thread_id: str, question: str, exc: Exception) -> None:
+        runs = open_store(self.url)
+        try:
+            runs.record(Activity(thread_id, "failed", question, this_owner(), time.time(), error_text(exc)))
+        except CheckpointStoreError as error:
+            logger.warning("the failure of %s could not be recorded: %s", thread_id, error)
+        finally:
+            runs.close()
+
+    async def _run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
         specs = {key: options[key] for key in SPECS if key in options}
         agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
         try:
-            await self._run(agent, job_id, question, thread_id, overrides, labels)
+            await self._drive_run(agent, job_id, question, thread_id, overrides, labels)
         except Exception as exc:
             if lost_database(exc):  # a restart: the job is retried, and its retry resumes the run
                 raise RunInterrupted(f"run {thread_id} (job {job_id}) lost the database: {exc}") from exc
             raise
 
-    async def _run(
+    async def _drive_run(
         self, agent: ReActAgent, job_id: int, question: str, thread_id: str, overrides: dict[str, Any], labels: dict[str, str]
     ) -> None:
         # the thread's advisory lock, waited for (the agent's runs take the same one: a run or resume of the thread
@@ -217,7 +263,7 @@ class Runner:
                     logger.info("cancelled %s (job %s) while queued: not run", thread_id, job_id)
                     return
                 drive = agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
-            elif info.status == "interrupted":
+            elif info.status in ("interrupted", "failed", "running"):  # no one else runs it: this worker holds the thread
                 logger.info("resuming %s (job %s) from its last checkpoint", thread_id, job_id)
                 drive = agent.aresume(thread_id, config={"metadata": labels}, **overrides)
             else:
@@ -285,7 +331,7 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     """Queue a run of ``question`` for the workers on the Postgres database ``db`` (default
     ``REACTGRAPH_DB``) and return its thread id at once. ``options``: ``model`` ('provider:model' or
     'module:factory'), ``tools`` ('a,b': built-in names or 'module:attribute'), ``mcp`` (a servers
-    file), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
+    file), ``documents`` (what search_documents searches), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
     ``run`` command takes them. Runs on one thread are taken one after another."""
     checked_query(question)
     url = queue_url(db)

@@ -3,7 +3,7 @@
 It is the graph ``ReActAgent`` runs (``build_graph``), compiled without a checkpointer: the
 LangGraph server brings its own persistence. Each run's ``context`` is an ``AgentConfig``
 (Studio's "Manage Assistants" / run configuration form): it picks the model by name
-(``model``, default ``ollama:qwen2.5:7b``), the limits, budgets, and which of the served
+(``model``; unset, the default model, or a pulled one when the machine lacks it), the limits, budgets, and which of the served
 tools to offer (``tools``, by name; unset = all). No model is called until a run starts.
 
 Served tools: the built-ins that need no setup, and the file tools when
@@ -30,11 +30,11 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.answers.typed import OutputSchema
-from reactgraph.config import AgentConfig, make_config
+from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_graph
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.models.resolve import check_model
+from reactgraph.models.resolve import check_model, default_model
 from reactgraph.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -62,10 +62,20 @@ def make_graph(
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
+    **options: Any,
 ) -> CompiledStateGraph:
     """The served graph: ``build_graph`` without a checkpointer, with a recursion limit that
     lets a run reach its own stop rules (max_iterations and the budgets) first; ``output_schema``
-    types the final answer (the run's ``output``)."""
+    types the final answer (the run's ``output``). ``options`` are AgentConfig fields set over ``config``
+    (``make_graph(tools=[...], max_iterations=5)``); an unknown one is a ConfigError that lists the known ones."""
+    if unknown := [name for name in options if name not in AgentConfig.model_fields]:
+        known = ", ".join(["model", "tools", "config", "output_schema", *AgentConfig.model_fields])
+        raise ConfigError(
+            "; ".join(f"make_graph: unknown option {name!r}{did_you_mean(name, AgentConfig.model_fields)}" for name in unknown)
+            + f". It takes: {known}"
+        )
+    if options:
+        config = (config or AgentConfig()).override(**options)
     compiled = build_graph(model, served_tools() if tools is None else tools, config, output_schema=output_schema)
     return compiled.with_config(recursion_limit=SERVER_RECURSION_LIMIT)
 
@@ -104,6 +114,21 @@ async def serve(runtime: ServerRuntime) -> CompiledStateGraph:
         return graph
     context = getattr(execution, "context", None)
     config = check_context(context, TOOLS) if isinstance(context, Mapping) else AgentConfig()
-    if not config.fallback_models:  # with fallbacks, an unusable primary falls back
-        await asyncio.to_thread(check_model, config.model, config)
+    if config.fallback_models:  # with fallbacks, an unusable primary falls back
+        return graph
+    if "model" not in config.model_fields_set:  # the default follows what the machine has (models.resolve)
+        return graph_of(await asyncio.to_thread(default_model, config.model))
+    await asyncio.to_thread(check_model, config.model, config)
     return graph
+
+
+_BY_MODEL: dict[str, CompiledStateGraph] = {}
+
+
+def graph_of(model: str) -> CompiledStateGraph:
+    """The served graph whose runs use ``model`` when their context names none (``graph`` for the default)."""
+    if model == AgentConfig().model:
+        return graph
+    if model not in _BY_MODEL:
+        _BY_MODEL[model] = make_graph(tools=TOOLS, config=AgentConfig(model=model))
+    return _BY_MODEL[model]

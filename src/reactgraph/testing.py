@@ -23,13 +23,18 @@ recorded in ``calls`` (the messages, the names of the tools bound and the stop s
 reported as 1 token per 4 characters unless ``report_usage=False``. When streamed (LangGraph's
 ``stream_mode="messages"``, ``ReActAgent.stream(..., tokens=True)``) a text reply comes word by
 word, its tool calls and usage with the last piece.
+
+Demo tools, for examples and tests (never among the built-ins): ``get_weather(city)`` and ``search_flights(origin,
+destination, date)``, a mock weather and flight service with fixed, made-up data (``DEMO_TOOLS`` has both).
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 import threading
 import uuid
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -161,3 +166,51 @@ class ScriptedChatModel(BaseChatModel):
         else:
             message.usage_metadata = None
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+# -- demo tools -------------------------------------------------------------------------------
+# A mock weather and flight service: fixed, made-up data, the same on every call, so an example or a test reads
+# the same every time. Not built-ins: `reactgraph tools` does not list them.
+
+DEMO_CITIES = {  # city -> (temperature in °C, conditions)
+    "paris": (18, "light rain"),
+    "rome": (24, "sunny"),
+    "london": (14, "overcast"),
+    "tokyo": (21, "clear"),
+    "new york": (16, "windy"),
+}
+
+
+def _city(name: str) -> str:
+    key = " ".join(name.lower().split())
+    if key not in DEMO_CITIES:
+        raise ValueError(f"the demo service knows no city {name!r}; it knows {', '.join(c.title() for c in DEMO_CITIES)}")
+    return key
+
+
+def get_weather(city: str) -> str:
+    """The weather in a city now (a demo service: fixed, made-up data): temperature in °C and the conditions."""
+    temperature, conditions = DEMO_CITIES[_city(city)]
+    return f"{_city(city).title()}: {temperature} °C, {conditions}"
+
+
+def search_flights(origin: str, destination: str, date: str) -> str:
+    """Flights from one city to another on a date given as YYYY-MM-DD (a demo service: made-up flights), one line
+    each: flight number, departure time, price in EUR."""
+    start, end = _city(origin), _city(destination)
+    if start == end:
+        raise ValueError("origin and destination are the same city")
+    try:
+        day = datetime.date.fromisoformat(date)
+    except ValueError:
+        raise ValueError(f"date must be YYYY-MM-DD, got {date!r}") from None
+    seed = zlib.crc32(f"{start}|{end}|{day}".encode())
+    flights = [
+        f"RG{100 + (seed >> shift) % 900} {6 + (seed >> shift) % 14:02d}:{(seed >> (shift + 4)) % 4 * 15:02d} "
+        f"{80 + (seed >> (shift + 8)) % 320} EUR"
+        for shift in (0, 9)
+    ]
+    return f"{start.title()} -> {end.title()} on {day}:\n" + "\n".join(sorted(flights, key=lambda f: f.split()[1]))
+
+
+DEMO_TOOLS = [get_weather, search_flights]

@@ -164,14 +164,14 @@ def locked_file() -> None:
     saver.conn.set_trace_callback(statements.append)
     holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
 
-    def locks_then_answers(messages: Any) -> str:
+    def lock_then_answer(messages: Any) -> str:  # the other process takes the lock while the run thinks
         holder.execute("BEGIN EXCLUSIVE")
-        statements.clear()  # the writes from now on
+        statements.clear()  # the writes from here on meet the lock
         return "new"
 
-    agent = ReActAgent(model=ScriptedChatModel(responses=[locks_then_answers, "new"], repeat_last=True), checkpointer=saver)
+    locking = ReActAgent(model=ScriptedChatModel(responses=[lock_then_answer]), checkpointer=saver)
     try:
-        refused(db, lambda: agent.run("two", thread_id="during"), says="locked by another process")
+        refused(db, lambda: locking.run("two", thread_id="during"), says="locked by another process")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

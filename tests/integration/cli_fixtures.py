@@ -96,6 +96,13 @@ def calculating() -> ScriptedChatModel:
     return _scripted(by_prompt(("42", "6*7 = 42"), default=tool_call("calculator", {"expression": "6*7"}, thought="Multiply.")))
 
 
+def searching() -> ScriptedChatModel:
+    """Searches the documents for solar panels (search_documents), then answers with what it found."""
+    return _scripted(
+        by_prompt(("[panels]", "The panels are 21% efficient."), default=tool_call("search_documents", {"query": "solar panels"}))
+    )
+
+
 def blocking() -> ScriptedChatModel:
     """Like answering, but with BLOCK_FILE set it stops before answering until the process is killed."""
     def answer(messages):
@@ -147,13 +154,13 @@ def chatting() -> ScriptedChatModel:
 
     def reply(messages):
         question = message_text(messages[-1]).removeprefix("Question: ")
+        earlier = message_text(messages[0])  # the system prompt ends with the conversation's earlier turns
         if question == "Count slowly.":
             for _ in range(1200):
                 time.sleep(0.05)
             return "I counted to a hundred."
         if question == "What is my name?":
-            said = [message_text(m) for m in messages[1:-1] if m.type == "human"]
-            return "Your name is Ada." if "My name is Ada." in said else "I do not know your name."
+            return "Your name is Ada." if "User: My name is Ada." in earlier else "I do not know your name."
         return "Nice to meet you, Ada." if question == "My name is Ada." else f"You said: {question}"
 
     return _scripted(reply)

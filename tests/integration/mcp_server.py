@@ -2,7 +2,7 @@
 
     python tests/integration/mcp_server.py        # speaks MCP on stdin/stdout
 
-Every call is appended to the file named by MCP_TEST_LOG as ``tool {"arg": value}``, so a test
+With MCP_TEST_SAY set, it first writes that text to its stderr. Every call is appended to the file named by MCP_TEST_LOG as ``tool {"arg": value}``, so a test
 sees which tools ran with which arguments (a call refused before it reached the server is not there).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 from mcp.server.fastmcp import FastMCP, Image
@@ -63,4 +64,6 @@ def slow(seconds: float) -> str:
 
 
 if __name__ == "__main__":
+    if say := os.environ.get("MCP_TEST_SAY"):  # a server that logs to its stderr, as many do
+        print(say, file=sys.stderr, flush=True)
     server.run()

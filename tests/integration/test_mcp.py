@@ -188,6 +188,22 @@ def test_run_with_mcp_servers_calls_their_tools(tmp_path, servers_file, calls):
     assert ran(calls) == ['add {"a": 1234, "b": 4321}']
 
 
+def test_a_servers_own_stderr_goes_to_its_log_not_the_live_view(tmp_path, servers, calls):
+    servers["calc"]["env"]["MCP_TEST_SAY"] = "calc server: INFO listening on stdio"
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": servers | {"broken": {"command": sys.executable, "args": ["-c", (
+        "import sys; print('broken server: cannot open its config', file=sys.stderr); sys.exit(2)")]}}}))
+    done = cli("run", "Add 1234 and 4321", "--mcp", str(path), "--model", f"{FIXTURES}:adding", "--db", str(tmp_path / "db.sqlite"))
+    assert done.returncode == 1
+    assert "broken server: cannot open its config" in done.stderr  # quoted in the error, from the log
+    assert f"the end of its stderr ({tmp_path / 'mcp.log'})" in done.stderr
+    path.write_text(json.dumps({"mcpServers": servers}))
+    done = cli("run", "Add 1234 and 4321", "--mcp", str(path), "--model", f"{FIXTURES}:adding", "--db", str(tmp_path / "db.sqlite"))
+    assert done.returncode == 0, done.stderr
+    assert "calc server" not in done.stdout + done.stderr
+    assert "calc server: INFO listening on stdio" in (tmp_path / "mcp.log").read_text()  # beside the checkpoint file
+
+
 def test_resume_keeps_the_runs_mcp_servers(tmp_path, servers_file, calls):
     db = str(tmp_path / "db.sqlite")
     asked = cli("run", "Add two numbers", "--mcp", str(servers_file), "--model", f"{FIXTURES}:asking_then_adding", "--db", db, "--thread", "m1")

@@ -281,6 +281,35 @@ class TestRepositoryServer:
         assert listed["status"] == "error"
 
 
+def readme_sdk_block(url: str, **replaced: str) -> str:
+    """The README's langgraph-sdk block, on the server at ``url``, with ``replaced`` texts (the graph, the question
+    and the tools, for the scripted server's model)."""
+    from tests.unit.test_readme import blocks
+
+    [code] = [code for _, code in blocks("python") if "get_sync_client(" in code]
+    for old, new in {"http://127.0.0.1:2024": url, **replaced}.items():
+        assert old in code, old
+        code = code.replace(old, new)
+    return code
+
+
+def test_the_readme_sdk_block_reports_a_run_that_failed(repo_server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repository's server has no model here (the default is not reachable): the block says the run failed."""
+    with pytest.raises(RuntimeError, match="run failed: .*Ollama is not reachable"):
+        exec(readme_sdk_block(repo_server.url), {})  # noqa: S102
+
+
+def test_the_readme_sdk_block_runs_as_written(scripted_server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    exec(readme_sdk_block(scripted_server.url, **{  # noqa: S102
+        '"reactgraph"': '"scripted"', "What is 17 * 23 + 4?": scripted.ARITHMETIC, '["calculator"]': '["multiply", "add"]',
+    }), {})
+    shown = capsys.readouterr().out.splitlines()
+    answer = max(i for i, line in enumerate(shown) if line.endswith(" 6*7 + 2*4 = 50."))  # after the updates
+    assert shown[answer].startswith("{'reason': 'success'")
+    history = shown[answer + 1:]
+    assert (history[0], history[-1]) == ("[] 3", "['__start__'] 0")  # newest first: the end with its three steps
+
+
 # -- 2. the scripted graph through langgraph-sdk -------------------------------------------
 
 

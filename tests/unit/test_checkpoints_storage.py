@@ -67,7 +67,9 @@ def test_read_only_file_reads_but_refuses_writes_by_name(tmp_path):
     with pytest.raises(CheckpointStoreError, match="readonly") as err:
         agent.run("two")
     assert str(db) in str(err.value)
-    assert [r.thread_id for r in agent.list_runs()] == ["kept"]
+    failed, kept = agent.list_runs()  # the run that could not write is listed, failed with the error
+    assert (kept.thread_id, kept.status) == ("kept", "finished")
+    assert (failed.status, failed.question) == ("failed", "two") and "readonly" in failed.error
 
 
 def test_several_processes_write_runs_to_one_file(tmp_path):
@@ -202,12 +204,12 @@ def test_locked_file_fails_after_one_wait(tmp_path):
     saver.conn.set_trace_callback(statements.append)
     holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
 
-    def locks_then_answers(messages):  # another process takes the write lock while the run thinks
+    def lock_then_answer(messages):  # another process takes the write lock while the run thinks
         holder.execute("BEGIN EXCLUSIVE")
-        statements.clear()  # the writes from now on
+        statements.clear()  # the writes from here on meet the lock
         return "later"
 
-    agent = ReActAgent(model=ScriptedChatModel(responses=[locks_then_answers, "later"], repeat_last=True), checkpointer=saver)
+    agent = ReActAgent(model=ScriptedChatModel(responses=[lock_then_answer, "later"], repeat_last=True), checkpointer=saver)
     try:
         with pytest.raises(CheckpointStoreError, match="locked by another process") as err:
             agent.run("two", thread_id="during")
@@ -218,6 +220,8 @@ def test_locked_file_fails_after_one_wait(tmp_path):
     assert waiting_writes(statements, timeout_ms=200) == 1
     assert agent.run("three", thread_id="after").final_answer == "later"  # the lock is free again
     assert agent.get_result("before").final_answer == "first"
+    # the run the lock stopped is not shown running: its failure could not be written, and its drive has ended
+    assert agent.run_info("during").status == "interrupted"
     saver.conn.close()
 
 

@@ -106,8 +106,11 @@ def test_run_with_an_output_schema_prints_the_typed_output(db):
     lines = done.stdout.splitlines()
     assert 'Output: {"country": "France", "known": true}' in lines  # the model saw the shape, the answer was typed
     assert lines.index('Answer: {"country": "France", "known": true}') < lines.index('Output: {"country": "France", "known": true}')
-    as_json = json.loads(cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db), "--json", *schema).stdout)
+    as_json = json.loads(cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db), "--json", *schema,
+                             "--thread", "typed").stdout)
     assert as_json["output"] == {"country": "France", "known": True}
+    traced = json.loads(cli("trace", "typed", "--format", "json", "--db", str(db)).stdout)  # read back without the schema
+    assert traced["output"] == {"country": "France", "known": True}
     plain = cli("run", "Where is Paris?", "--model", MODEL["typing"], "--tools", TOOLS, "--db", str(db))
     assert "Answer: Paris is in France." in plain.stdout and "Output:" not in plain.stdout
 
@@ -225,9 +228,9 @@ def test_limit_prints_partial_answer_and_exits_4(db):
     assert done.stdout.splitlines()[-1].startswith("max_iterations | 2 iterations")
 
 
-def test_model_giving_up_exits_1(db):
+def test_model_giving_up_exits_4_no_answer_as_a_limit_does(db):
     done = cli("run", "Impossible", "--model", MODEL["giving_up"], "--db", str(db))
-    assert done.returncode == 1
+    assert done.returncode == 4
     assert "failure |" in done.stdout
 
 
@@ -332,6 +335,24 @@ def test_corrupt_database_exits_1_naming_the_file(db):
     assert db.read_bytes() == b"garbage" * 1000
 
 
+def test_tools_lists_every_builtin_and_what_an_unset_one_needs(tmp_path, db):
+    from reactgraph.tools.builtin import BUILTINS
+
+    rows = {row["name"]: row for row in json.loads(cli("tools", "--json").stdout)}
+    assert set(BUILTINS) <= set(rows)
+    assert rows["search_documents"]["needs"] == "--documents PATH" and "Full-text search" in rows["search_documents"]["description"]
+    assert rows["calculator"]["needs"] is None
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "roof.txt").write_text("The solar panels on the roof are 21% efficient.")
+    rows = {row["name"]: row for row in json.loads(cli("tools", "--json", "--documents", str(tmp_path / "notes")).stdout)}
+    assert rows["search_documents"]["needs"] is None
+    done = cli("run", "How efficient are the panels?", "--model", f"{FIXTURES}:searching", "--tools", "search_documents",
+               "--documents", str(tmp_path / "notes"), "--db", str(db), "--thread", "s")
+    assert done.returncode == 0, done.stderr
+    assert "<- search_documents: " in done.stdout and "Answer: The panels are 21% efficient." in done.stdout
+    assert cli("run", "?", "--tools", "search_documents", "--db", str(db)).returncode == 2  # not offered without documents
+
+
 def test_tools_option_selects_builtins_by_name(db):
     done = cli("run", "What is 6*7?", "--model", f"{FIXTURES}:calculating", "--tools", "calculator", "--db", str(db), "--json")
     assert done.returncode == 0, done.stderr
@@ -410,6 +431,63 @@ def test_run_names_its_thread_first_and_ctrl_c_says_how_to_resume(db, tmp_path):
     out, err = proc.communicate(timeout=60)
     thread = out.splitlines()[0].removeprefix("thread ").strip()
     assert len(thread) == 32 and f"continue with `reactgraph resume {thread}`" in err
+    assert proc.returncode == 130  # interrupted: not 1 (an error) nor 4 (a run that ended without an answer)
+    [row] = json.loads(cli("runs", "--db", str(db), "--json").stdout)
+    assert (row["thread_id"], row["status"]) == (thread, "interrupted")
+
+
+def test_a_run_cancelled_from_another_process_exits_4(db, tmp_path):
+    block = tmp_path / "blocked"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLI_FIXTURE_BLOCK_FILE": str(block)}
+    proc = subprocess.Popen(
+        [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db), "--thread", "c"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not block.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert cli("cancel", "c", "--db", str(db)).returncode == 0
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 4, err
+    assert out.splitlines()[-1].startswith("cancelled |")
+
+
+def test_fork_runs_a_thread_again_from_an_iteration_with_other_options(db, tmp_path):
+    calls = tmp_path / "calls.log"
+    env = {"CLI_FIXTURE_CALL_LOG": str(calls)}
+    cut = cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "f",
+              "--max-iterations", "1", env=env)
+    assert cut.returncode == 4, cut.stderr  # stopped after the lookup
+    forked = cli("fork", "f", "--iteration", "1", "--max-iterations", "3", "--db", str(db), env=env)
+    assert forked.returncode == 0, forked.stderr
+    assert "Answer: Paris is in France." in forked.stdout  # the same model and tools as the run, a higher limit
+    assert calls.read_text().split() == ["paris"]  # the lookup of iteration 1 was not run again
+    [row] = json.loads(cli("runs", "--db", str(db), "--json").stdout)
+    assert (row["thread_id"], row["status"], row["reason"]) == ("f", "finished", "success")
+    missing = cli("fork", "f", "--iteration", "7", "--db", str(db))
+    assert missing.returncode == 2 and "cannot fork after iteration 7 of turn 1: it has tool results for iterations [1]" in missing.stderr
+    first = cli("fork", "f", "--query", "Where is Rome?", "--db", str(db))
+    assert first.returncode == 2 and "turn 1 has no turn before it" in first.stderr
+    assert cli("fork", "f", "--db", str(db)).returncode == 2  # a point is required
+
+
+def test_the_env_file_in_the_current_directory_is_read_and_the_environment_wins(tmp_path):
+    (tmp_path / ".env").write_text(f"REACTGRAPH_DB={tmp_path / 'from-env-file.sqlite'}\nOLLAMA_HOST=http://127.0.0.1:1\n")
+    env = {k: v for k, v in os.environ.items() if k != "REACTGRAPH_DB"} | {"PYTHONPATH": str(ROOT)}
+    done = subprocess.run([str(REACTGRAPH), "run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "from-env-file.sqlite").exists()  # REACTGRAPH_DB from .env
+    done = subprocess.run([str(REACTGRAPH), "run", "Hi"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 1 and "http://127.0.0.1:9" in done.stderr  # OLLAMA_HOST of the environment, not .env's
+
+
+def test_help_lists_the_exit_codes():
+    shown = cli("--help").stdout
+    for line in ("0    answered", "1    error", "2    usage error", "3    the run waits", "4    the run ended without an answer",
+                 "130  interrupted (Ctrl-C)"):
+        assert line in shown
 
 
 def test_a_model_factory_in_the_current_directory_imports(tmp_path):

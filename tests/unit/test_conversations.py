@@ -24,6 +24,12 @@ def prompt_text(messages: list[BaseMessage]) -> str:
     return "\n".join(message_text(m) for m in messages)
 
 
+def asked(messages: list[BaseMessage]) -> str:
+    """The question of the turn a prompt is for (after the earlier turns, in the same message)."""
+    last = next(m for m in reversed(messages) if isinstance(m, HumanMessage) and "Question: " in m.content)
+    return last.content.rpartition("Question: ")[2].strip()
+
+
 def test_a_follow_up_sees_the_first_question_and_its_answer(math_tools):
     model = ScriptedChatModel(responses=["Nice to meet you, Ada.", "Your name is Ada.", "I do not know your name."])
     agent = ReActAgent(model=model, tools=math_tools, checkpointer=None)
@@ -31,7 +37,11 @@ def test_a_follow_up_sees_the_first_question_and_its_answer(math_tools):
     second = agent.run("What is my name?", thread_id="t1")
     assert (first.turn, second.turn) == (1, 2)
     prompt = model.calls[1]["messages"]
-    assert [(type(m), m.content) for m in prompt[1:3]] == [(HumanMessage, "My name is Ada."), (AIMessage, "Nice to meet you, Ada.")]
+    assert [type(m) for m in prompt] == [SystemMessage, HumanMessage]  # the turn reads as a first turn does ...
+    assert prompt[0].content.endswith(  # ... with the earlier turns as context at the end of the system prompt
+        "Earlier in this conversation (context for the question; answer only the question):\n"
+        "User: My name is Ada.\nYou answered: Nice to meet you, Ada."
+    )
     assert prompt[-1].content == "Question: What is my name?"
     assert second.thread_token_usage.total_tokens == first.token_usage.total_tokens + second.token_usage.total_tokens
     assert [(t.turn, t.question, t.answer) for t in agent.conversation("t1")] == [
@@ -44,16 +54,16 @@ def test_a_follow_up_sees_the_first_question_and_its_answer(math_tools):
 def answers_from_the_prompt(messages: list[BaseMessage]) -> str | AIMessage:
     """Folds keep the tool results they are given; turn 1 looks the file up; later turns answer from the prompt."""
     text = prompt_text(messages)
-    question = messages[-1].content if isinstance(messages[-1], HumanMessage) else ""
     if FOLD_MARK in text:
         return "Notes: " + "; ".join(re.findall(r"returned: ([^\n]+)", text)) + "; the user asked about sales."
+    question = asked(messages)
+    if messages[-1].type == "tool":
+        return "It is in " + re.search(r"[\w-]+\.txt", messages[-1].content).group(0) + "."
     if "Which file holds the sales figures?" in question:
         return tool_call("lookup_file", {"topic": "sales"}, thought="Look it up.")
     if "Which file did you name at the start?" in question:
         found = re.search(r"\b[\w-]+\.txt\b", text)
         return f"The file was {found.group(0)}." if found else "I do not know."
-    if messages[-1].type == "tool":
-        return "It is in " + re.search(r"[\w-]+\.txt", messages[-1].content).group(0) + "."
     return f"Answered: {question}"
 
 
@@ -67,9 +77,9 @@ def test_a_fact_from_the_first_turns_tool_result_survives_the_folding_into_turn_
     folds = [c["messages"] for c in model.calls if FOLD_MARK in prompt_text(c["messages"])]
     assert len(folds) == 1  # at turn 4: turns 1 and 2 folded, turn 3 kept verbatim
     assert "lookup_file returned: the sales figures are in q3-report.txt" in prompt_text(folds[0])
-    fifth_prompt = model.calls[-1]["messages"]
-    assert "Which file holds the sales figures?" not in prompt_text(fifth_prompt[1:])  # turn 1 is not shown verbatim ...
-    assert "q3-report.txt" in fifth_prompt[0].content  # ... but its tool's fact is in the notes
+    fifth_prompt = prompt_text(model.calls[-1]["messages"])
+    assert "Which file holds the sales figures?" not in fifth_prompt  # turn 1 is not shown verbatim ...
+    assert "Notes on the earlier conversation:" in fifth_prompt and "q3-report.txt" in fifth_prompt  # ... its tool's fact is in the notes
     assert fifth.final_answer == "The file was q3-report.txt." and fifth.turn == 5
     calls = [c.purpose for s in agent.conversation("t")[3].trace.steps for c in s.calls]
     assert calls[0] == "conversation"  # the fold is a model call of the turn it was made for, counted in its tokens
@@ -86,7 +96,7 @@ def test_fifty_turns_keep_the_prompt_flat_and_the_checkpoints_linear(tmp_path, m
     def reply(messages: list[BaseMessage]) -> str:
         if FOLD_MARK in prompt_text(messages):
             return "Notes: the user asked numbered questions; each was answered with its number."
-        return f"Answer to {messages[-1].content.removeprefix('Question: ')}"
+        return f"Answer to {asked(messages)}"
 
     model = ScriptedChatModel(responses=[reply], repeat_last=True)
     db = tmp_path / "chat.sqlite"
@@ -136,15 +146,15 @@ def test_a_new_question_while_a_turn_waits_names_resume_and_changes_nothing(math
 
 
 def test_fork_a_turn_again_with_other_settings_or_another_question(math_tools):
-    model = ScriptedChatModel(responses=[lambda messages: f"A: {messages[-1].content.removeprefix('Question: ')}"], repeat_last=True)
+    model = ScriptedChatModel(responses=[lambda messages: f"A: {asked(messages)}"], repeat_last=True)
     agent = ReActAgent(model=model, tools=math_tools, checkpointer=None)
     for n in range(1, 5):
         agent.run(f"Question {n}?", thread_id="t")
     again = agent.fork("t", turn=3, iteration=0, max_iterations=5)
     assert (again.turn, again.question, again.final_answer) == (3, "Question 3?", "A: Question 3?")
     assert [t.question for t in agent.conversation("t")] == ["Question 1?", "Question 2?", "Question 3?"]
-    asked = agent.fork("t", turn=3, query="Question three, asked anew?")
-    assert (asked.turn, asked.final_answer) == (3, "A: Question three, asked anew?")
+    anew = agent.fork("t", turn=3, query="Question three, asked anew?")
+    assert (anew.turn, anew.final_answer) == (3, "A: Question three, asked anew?")
     assert [t.question for t in agent.conversation("t")] == ["Question 1?", "Question 2?", "Question three, asked anew?"]
     assert "Question 2?" in prompt_text(model.calls[-1]["messages"])  # the turns before it are still seen
     with pytest.raises(ValueError, match="turn 1 has no turn before it"):
@@ -160,7 +170,7 @@ def test_a_crash_in_turn_two_resumes_without_running_turn_ones_calls_again(tmp_p
     state = {"crash": True}
 
     def reply(messages: list[BaseMessage]) -> str | AIMessage:
-        question = next(m.content for m in reversed(messages) if isinstance(m, HumanMessage) and m.content.startswith("Question"))
+        question = asked(messages)
         if messages[-1].type == "tool":
             if "second" in question and state.pop("crash", False):
                 raise Crash("killed after turn 2's tool call")
@@ -185,6 +195,7 @@ def test_the_prompt_shows_the_recent_turns_verbatim_and_cuts_long_answers(math_t
     agent = ReActAgent(model=model, tools=math_tools, checkpointer=None, max_observation_tokens=50)
     agent.run("Say a lot.", thread_id="t")
     agent.run("And now?", thread_id="t")
-    shown = model.calls[1]["messages"][2]
-    assert isinstance(shown, AIMessage) and len(shown.content) < 400 and "characters truncated" in shown.content
-    assert isinstance(model.calls[1]["messages"][0], SystemMessage)
+    system = model.calls[1]["messages"][0].content
+    shown = system[system.index("Earlier in this conversation"):]
+    assert shown.startswith("Earlier in this conversation (context for the question; answer only the question):\nUser: Say a lot.")
+    assert len(shown) < 500 and "characters truncated" in shown and model.calls[1]["messages"][1].content == "Question: And now?"

@@ -1,38 +1,391 @@
-"""The README's examples run as written (those that need no real model)."""
+"""Every code block of the README and the docs runs, so none can go stale.
+
+Python blocks run in document order in one namespace, as a reader types them, with a scripted model standing
+in for every model named or defaulted (``CASES`` gives each block's replies, what it needs around it and what
+must hold after it); a block without a case, or a case without its block, fails. A block that needs the
+``langgraph dev`` server runs in tests/integration/test_server.py. Every ``reactgraph`` command line of the bash
+blocks parses with the command's own argument parser.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+import pytest
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from reactgraph.cli import parser
+from reactgraph.models.tokens import message_text
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 
-def python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-
-
-def test_testing_example_runs():
-    blocks = python_blocks()
-    tool_block = next(b for b in blocks if "def multiply" in b)
-    testing_block = next(b for b in blocks if "ScriptedChatModel" in b)
-    namespace: dict = {}
-    exec(tool_block.split("agent = ")[0], namespace)  # the tool definition, without the Ollama run
-    exec(testing_block, namespace)  # its asserts are the test
-    assert namespace["result"].final_answer == "12 and 30"
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "examples").rglob("*.md"))]
+MCP_SERVER = ROOT / "tests" / "integration" / "mcp_server.py"
 
 
-def test_typed_answers_example_gives_the_same_output_for_its_model_and_its_signature():
-    from reactgraph import ReActAgent
-    from reactgraph.testing import ScriptedChatModel
+def blocks(language: str) -> list[tuple[str, str]]:
+    """(document, code) of every ``language`` block of the documents, in order."""
+    return [
+        (doc.relative_to(ROOT).as_posix(), code)
+        for doc in DOCUMENTS
+        for code in re.findall(rf"^[ \t]*```{language}\n(.*?)^[ \t]*```", doc.read_text(), flags=re.DOTALL | re.MULTILINE)
+    ]
 
-    block = next(b for b in python_blocks() if "output_schema=Distance" in b)
-    namespace: dict = {}
-    exec(block.split("agent = ")[0], namespace)  # the answer's model, without the Ollama run
-    signature = re.search(r'output_schema="([^"]+)"', block).group(1)
-    outputs = []
-    for schema in (namespace["Distance"], signature):
-        model = ScriptedChatModel(responses=['{"value": 100, "unit": "m"}'])
-        outputs.append(ReActAgent(model=model, output_schema=schema, checkpointer=None).run("How far?").output)
-    assert isinstance(outputs[0], namespace["Distance"])
-    assert outputs[0].model_dump() == outputs[1].model_dump() == {"value": 100.0, "unit": "m"}
+
+# -- the scripted model ----------------------------------------------------------------------------
+
+
+def text(messages: list[BaseMessage]) -> str:
+    return "\n".join(message_text(m) for m in messages)
+
+
+def results(messages: list[BaseMessage]) -> list[str]:
+    """The tool results the prompt shows (native ToolMessages, or Observation lines of the text format)."""
+    shown = [message_text(m) for m in messages if isinstance(m, ToolMessage)]
+    return shown + re.findall(r"Observation: (.*)", text(messages))
+
+
+def notes_or(reply: Callable[[list[BaseMessage]], Any]) -> Callable[[list[BaseMessage]], Any]:
+    """``reply``, except for the summaries and partial answers a run may ask for on the way."""
+    def answer(messages: list[BaseMessage]) -> Any:
+        if "You keep the running notes" in text(messages[:1]) or "You keep the notes of a conversation" in text(messages[:1]):
+            return "Notes: the steps so far."
+        return reply(messages)
+    return answer
+
+
+@notes_or
+def multiplying(messages: list[BaseMessage]) -> Any:
+    """12.5 times 8 with the multiply tool, then the answer."""
+    if any(r.strip() in ("100", "100.0") for r in results(messages)):
+        return "12.5 times 8 is 100."
+    return tool_call("multiply", {"a": 12.5, "b": 8}, thought="I multiply.")
+
+
+@notes_or
+def multiplying_twice(messages: list[BaseMessage]) -> Any:
+    """Two iterations of tool results (12.5 * 8, then 100 * 1), then the answer: a run to fork after iteration 2."""
+    found = results(messages)
+    if len(found) >= 2:
+        return "It is 100."
+    if found:
+        return tool_call("multiply", {"a": 100, "b": 1}, thought="Check it.")
+    return tool_call("multiply", {"a": 12.5, "b": 8}, thought="I multiply.")
+
+
+@notes_or
+def remembering(messages: list[BaseMessage]) -> Any:
+    """A conversation: the name, from the earlier turn the prompt shows (in the system prompt)."""
+    if "What is my name?" in message_text(messages[-1]):
+        return "Your name is Ada." if "User: My name is Ada." in text(messages) else "I do not know."
+    return "Nice to meet you, Ada."
+
+
+@notes_or
+def measuring(messages: list[BaseMessage]) -> Any:
+    """A typed answer, after the multiply call."""
+    if results(messages):
+        return '{"value": 100, "unit": "m"}'
+    return tool_call("multiply", {"a": 12.5, "b": 8})
+
+
+@notes_or
+def adding_products(messages: list[BaseMessage]) -> Any:
+    """6*7 + 2*4: two multiply calls, then add, then the answer (3 turns)."""
+    found = results(messages)
+    if len(found) >= 3:
+        return "6*7 + 2*4 = 50."
+    if len(found) == 2:
+        return tool_call("add", {"a": 42, "b": 8})
+    return tool_calls([("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})])
+
+
+@notes_or
+def delegating(messages: list[BaseMessage]) -> Any:
+    """The lead asks the researcher (a sub-agent on the same scripted model), then multiplies its answer by 3."""
+    question = next(message_text(m) for m in messages if isinstance(m, HumanMessage))
+    if "Count the modules" in question:  # the researcher's run: its question is the lead's task
+        return "The design names 13 modules."
+    found = results(messages)
+    if any("39" in r for r in found):
+        return "13 modules times 3 is 39."
+    if found:
+        return tool_call("multiply", {"a": 13, "b": 3})
+    return tool_call("researcher", {"task": "Count the modules the design names."})
+
+
+@notes_or
+def emailing(messages: list[BaseMessage]) -> Any:
+    """send_email to Ann (a call that waits for approval), then the answer."""
+    if results(messages):
+        return "Done: " + results(messages)[-1]
+    return tool_call("send_email", {"to": "ann@example.com", "body": "The report."})
+
+
+# -- what each block needs ------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """How one block runs: the replies of the model every model name resolves to, what to do before (in the
+    namespace and the working directory) and what must hold after, and text substitutions for what the test
+    cannot reach as written (each one says why)."""
+
+    reply: Callable[[list[BaseMessage]], Any] | None
+    check: Callable[[dict[str, Any], str], None] = lambda ns, out: None
+    before: Callable[[dict[str, Any], Path], None] = lambda ns, cwd: None
+    substitutions: dict[str, str] = field(default_factory=dict)
+    server: bool = False  # runs against the langgraph dev server, in tests/integration/test_server.py
+
+
+def check_first(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "12.5 times 8 is 100." and ns["result"].termination_reason.value == "success"
+    step = ns["result"].trace.steps[0]
+    assert (step.action.tool, str(step.observation)) == ("multiply", "100.0")
+    assert out.startswith("12.5 times 8 is 100. TerminationReason.SUCCESS")
+
+
+def check_terminate(ns: dict[str, Any], out: str) -> None:
+    assert ns["agent"].run("What is 12.5 times 8?").final_answer == "12.5 times 8 is 100. (checked)"
+
+
+def check_messages(ns: dict[str, Any], out: str) -> None:
+    kinds = [type(m).__name__ for m in ns["state"]["messages"]]
+    assert kinds == ["HumanMessage", "AIMessage", "ToolMessage", "AIMessage"], kinds
+    assert out.rstrip().endswith("12.5 times 8 is 100. (checked) success")  # `agent` is the one above, with its terminate
+
+
+def check_system_prompt(ns: dict[str, Any], out: str) -> None:
+    sent = MODEL.current.calls[0]["messages"][0]
+    assert isinstance(sent, SystemMessage) and sent.content.startswith("You are a terse calculator.")
+    assert "Think before each call." in sent.content and "Final Answer: 12.5 times 8 is 100." in out
+
+
+def check_conversation(ns: dict[str, Any], out: str) -> None:
+    assert out.splitlines()[0].startswith("Your name is Ada. 2 ")
+    assert [t.question for t in ns["agent"].conversation("t1")] == ["My name is Ada.", "What is my name?"]
+
+
+def check_typed(ns: dict[str, Any], out: str) -> None:
+    assert out.splitlines()[:2] == ["100.0 m", '{"value": 100, "unit": "m"}']
+    assert ns["agent"].run("How far?").output.model_dump() == {"value": 100.0, "unit": "m"}  # the signature string's
+
+
+def check_playbook(ns: dict[str, Any], out: str) -> None:
+    assert out.startswith("strategies ['multiply', 'add'] 1 0 For \"What is 6*7 + 2*4?\": multiply(a=…, b=…), then add(a=…, b=…)")
+
+
+def before_isolation(ns: dict[str, Any], cwd: Path) -> None:
+    package = cwd / "myproject"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "tools.py").write_text(
+        'def run_query(sql: str) -> str:\n    """Run a read-only query."""\n    return "3 rows"\n\n\n'
+        'def render(text: str) -> str:\n    """Render a text."""\n    return text.upper()\n'
+    )
+
+
+def check_isolation(ns: dict[str, Any], out: str) -> None:
+    assert {t.name: t.policy.isolation for t in ns["registry"].list()} == {"run_query": "process", "render": None}
+
+
+def before_mcp(ns: dict[str, Any], cwd: Path) -> None:
+    shutil.copy(MCP_SERVER, cwd / "math_server.py")
+
+
+def check_mcp(ns: dict[str, Any], out: str) -> None:
+    assert {"math_add", "weather_add"} <= {t.name for t in ns["tools"]}  # a name both servers have: prefixed
+
+
+def check_subagent(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "13 modules times 3 is 39."
+    assert ns["result"].trace.steps[0].observations[0].trace.final_result == "The design names 13 modules."
+
+
+def before_approval(ns: dict[str, Any], cwd: Path) -> None:
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        return f"sent to {to}"
+
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return "found"
+
+    ns.update(send_email=send_email, lookup=lookup)
+
+
+def check_approval(ns: dict[str, Any], out: str) -> None:
+    assert ns["paused"].termination_reason.value == "approval" and ns["call"].tool == "send_email"
+    assert ns["agent"].get_result(ns["paused"].thread_id).final_answer == "Done: sent to ann@example.com"
+
+
+def before_dotenv(ns: dict[str, Any], cwd: Path) -> None:
+    (cwd / ".env").write_text("OPENAI_API_KEY=sk-from-the-env-file\n")
+
+
+def check_dotenv(ns: dict[str, Any], out: str) -> None:
+    import os
+
+    assert os.environ["OPENAI_API_KEY"] == "sk-from-the-env-file"
+    from reactgraph.models.resolve import check_model
+
+    check_model("openai:gpt-4o-mini")  # the real client starts with the key .env gave
+
+
+def check_tracing(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "12.5 times 8 is 100."
+    stored = ns["agent"].run_info(ns["result"].thread_id).metadata  # the run's config reached its checkpoints
+    assert (stored["user"], stored["run_name"] if "run_name" in stored else "pricing") == ("ann", "pricing")
+
+
+def check_checkpoints(ns: dict[str, Any], out: str) -> None:
+    assert ns["agent"].get_result("job-1").final_answer == "It is 100."
+    assert [run.thread_id for run in ns["agent"].list_runs()][0] == "job-1"
+
+
+def check_make_graph(ns: dict[str, Any], out: str) -> None:
+    assert ns["graph"].invoke({"query": "What is 12.5 times 8?"})["final_answer"] == "12.5 times 8 is 100."
+
+
+def check_testing(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "12 and 30"
+
+
+CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
+    'agent = ReActAgent(tools=[multiply, add], max_iterations=8': Case(multiplying, check_first),
+    'nodes={"terminate": make_checked_terminate}': Case(multiplying, check_terminate),
+    'graph.invoke({"messages": [HumanMessage(': Case(multiplying, check_messages),
+    'system_prompt="You are a terse calculator. Use multiply': Case(multiplying, check_system_prompt),
+    'agent.run("My name is Ada.", thread_id="t1")': Case(remembering, check_conversation),
+    "output_schema=Distance": Case(measuring, check_typed),
+    "playbook=True)": Case(adding_products, check_playbook),
+    "from myproject.tools import render, run_query": Case(None, check_isolation, before_isolation),
+    "load_mcp_tools({": Case(None, check_mcp, before_mcp, substitutions={
+        # no HTTP MCP server runs here: the second server is another stdio one (test_mcp.py tests the transports)
+        '{"url": "http://localhost:8000/mcp"}': '{"command": "python", "args": ["math_server.py"]}',
+    }),
+    "registry.register_agent(researcher": Case(delegating, check_subagent, substitutions={
+        'with_builtins(root="docs/")': f'with_builtins(root={str(ROOT / "docs")!r})',  # the repository's docs
+    }),
+    'approve_tools=["send_email"]': Case(emailing, check_approval, before_approval),
+    "load_dotenv()": Case(multiplying, check_dotenv, before_dotenv),
+    'config={"run_name": "pricing"': Case(multiplying, check_tracing),
+    'agent.fork("job-1", iteration=2': Case(multiplying_twice, check_checkpoints),
+    "graph = make_graph(tools=[multiply, add]": Case(multiplying, check_make_graph),
+    "get_sync_client(": Case(None, server=True),
+    "model = ScriptedChatModel(responses=[": Case(None, check_testing),
+}
+
+
+def case_of(code: str) -> tuple[str, Case]:
+    found = [(key, case) for key, case in CASES.items() if key in code]
+    assert len(found) == 1, f"a code block needs exactly one case in CASES, found {len(found)}:\n{code}"
+    return found[0]
+
+
+class ModelStandIn:
+    """What every model name (the default, 'openai:...', ...) resolves to while a block runs."""
+
+    current: ScriptedChatModel | None = None
+
+
+MODEL = ModelStandIn()
+
+
+@pytest.fixture
+def scripted_models(monkeypatch):
+    """Every model made from a name is the current block's scripted model; the default model needs no Ollama."""
+    monkeypatch.setattr("reactgraph.graph.deps.NodeDeps._by_name", lambda deps, name, cfg: MODEL.current)
+    monkeypatch.setattr("reactgraph.agent.default_model", lambda default: default)
+    monkeypatch.setattr("reactgraph.models.resolve.check_ollama", lambda name, timeout=3.0: None)
+
+
+def test_every_block_has_its_case_and_every_case_its_block():
+    keys = [case_of(code)[0] for _, code in blocks("python")]
+    assert sorted(keys) == sorted(CASES), "a case whose block is gone: remove it"
+
+
+def test_the_python_blocks_run_in_order_as_written(scripted_models, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}")  # `python`
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    namespace: dict[str, Any] = {"__name__": "readme"}
+    for number, (document, code) in enumerate(blocks("python")):
+        key, case = case_of(code)
+        if case.server:
+            continue
+        for old, new in case.substitutions.items():
+            assert old in code, f"{document}: the substitution {old!r} no longer matches its block"
+            code = code.replace(old, new)
+        MODEL.current = ScriptedChatModel(responses=[case.reply], repeat_last=True) if case.reply else None
+        case.before(namespace, tmp_path)
+        script = tmp_path / f"block_{number}.py"  # a file, as the reader's script is (load_dotenv looks beside it)
+        script.write_text(dedent(code))
+        shown = io.StringIO()
+        with contextlib.redirect_stdout(shown):
+            exec(compile(script.read_text(), str(script), "exec"), namespace)  # noqa: S102
+        case.check(namespace, shown.getvalue())
+    for name in ("myproject", "myproject.tools"):
+        sys.modules.pop(name, None)
+
+
+def dedent(code: str) -> str:
+    """A block indented under a list item, as written at the top level."""
+    import textwrap
+
+    return textwrap.dedent(code)
+
+
+# -- the command lines --------------------------------------------------------------------------------
+
+
+def command_lines() -> list[tuple[str, str]]:
+    """Every ``reactgraph ...`` line of the bash blocks, its comment cut, an optional ``[...]`` part left out
+    and the first of ``a | b`` alternatives kept."""
+    lines = []
+    for document, code in blocks("bash"):
+        for line in code.splitlines():
+            line = line.strip()
+            if not line.startswith("reactgraph "):
+                continue
+            line = re.sub(r"\s+\[[^\]]*\]", "", line)
+            line = line.split(" | ")[0]
+            lines.append((document, line))
+    return lines
+
+
+def test_there_are_command_lines_to_check():
+    assert len(command_lines()) > 20
+
+
+@pytest.mark.parametrize(("document", "line"), command_lines(), ids=[line for _, line in command_lines()])
+def test_every_command_line_parses(document, line):
+    words = shlex.split(line, comments=True)[1:]
+    try:
+        parser().parse_args(words)
+    except SystemExit as end:
+        if words != ["--version"]:
+            pytest.fail(f"{document}: `{line}` does not parse (exit {end.code})")
+
+
+def test_the_fresh_clone_script_and_ci_run_the_readme_s_two_commands():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fresh_clone", ROOT / "benchmarks" / "fresh_clone.py")
+    fresh_clone = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fresh_clone)
+    first, tests = fresh_clone.setup_commands((ROOT / "README.md").read_text())
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e . && reactgraph run ")
+    assert tests.endswith("python -m pytest -q")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert 'pip install -q -e ".[dev]"' in ci and ci.rstrip().endswith(tests.rsplit("&& ", 1)[1])

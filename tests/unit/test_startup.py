@@ -49,6 +49,7 @@ def main_exits(argv: list[str]) -> str:
     ("argv", "shown"),
     [
         (["--help"], "exit 0"),
+        (["--version"], "reactgraph 0."),
         (["run", "--help"], "--max-iterations"),
         (["resume", "--help"], "--answer"),
         (["eval", "--help"], "--suite"),
@@ -75,6 +76,16 @@ def test_import_reactgraph_loads_the_agent_only_when_asked():
     assert loaded & HEAVY == set()
     loaded, output = loaded_after("from reactgraph import ReActAgent, TerminationReason\nprint(ReActAgent.__module__)")
     assert "reactgraph.agent" in output and "langgraph" in loaded
+
+
+def test_the_version_is_the_installed_distribution_s():
+    from importlib.metadata import version
+
+    import reactgraph
+
+    assert reactgraph.__version__ == version("reactgraph")
+    _, output = loaded_after(main_exits(["--version"]))
+    assert output.splitlines()[0] == f"reactgraph {reactgraph.__version__}"
 
 
 def test_every_public_name_of_the_package_resolves():

@@ -59,6 +59,19 @@ def test_an_unknown_option_names_the_close_match():
         AgentConfig(tool_timout=3)
 
 
+def test_make_graph_takes_config_fields_and_refuses_an_unknown_one_listing_the_known():
+    from reactgraph.server import make_graph
+
+    graph = make_graph(ScriptedChatModel(responses=["42"]), [], max_iterations=2, allow_clarification=False)
+    assert graph.invoke({"query": "6*7?"})["final_answer"] == "42"
+    with pytest.raises(ConfigError) as info:
+        make_graph(tools=[], max_iteration=3, colour="red")
+    message = str(info.value)
+    assert "make_graph: unknown option 'max_iteration' (did you mean 'max_iterations'?)" in message
+    assert "make_graph: unknown option 'colour'" in message
+    assert message.endswith(", ".join(["model", "tools", "config", "output_schema", *AgentConfig.model_fields]))
+
+
 class TestServerContext:
     """The LangGraph server drops context keys that are not in the context schema before the graph
     sees them; the served graph factory checks the context it is called with first."""

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SerializeAsAny
 
 from reactgraph.answers.confidence import ConfidenceSignal
-from reactgraph.answers.typed import typed_value
+from reactgraph.answers.typed import stored_output
 from reactgraph.errors import ErrorKind
 from reactgraph.state import sum_usage
 
@@ -69,6 +69,9 @@ class Observation(BaseModel):
     truncated: bool = False
     trace: ReActTrace | None = Field(default=None, description="A sub-agent's whole run, when the tool was a sub-agent.")
 
+    def __str__(self) -> str:
+        return self.content
+
 
 class ModelCall(BaseModel):
     """One model call of the run: what it was for and the tokens it used."""
@@ -98,6 +101,18 @@ class ReActStep(BaseModel):
     format: str | None = Field(default=None, description="The tool-calling format of the turn: native, text or json.")
     written: str | None = Field(default=None, description="The model's own text, when its calls were read from it.")
     calls: list[ModelCall] = Field(default_factory=list)
+
+    @property
+    def action(self) -> ToolAction | None:
+        """The step's first tool call (None for a step without one): ``step.action.tool``, ``step.action.args``.
+        A turn may call several tools; ``actions`` has them all."""
+        return self.actions[0] if self.actions else None
+
+    @property
+    def observation(self) -> Observation | None:
+        """What the first tool call returned (None without one); ``str(step.observation)`` is its text. A turn may
+        call several tools; ``observations`` has each result, in the order of ``actions``."""
+        return self.observations[0] if self.observations else None
 
 
 class Token(BaseModel):
@@ -280,7 +295,7 @@ def result_from_state(
         thread_id=thread_id,
         question=state.get("question"),
         pending_approvals=list(pending_approvals or []),
-        output=typed_value(state.get("output"), output_schema),
+        output=stored_output(state.get("output"), output_schema),
         turn=turn,
         thread_token_usage=TokenUsage.model_validate(sum_usage([*earlier, usage.model_dump()])),
     )

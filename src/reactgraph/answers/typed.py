@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Any, Union
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from reactgraph.tool_calling.json_blocks import bracketed_spans, loads_lenient
 from reactgraph.tool_calling.reading import ParsedReply
@@ -248,6 +248,21 @@ def validation_problem(exc: ValidationError) -> str:
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+class StoredOutput(BaseModel):
+    """A typed answer read back without its schema (``reactgraph trace``, an agent that only reads runs): the
+    fields as the run stored them, as attributes (``output.value``) and in ``model_dump()``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+def stored_output(data: Any, schema: type[BaseModel] | None) -> BaseModel | None:
+    """The run's stored ``output``: a ``schema`` instance (None when it does not fit); without a schema, the
+    stored fields as a StoredOutput."""
+    if schema is None:
+        return StoredOutput.model_validate(data) if isinstance(data, dict) else None
+    return typed_value(data, schema)
 
 
 def typed_value(data: Any, schema: type[BaseModel] | None) -> BaseModel | None:

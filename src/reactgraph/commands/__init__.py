@@ -8,7 +8,13 @@ This module is what the commands and the parser share, from the standard library
 error too (``cli.error_exit_code``).
 """
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_WAITING, EXIT_LIMIT = 0, 1, 2, 3, 4
+# The exit codes of every command, each one thing:
+EXIT_OK = 0  # answered (or the command did what it was asked)
+EXIT_ERROR = 1  # an error: the model or the database cannot be used, a run failed with an exception
+EXIT_USAGE = 2  # a bad option or value (argparse's own code too)
+EXIT_WAITING = 3  # the run waits for an answer or an approval (without a terminal; the command to continue is printed)
+EXIT_NO_ANSWER = 4  # the run ended without an answer: a limit (the partial answer is printed), a stall, a cancel, the model gave up
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it); the command to continue the run is printed
 
 
 class UsageError(Exception):

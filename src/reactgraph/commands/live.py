@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from reactgraph.agent import ChildUpdate
-from reactgraph.answers.result import LIMIT_REASONS, SUB_INDENT, ReActResult, TerminationReason, Token
-from reactgraph.commands import EXIT_ERROR, EXIT_LIMIT, EXIT_OK, EXIT_WAITING
+from reactgraph.answers.result import SUB_INDENT, ReActResult, TerminationReason, Token
+from reactgraph.commands import EXIT_NO_ANSWER, EXIT_OK, EXIT_WAITING
 
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
 WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run that waits for the user
@@ -107,15 +107,14 @@ def footer(result: ReActResult) -> str:
 
 
 def exit_code(result: ReActResult) -> int:
-    """0 success (or custom stop), 1 failure or cancelled, 3 waiting (clarification, approval), 4 a limit."""
+    """0 answered (success, or your termination callback stopped it), 3 waiting (clarification, approval),
+    4 ended without an answer (a limit, a stall, a cancel, the model gave up)."""
     reason = result.termination_reason
     if reason in WAITING:
         return EXIT_WAITING
-    if reason in LIMIT_REASONS:
-        return EXIT_LIMIT
-    if reason in (TerminationReason.FAILURE, TerminationReason.CANCELLED):
-        return EXIT_ERROR
-    return EXIT_OK
+    if reason in (TerminationReason.SUCCESS, TerminationReason.CUSTOM):
+        return EXIT_OK
+    return EXIT_NO_ANSWER
 
 
 def last_result(updates: Iterator[Any]) -> ReActResult:

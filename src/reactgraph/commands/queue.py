@@ -14,7 +14,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     """reactgraph submit QUESTION --db postgresql://...: queue the run; print its thread id."""
     approve = tuple(filter(None, (n.strip() for n in args.approve_tools.split(",")))) if args.approve_tools else None
     thread = submit(
-        args.question, args.db, thread_id=args.thread, model=args.model, tools=args.tools, mcp=args.mcp,
+        args.question, args.db, thread_id=args.thread, model=args.model, tools=args.tools, mcp=args.mcp, documents=args.documents,
         output_schema=args.output_schema, max_iterations=args.max_iterations, timeout_seconds=args.timeout,
         token_budget=args.token_budget, tool_calling=args.tool_calling, approve_tools=approve,
         playbook=args.playbook or None,

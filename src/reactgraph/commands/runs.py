@@ -49,7 +49,7 @@ def make_agent(args: argparse.Namespace, *, with_model: bool = True) -> tuple[Re
         if not is_postgres_url(db) and not Path(db).exists():
             raise CheckpointStoreError(f"checkpoint database {Path(db).absolute()}: no such file (nothing was created)")
         return ReActAgent(checkpointer=checkpointer), {}
-    registry, selection = load_tools(args.tools, args.mcp)
+    registry, selection = load_tools(args.tools, args.mcp, args.documents, args.db)
     overrides = {
         "max_iterations": args.max_iterations,
         "timeout_seconds": args.timeout,
@@ -82,20 +82,24 @@ def drive(
     answer: str | None,
     approvals: dict[str, Any] | None = None,
     interrupting: Callable[[], AbstractContextManager[None]] | None = None,
+    fork: dict[str, Any] | None = None,
 ) -> int:
-    """Run (or continue) until the run ends; when it waits (the model's question, tool calls to
+    """Run (or continue, or ``fork``) until the run ends; when it waits (the model's question, tool calls to
     approve) and there is a terminal, ask the user and continue with what they say. ``interrupting`` is
     what Ctrl-C does while the run is shown (default ``interrupts_calls``: it ends the command)."""
     view = LiveView(console)
     given = (
         ("reactgraph_model", args.model), ("reactgraph_tools", args.tools), ("reactgraph_mcp", args.mcp),
+        ("reactgraph_documents", args.documents),
         ("reactgraph_output_schema", args.output_schema), ("reactgraph_playbook", args.playbook),
     )
     labels = {key: value for key, value in given if value}
     while True:
         updates = agent.stream_updates(
-            query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, **overrides
+            query, thread_id=thread, answer=answer, approvals=approvals, metadata=labels, tokens=not args.json, fork=fork,
+            **overrides,
         )
+        fork = None  # what follows a pause continues the forked branch
         with (interrupting or interrupts_calls)():
             result = last_result(updates) if args.json else view.follow(updates)
         if result.termination_reason in WAITING and sys.stdin.isatty():
@@ -177,19 +181,39 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from reactgraph.answers.waiting import AnswerError
 
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
-        remembered = reader.run_info(args.thread).metadata  # the --model, --tools, --mcp, --output-schema it started with
+        remember(args, reader)
         approvals = decided(args, reader.get_result(args.thread))
-    args.model = args.model or remembered.get("reactgraph_model")
-    args.tools = args.tools or remembered.get("reactgraph_tools")
-    args.mcp = args.mcp or remembered.get("reactgraph_mcp")
-    args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
-    args.playbook = args.playbook or bool(remembered.get("reactgraph_playbook"))
     agent, overrides = make_agent(args)
     with agent:
         try:
             return drive(agent, args, overrides, output_console(), None, args.thread, args.answer, approvals)
         except AnswerError as exc:
             raise UsageError(str(exc)) from None
+
+
+def remember(args: argparse.Namespace, reader: ReActAgent) -> None:
+    """The --model, --tools, --mcp, --documents, --output-schema and --playbook the run on ``args.thread`` started
+    with, where ``args`` gives none."""
+    remembered = reader.run_info(args.thread).metadata
+    args.model = args.model or remembered.get("reactgraph_model")
+    args.tools = args.tools or remembered.get("reactgraph_tools")
+    args.mcp = args.mcp or remembered.get("reactgraph_mcp")
+    args.documents = args.documents or remembered.get("reactgraph_documents")
+    args.output_schema = args.output_schema or remembered.get("reactgraph_output_schema")
+    args.playbook = args.playbook or bool(remembered.get("reactgraph_playbook"))
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    """reactgraph fork THREAD (--iteration K | --query TEXT | --checkpoint ID) [--turn N]: the thread run again
+    from that point with the options given (the others as it started), shown live; the new branch becomes the
+    thread's current one."""
+    with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
+        remember(args, reader)
+    point = {"turn": args.turn, "iteration": args.iteration, "query": args.query, "checkpoint_id": args.checkpoint}
+    agent, overrides = make_agent(args)
+    console = output_console()
+    with agent:
+        return drive(agent, args, overrides, console, None, args.thread, None, fork={k: v for k, v in point.items() if v is not None})
 
 
 def decided(args: argparse.Namespace, result: ReActResult) -> dict[str, Any]:
@@ -220,12 +244,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
     agent, _ = make_agent(args, with_model=False)
     with agent:
         runs = agent.list_runs(limit=args.limit)
+    if queued := queued_runs(args.db):
+        listed = {r.thread_id for r in runs}
+        runs = [q for q in queued if q.thread_id not in listed] + runs
+        runs = runs[: args.limit] if args.limit else runs
     if args.json:
         sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
         return EXIT_OK
     table = Table(title=f"{len(runs)} run(s) in {agent.store.name or 'the checkpointer'}")
     rows = [
-        (r.thread_id, r.question, r.status, r.reason or "", str(r.iterations), str(r.tokens), _when(r.started), _when(r.updated))
+        (r.thread_id, r.question, r.status, r.reason or shortened(r.error or ""), str(r.iterations), str(r.tokens),
+         _when(r.started), _when(r.updated))
         for r in runs
     ]
     names = ("thread", "question", "status", "reason", "iterations", "tokens", "started", "updated")
@@ -246,13 +275,40 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    """reactgraph trace THREAD: the trace of every turn of the thread's conversation as text, JSON or Markdown."""
+    """reactgraph trace THREAD: the trace of every turn of the thread's conversation as text, JSON or Markdown;
+    a run still going says so (running, waiting, interrupted), a failed one gives its error, a queued one says it
+    waits for a worker."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
-        result = agent.get_result(args.thread)
-        earlier = [turn for turn in agent.conversation(args.thread) if turn.turn != result.turn]
-    sys.stdout.write(format_trace(result, args.format, earlier).rstrip("\n") + "\n")
+        try:
+            info = agent.run_info(args.thread)
+        except RunNotFoundError:
+            info = next((q for q in queued_runs(args.db) if q.thread_id == args.thread), None)
+            if info is None:
+                raise
+        try:
+            result = agent.get_result(args.thread)
+            earlier = [turn for turn in agent.conversation(args.thread) if turn.turn != result.turn]
+        except RunNotFoundError:  # queued, or failed before its first checkpoint
+            result, earlier = None, []
+    sys.stdout.write(format_trace(result, args.format, earlier, info).rstrip("\n") + "\n")
     return EXIT_OK
+
+
+def queued_runs(db: str | None) -> list[Any]:
+    """The runs waiting in the Postgres queue of ``db`` (none for a SQLite file)."""
+    url = str(db or default_db())
+    if not is_postgres_url(url):
+        return []
+    from reactgraph.queue import queued_runs as waiting  # procrastinate's tables, read only for a Postgres database
+
+    return waiting(url)
+
+
+def shortened(text: str, width: int = 60) -> str:
+    """``text`` on one line, cut to ``width`` characters (the whole of it is in ``trace``)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
 def _when(value: Any) -> str:
@@ -280,9 +336,11 @@ def cmd_cancel(args: argparse.Namespace) -> int:
             return EXIT_OK
         agent.cancel(args.thread)
     state = {
+        "running": "it stops after its current step",
         "finished": f"it already finished ({info.reason})",
         "waiting": "it stops after its next step once continued",
-        "interrupted": "it stops after its current step (if its process died: after its next step once resumed)",
+        "failed": "it failed; it stops after its next step once resumed",
+        "interrupted": "it stops after its next step once resumed",
     }[info.status]
     print(f"cancel requested for run {args.thread} in {agent.store.name}: {state}")
     return EXIT_OK

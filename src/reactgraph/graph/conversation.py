@@ -3,8 +3,9 @@
 A new question on a thread whose last turn has ended starts the next turn (``is_new_turn``; think resets
 the run's fields, keeps the conversation's). terminate records each finished turn in the state's ``turns``
 (``turn_record``: question, answer, how it ended, its steps and tokens). The prompt of a turn shows the
-earlier turns in a bounded form (``conversation_messages``): the last ``keep_recent_turns`` of them as the
-user's question and the agent's answer, verbatim, and the older ones as notes, ``conversation_summary``.
+earlier turns in a bounded form, before its question (``conversation_text``): the last ``keep_recent_turns``
+of them as the user's question and the agent's answer, verbatim, and the older ones as notes,
+``conversation_summary``.
 When more than ``keep_recent_turns`` unfolded turns have gathered at the start of a turn, summarize folds
 all but the last half of them into the notes (``fold_due``, ``fold_prompt``: one model call, which is
 given each folded turn's tool results so that a fact a later turn needs survives). ``new_conversation``
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
@@ -99,15 +100,22 @@ def folded_as_text(state: ReActState, turns: list[dict[str, Any]], cfg: AgentCon
     return truncate(text, 2 * cfg.max_observation_tokens)[0]
 
 
-def conversation_messages(state: ReActState, cfg: AgentConfig) -> tuple[str, list[BaseMessage]]:
-    """(the notes for the system prompt, '' without any; the shown earlier turns as the user's questions and
-    the agent's answers, each answer cut to ``max_observation_tokens``)."""
-    notes = state.get("conversation_summary") or ""
-    messages: list[BaseMessage] = []
-    for turn in shown_turns(state, cfg):
-        answer = turn.get("answer") or f"(no answer: {turn.get('reason', 'failure')}: {turn.get('detail', '')})"
-        messages += [HumanMessage(content=turn["question"]), AIMessage(content=truncate(answer, cfg.max_observation_tokens)[0])]
-    return (prompts.CONVERSATION_NOTES.format(notes=notes) if notes else ""), messages
+def conversation_text(state: ReActState, cfg: AgentConfig) -> str:
+    """What a turn's question is preceded by ('' on a thread's first turn): the notes on the folded turns,
+    then the shown earlier turns as the user asked them and the agent answered (each answer cut to
+    ``max_observation_tokens``), in the same message as the question, so that a turn reads as a question
+    with its context (a small model kept calling tools when the earlier turns came as chat messages)."""
+    parts = [prompts.CONVERSATION_NOTES.format(notes=notes)] if (notes := state.get("conversation_summary")) else []
+    shown = [
+        prompts.EARLIER_TURN.format(
+            question=turn["question"],
+            answer=truncate(turn.get("answer") or f"(none: {turn.get('reason', 'failure')})", cfg.max_observation_tokens)[0],
+        )
+        for turn in shown_turns(state, cfg)
+    ]
+    if shown:
+        parts.append(prompts.EARLIER_TURNS.format(turns="\n".join(shown)))
+    return "\n\n".join(parts)
 
 
 def turn_record(state: ReActState, turn_number: int) -> dict[str, Any]:

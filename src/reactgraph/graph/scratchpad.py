@@ -1,8 +1,8 @@
 """How the run so far is shown to the model: a bounded prompt rebuilt every turn.
 
-The prompt is the system prompt (with the tool descriptions of the current format, and the notes on the
-conversation's older turns), the conversation's recent turns (``graph.conversation``), the question, the
-running summary and the last ``keep_recent_steps`` steps, shown as the current format shows a
+The prompt is the system prompt (with the tool descriptions of the current format), the conversation's
+earlier turns and notes (``graph.conversation``) and the question, the running summary and the last
+``keep_recent_steps`` steps, shown as the current format shows a
 past turn; older steps live only in the summary and the trace, so its size does not grow with the
 run. When ``summary_token_threshold`` is set and the prompt would pass it, recent steps the summary
 already covers are dropped, oldest first.
@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.graph.conversation import conversation_messages
+from reactgraph.graph.conversation import conversation_text
 from reactgraph.models.tokens import estimate_messages
 from reactgraph.state import ReActState
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
@@ -97,16 +97,15 @@ def think_messages(
         system += "\n\n" + playbook
     if answer_shape:
         system += "\n\n" + fmt.answer_shape(answer_shape, ctx)
-    notes, earlier = conversation_messages(state, cfg)
-    if notes:
-        system += "\n\n" + notes
+    if earlier := conversation_text(state, cfg):
+        system += "\n\n" + earlier
     fixed: list[BaseMessage] = [
         SystemMessage(content=system),
-        *earlier,
         HumanMessage(content=head if status_last or not status else f"{head}\n\n{status}"),
     ]
     unreadable = bool(recent) and any(o.get("error_kind") in PARSE_FAILURE_KINDS for o in recent[-1]["observations"])
-    parts = [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx, repeated)]
+    failed = repeated and any(o.get("status") == "error" for o in steps[-1]["observations"])
+    parts = [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx, repeated, failed)]
     tail = "\n".join(filter(None, parts))
     threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:

@@ -1,18 +1,29 @@
-"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), and the preflight
-that finds a misconfigured model before a run (``check_model``).
+"""Chat models: "provider:model" -> a LangChain chat model (Ollama by default), the preflight
+that finds a misconfigured model before a run (``check_model``), and the model a run uses when it was given
+none (``default_model``).
+
+The default follows what the machine has: ``DEFAULT_MODEL`` (``ollama:qwen2.5:7b``) when the Ollama at
+OLLAMA_HOST has it pulled; otherwise the pulled model that can call tools (the most recently pulled first, as
+Ollama lists them; a server that does not report capabilities counts every model that is no embedding model),
+with a warning naming it and how to choose; with none, an error listing what is pulled. A model the user
+named (``--model``, ``model=``) is never replaced: when it is not pulled the error lists the pulled ones and
+the exact ``--model`` to use.
 
 How a model is called (bounded in time, retried, with fallbacks) is in ``models.calls``.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 
 from langchain_core.language_models import BaseChatModel
 
-from reactgraph.config import AgentConfig
+from reactgraph.config import DEFAULT_MODEL, AgentConfig
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+PROVIDER_EXTRAS = {"openai": "openai"}  # provider -> the reactgraph extra that installs its LangChain package
+logger = logging.getLogger(__name__)
 
 
 class ModelUnavailableError(RuntimeError):
@@ -67,7 +78,9 @@ def check_model(spec: str, cfg: AgentConfig | None = None) -> None:
             raise
         raise ModelUnavailableError(f"model {spec!r} cannot be used: {exc}") from None
     except Exception as exc:  # ImportError (no provider package), the provider client's own errors (no API key)
-        raise ModelUnavailableError(f"model {spec!r} cannot be used: {type(exc).__name__}: {exc}") from None
+        extra = PROVIDER_EXTRAS.get(spec.partition(":")[0]) if isinstance(exc, ImportError) else None
+        hint = f" (pip install 'reactgraph[{extra}]')" if extra else ""
+        raise ModelUnavailableError(f"model {spec!r} cannot be used: {type(exc).__name__}: {exc}{hint}") from None
     if spec.startswith("ollama:"):
         check_ollama(spec.removeprefix("ollama:"))
 
@@ -90,8 +103,66 @@ def ollama_models(*, timeout: float = 3.0) -> list[str]:
 
 
 def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
-    """Raise ModelUnavailableError unless Ollama answers at OLLAMA_HOST and has ``model_name`` pulled."""
-    if not set(ollama_models(timeout=timeout)) & {model_name, f"{model_name}:latest"}:
-        raise ModelUnavailableError(
-            f"Ollama at {ollama_host()} does not have model {model_name!r}. Pull it with `ollama pull {model_name}`."
-        )
+    """Raise ModelUnavailableError unless Ollama answers at OLLAMA_HOST and has ``model_name`` pulled; the
+    message lists the models it has and the ``--model`` that would use one."""
+    pulled = ollama_models(timeout=timeout)
+    if not is_pulled(model_name, pulled):
+        raise ModelUnavailableError(not_pulled(model_name, pulled, tool_models(pulled, timeout=timeout)))
+
+
+def is_pulled(model_name: str, pulled: list[str]) -> bool:
+    return bool(set(pulled) & {model_name, f"{model_name}:latest"})
+
+
+def not_pulled(model_name: str, pulled: list[str], usable: list[str]) -> str:
+    """Ollama lacks ``model_name``: what it has, and what to do."""
+    where = f"Ollama at {ollama_host()} does not have model {model_name!r}"
+    pull = f"`ollama pull {model_name}`"
+    if not pulled:
+        return f"{where}, nor any other. Pull it with {pull}, or choose another provider with --model provider:model."
+    listed = ", ".join(pulled)
+    if not usable:
+        return f"{where}; it has {listed}, none of which calls tools. Pull it with {pull}."
+    return (
+        f"{where}; it has {listed}. Use one with --model ollama:{usable[0]} (model='ollama:{usable[0]}' in Python), "
+        f"or pull it with {pull}."
+    )
+
+
+def tool_models(pulled: list[str], *, timeout: float = 3.0) -> list[str]:
+    """The pulled models that can call tools, in Ollama's order (the most recently pulled first): those whose
+    ``capabilities`` include ``tools``; when the server reports no capabilities (an older Ollama, an
+    Ollama-compatible endpoint), every model that is no embedding model."""
+    from ollama import Client
+
+    client = Client(host=ollama_host(), timeout=timeout)
+    usable = []
+    for name in pulled:
+        try:
+            capabilities = client.show(name).capabilities
+        except Exception:  # noqa: BLE001 - an endpoint without /api/show: judged by the name below
+            capabilities = None
+        if "tools" in (capabilities or []) or (not capabilities and "embed" not in name.lower()):
+            usable.append(name)
+    return usable
+
+
+def default_model(default: str = DEFAULT_MODEL, *, timeout: float = 3.0) -> str:
+    """The model of a run given none: ``default`` when it can be used; for an Ollama ``default`` that the server
+    has not pulled, the first pulled model that calls tools, logged as a warning that names it and how to choose
+    (ModelUnavailableError, listing what is pulled, when there is none)."""
+    if not default.startswith("ollama:"):
+        check_model(default)
+        return default
+    name = default.removeprefix("ollama:")
+    pulled = ollama_models(timeout=timeout)
+    if is_pulled(name, pulled):
+        return default
+    usable = tool_models(pulled, timeout=timeout)
+    if not usable:
+        raise ModelUnavailableError(not_pulled(name, pulled, usable))
+    logger.warning(
+        "reactgraph: the default model %s is not pulled at %s; using ollama:%s, which it has. Choose with --model "
+        "(model= in Python), or `ollama pull %s`.", default, ollama_host(), usable[0], name,
+    )
+    return f"ollama:{usable[0]}"

@@ -11,7 +11,8 @@ A store gives the saver for sync calls, an async saver for each async run, a nam
 turns its database's errors into CheckpointStoreError. Stores with a database keep cancel requests in
 a table of their own (``reactgraph_cancels``), so a ``cancel`` from another process reaches the run:
 a row per thread (``'*'``: every run started before ``requested_at``), deleted when a new run starts on
-the thread. ``reading`` reads runs back from any saver.
+the thread. Beside them, ``reactgraph_runs`` (``activity``) keeps what the checkpoints cannot say: which runs a
+process is driving now, and the error of a run an exception ended. ``reading`` reads runs back from any saver.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
+from reactgraph.errors import missing_extra
 from reactgraph.persistence.base import (
     DB_ENV,
     DEFAULT_CHECKPOINTER,
@@ -61,7 +63,10 @@ def open_store(spec: Any) -> RunStore:
     if isinstance(spec, DefaultCheckpointer):
         spec = default_db()
     if is_postgres_url(spec):
-        from reactgraph.persistence.postgres import PostgresRunStore  # psycopg is loaded only for Postgres
+        try:  # psycopg is loaded only for Postgres, and installed with the extra
+            from reactgraph.persistence.postgres import PostgresRunStore
+        except ImportError as exc:
+            raise missing_extra("postgres", "a PostgreSQL database (a postgresql:// URL)", exc) from None
 
         return PostgresRunStore(spec.strip())
     if isinstance(spec, str | os.PathLike):

@@ -5,8 +5,10 @@ package) picks one."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -14,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from reactgraph.persistence.activity import Activity, driving, error_text, this_owner
+
+logger = logging.getLogger(__name__)
 
 DB_ENV = "REACTGRAPH_DB"
 DEFAULT_DB = Path(".reactgraph") / "checkpoints.sqlite"
@@ -109,6 +115,7 @@ class RunStore:
 
     def __init__(self, saver: BaseCheckpointSaver) -> None:
         self.saver = saver
+        self._activities: dict[str, Activity] = {}  # in this process only: a store with a database keeps a table
 
     @property
     def name(self) -> str | None:
@@ -192,6 +199,66 @@ class RunStore:
                 if not wait:
                     raise
                 await asyncio.sleep(HOLD_POLL_SECONDS)
+
+    # -- what the checkpoints cannot say (``activity``) -------------------------------------
+
+    @contextmanager
+    def tracking(self, thread_id: str, question: str | None = None) -> Iterator[None]:
+        """While the block drives the run on ``thread_id``, it is ``running``; an exception out of it marks the run
+        ``failed`` with the error; anything else (its end, Ctrl-C) leaves the checkpoints to say how it stands. A
+        database that refuses the row at the start refuses the run (CheckpointStoreError); one that refuses it at
+        the end does not hide the run's own error (``persistence.activity.driving`` keeps the row from outliving
+        the drive)."""
+        with driving(thread_id):
+            self.record(Activity(thread_id, "running", question, this_owner(), time.time()))
+            try:
+                yield
+            except Exception as exc:
+                self._settle(self.record, Activity(thread_id, "failed", question, this_owner(), time.time(), error_text(exc)))
+                raise
+            except BaseException:
+                self._settle(self.forget, thread_id)
+                raise
+            self._settle(self.forget, thread_id)
+
+    @asynccontextmanager
+    async def atracking(self, thread_id: str, question: str | None = None) -> AsyncIterator[None]:
+        """``tracking`` in async code (the database written from a worker thread)."""
+        with driving(thread_id):
+            await asyncio.to_thread(self.record, Activity(thread_id, "running", question, this_owner(), time.time()))
+            try:
+                yield
+            except Exception as exc:
+                failed = Activity(thread_id, "failed", question, this_owner(), time.time(), error_text(exc))
+                await asyncio.to_thread(self._settle, self.record, failed)
+                raise
+            except BaseException:
+                self._settle(self.forget, thread_id)  # a cancelled task: no awaiting any more
+                raise
+            await asyncio.to_thread(self._settle, self.forget, thread_id)
+
+    @staticmethod
+    def _settle(write: Any, value: Any) -> None:
+        """A row's last write; a database that refuses it (locked, full) is logged, not raised over the run's end."""
+        try:
+            write(value)
+        except CheckpointStoreError as exc:
+            logger.warning("the run's state could not be recorded: %s", exc)
+
+    def record(self, activity: Activity) -> None:
+        """Store ``activity`` as its thread's row (a question it lacks is kept from the row before)."""
+        before = self._activities.get(activity.thread_id)
+        if activity.question is None and before is not None:
+            activity = Activity(**{**activity.__dict__, "question": before.question})
+        self._activities[activity.thread_id] = activity
+
+    def forget(self, thread_id: str) -> None:
+        """Remove the thread's row: its checkpoints say how it stands."""
+        self._activities.pop(thread_id, None)
+
+    def activities(self) -> dict[str, Activity]:
+        """Every row, by thread."""
+        return dict(self._activities)
 
     def thread_ids(self) -> list[str] | None:
         """Every thread with a checkpoint, most recently updated first; None: ask the saver."""

@@ -1,7 +1,8 @@
 """Runs in PostgreSQL: LangGraph's PostgresSaver on a connection pool, AsyncPostgresSaver for async runs.
 
 ``ReActAgent(checkpointer="postgresql://user:password@host/db")`` (or ``REACTGRAPH_DB``, or ``--db``)
-connects once to check the URL, creates LangGraph's tables (``setup()``) and ours (``reactgraph_cancels``)
+connects once to check the URL, creates LangGraph's tables (``setup()``) and ours (``reactgraph_cancels``,
+``reactgraph_runs``)
 when missing, under an advisory lock, so that many processes starting at once do not race, then keeps a pool of
 connections for the sync calls, and one async pool per event loop for the async runs (``loop_pools``:
 opened by the loop's first run, shared by the later ones, closed with the store). Every error names the database
@@ -27,6 +28,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
+from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, Hold, RunStore, busy
 from reactgraph.persistence.loop_pools import LoopPools
 
@@ -38,6 +40,10 @@ THREAD_LOCK = "hashtextextended(%s, 0)"  # the advisory lock key of a thread hel
 SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
 CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
 CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at DOUBLE PRECISION NOT NULL)"
+RUNS = (  # persistence.activity: the runs being driven now, and the ones an exception ended
+    "CREATE TABLE IF NOT EXISTS reactgraph_runs (thread_id TEXT PRIMARY KEY, state TEXT NOT NULL, question TEXT, "
+    "owner TEXT NOT NULL, since DOUBLE PRECISION NOT NULL, error TEXT)"
+)
 ERRORS = (psycopg.Error, PoolTimeout)
 
 
@@ -181,6 +187,22 @@ class PostgresRunStore(RunStore):
             raise busy(thread_id, f"another process or agent on {self.name}")
         return AdvisoryHold(conn, thread_id)
 
+    def record(self, activity: Activity) -> None:
+        self._query(
+            "INSERT INTO reactgraph_runs VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (thread_id) DO UPDATE SET "
+            "state = excluded.state, question = COALESCE(excluded.question, reactgraph_runs.question), "
+            "owner = excluded.owner, since = excluded.since, error = excluded.error",
+            (activity.thread_id, activity.state, activity.question, activity.owner, activity.since, activity.error),
+            run=activity.thread_id,
+        )
+
+    def forget(self, thread_id: str) -> None:
+        self._query("DELETE FROM reactgraph_runs WHERE thread_id = %s", (thread_id,), run=thread_id)
+
+    def activities(self) -> dict[str, Activity]:
+        rows = self._query("SELECT thread_id, state, question, owner, since, error FROM reactgraph_runs")
+        return {row["thread_id"]: Activity(**row) for row in rows}
+
     def close(self) -> None:
         self.async_pools.close()
         self.pool.close()
@@ -237,6 +259,7 @@ def setup(conn: psycopg.Connection) -> None:
             try:
                 PostgresSaver(conn).setup()
                 conn.execute(CANCELS)
+                conn.execute(RUNS)
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
         else:
@@ -246,7 +269,8 @@ def setup(conn: psycopg.Connection) -> None:
 def _set_up(conn: psycopg.Connection) -> bool:
     """Whether every table is there, at LangGraph's latest migration (or a later version's)."""
     found = conn.execute(
-        "SELECT to_regclass('reactgraph_cancels') IS NOT NULL AS ours, to_regclass('checkpoint_migrations') IS NOT NULL AS theirs"
+        "SELECT to_regclass('reactgraph_cancels') IS NOT NULL AND to_regclass('reactgraph_runs') IS NOT NULL AS ours, "
+        "to_regclass('checkpoint_migrations') IS NOT NULL AS theirs"
     ).fetchone()
     if not (found["ours"] and found["theirs"]):
         return False

@@ -15,9 +15,15 @@ from pydantic import BaseModel
 
 from reactgraph.answers.result import ConversationTurn, ReActResult, ReActTrace, result_from_state
 from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
+from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import RunNotFoundError
 
-RunStatus = Literal["finished", "waiting", "interrupted"]
+
+class ForkError(ValueError):
+    """A fork from a point the thread does not have (the message says which it has)."""
+
+
+RunStatus = Literal["queued", "running", "waiting", "finished", "failed", "interrupted"]
 
 
 class RunInfo(BaseModel):
@@ -25,13 +31,17 @@ class RunInfo(BaseModel):
 
     thread_id: str
     question: str
-    status: RunStatus  # finished; waiting for an answer or an approval; interrupted (crashed, or still running)
+    # queued: waiting for a worker (Postgres queue); running: a process drives it now; waiting: for an answer or an
+    # approval; finished; failed: an exception ended it (``error``); interrupted: its process died or was stopped
+    # (Ctrl-C) before the end (``resume`` continues it)
+    status: RunStatus
     reason: str | None  # the termination reason once finished ('clarification' or 'approval' while waiting)
     iterations: int
     tokens: int
     started: datetime | None
     updated: datetime | None
     metadata: dict[str, Any]  # the latest checkpoint's metadata, with what the caller attached to the run
+    error: str | None = None  # why a failed run failed
 
 
 class HistoryEntry(BaseModel):
@@ -81,14 +91,21 @@ def snapshot_result(snapshot: Any, thread_id: str, output_schema: type[BaseModel
     )
 
 
-def run_info(graph: Any, thread_id: str) -> RunInfo:
-    """Where the run on ``thread_id`` stands, from its latest checkpoint."""
+def run_info(graph: Any, thread_id: str, activity: Activity | None = None) -> RunInfo:
+    """Where the run on ``thread_id`` stands, from its latest checkpoint and its ``activity`` row (running now,
+    or failed with an error: ``persistence.activity``), if any."""
     snapshot = graph.get_state(thread_config(thread_id))
     values = snapshot.values
     if not values and not snapshot.next:
-        raise RunNotFoundError(f"no run with thread id {thread_id!r}")
-    if snapshot.interrupts:
-        status: RunStatus = "waiting"
+        if activity is None:
+            raise RunNotFoundError(f"no run with thread id {thread_id!r}")
+        return activity_info(activity)  # it failed, or is starting, before its first checkpoint
+    if activity is not None and activity.running:
+        status: RunStatus = "running"
+    elif activity is not None and activity.state == "failed":
+        status = "failed"
+    elif snapshot.interrupts:
+        status = "waiting"
     elif snapshot.tasks or not values.get("termination"):
         # a task to run, or one that ran but whose writes no checkpoint holds yet (the process died between
         # the two): LangGraph shows those writes in the values and leaves the task out of ``next``
@@ -99,22 +116,41 @@ def run_info(graph: Any, thread_id: str) -> RunInfo:
     started = values.get("started_at")
     return RunInfo(
         thread_id=thread_id,
-        question=values.get("question") or values.get("query") or "",
+        question=values.get("question") or values.get("query") or (activity.question if activity else None) or "",
         status=status,
-        reason=reason if status != "interrupted" else None,
+        reason=reason if status in ("waiting", "finished") else None,
         iterations=values.get("iteration", 0),
         tokens=(values.get("token_usage") or {}).get("total_tokens", 0),
         started=datetime.fromtimestamp(started, timezone.utc) if started else None,
         updated=_parse_time(snapshot.created_at),
         metadata=dict(snapshot.metadata or {}),
+        error=activity.error if status == "failed" and activity else None,
     )
 
 
-def list_runs(graph: Any, limit: int | None = None, threads: list[str] | None = None) -> list[RunInfo]:
-    """The runs in the graph's checkpointer (of ``threads``, when the caller has listed them), most recently
-    updated first."""
+def activity_info(activity: Activity) -> RunInfo:
+    """A run that has no checkpoint: one failed before its first step (a queued run whose tools did not load), or
+    one starting now (``interrupted`` when its process is gone)."""
+    status: RunStatus = "failed" if activity.state == "failed" else "running" if activity.running else "interrupted"
+    when = datetime.fromtimestamp(activity.since, timezone.utc)
+    return RunInfo(
+        thread_id=activity.thread_id, question=activity.question or "", status=status, reason=None, iterations=0,
+        tokens=0, started=when, updated=when, metadata={}, error=activity.error if status == "failed" else None,
+    )
+
+
+def list_runs(
+    graph: Any, limit: int | None = None, threads: list[str] | None = None, activities: dict[str, Activity] | None = None
+) -> list[RunInfo]:
+    """The runs in the graph's checkpointer (of ``threads``, when the caller has listed them) and those with an
+    ``activities`` row only (failed before their first checkpoint), most recently updated first."""
     threads = thread_ids(graph.checkpointer) if threads is None else threads
-    return [run_info(graph, t) for t in threads[:limit]]
+    activities = activities or {}
+    runs = [run_info(graph, t, activities.get(t)) for t in threads[:limit]]
+    checkpointed = set(threads)
+    runs += [activity_info(a) for t, a in activities.items() if t not in checkpointed]
+    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    return sorted(runs, key=lambda r: r.updated or oldest, reverse=True)[:limit]
 
 
 def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
@@ -157,14 +193,14 @@ def fork_point(entries: list[HistoryEntry], turn: int, iteration: int) -> Histor
     the checkpoint before the turn's first think."""
     ours = [e for e in entries if e.turn == turn]
     if not ours:
-        raise ValueError(f"cannot fork turn {turn}: the thread has turns {sorted({e.turn for e in entries})}")
+        raise ForkError(f"cannot fork turn {turn}: the thread has turns {sorted({e.turn for e in entries})}")
     if iteration == 0:
         found = [e for e in ours if e.next == ["think"]][:1]
     else:
         found = [e for e in ours if e.next == ["observe"] and e.iteration == iteration][-1:]
     if not found:
         done = sorted({e.iteration for e in ours if e.next == ["observe"]})
-        raise ValueError(
+        raise ForkError(
             f"cannot fork after iteration {iteration} of turn {turn}: it has tool results for iterations {done} (or use 0)"
         )
     return found[0]
@@ -174,7 +210,7 @@ def turn_end(entries: list[HistoryEntry], turn: int) -> HistoryEntry:
     """The checkpoint where ``turn`` ended (a new question forked from it is the turn after)."""
     ended = [e for e in entries if e.turn == turn and not e.next and e.values.get("termination")]
     if not ended:
-        raise ValueError(f"turn {turn} has not ended on this thread's current branch")
+        raise ForkError(f"turn {turn} has not ended on this thread's current branch")
     return ended[-1]
 
 
@@ -192,28 +228,56 @@ def _parse_time(text: str | None) -> datetime | None:
 TraceFormat = Literal["text", "json", "markdown"]
 
 
-def format_trace(result: ReActResult, fmt: TraceFormat = "text", earlier: Sequence[ConversationTurn] = ()) -> str:
+def format_trace(
+    result: ReActResult | None, fmt: TraceFormat = "text", earlier: Sequence[ConversationTurn] = (), run: RunInfo | None = None
+) -> str:
     """The run's trace as plain text (Thought / Action / Observation), JSON, or Markdown; with ``earlier``
-    turns of its thread's conversation, each of them first (JSON: in ``earlier_turns``)."""
+    turns of its thread's conversation, each of them first (JSON: in ``earlier_turns``). With ``run`` (where the run
+    stands), a run that has not ended says so instead of a reason: running (its steps so far), interrupted (how to
+    continue it), failed (its error), queued; ``result`` is None for a run without a checkpoint yet."""
+    ended = run is None or run.status in ("finished", "waiting")
     if fmt == "json":
-        data = result.model_dump(mode="json") | {"earlier_turns": [t.model_dump(mode="json") for t in earlier]}
+        data = result.model_dump(mode="json") if result is not None else {"thread_id": run.thread_id, "question": run.question}
+        if not ended:
+            data["termination_reason"] = None
+        data |= {"earlier_turns": [t.model_dump(mode="json") for t in earlier]}
+        if run is not None:
+            data |= {"status": run.status, "error": run.error}
         return json.dumps(data, indent=2, ensure_ascii=False)
     if fmt == "markdown":
-        return _markdown(result, earlier)
+        return _markdown(result, earlier, None if ended else run)
     if fmt == "text":
-        turns = [
-            ([f"Turn {t.turn}"] if earlier else []) + _text(t.question, t.trace, t.reason.value, t.detail)
-            for t in (*earlier, ConversationTurn.from_result(result))
-        ]
+        turns = [([f"Turn {t.turn}"] if earlier else []) + _text(t.question, t.trace, t.reason.value, t.detail) for t in earlier]
+        if result is not None:
+            last = ConversationTurn.from_result(result)
+            lines = ([f"Turn {last.turn}"] if earlier else []) + _text(last.question, last.trace, last.reason.value, last.detail)
+        else:
+            lines = [f"Question: {run.question}", ""]
+        if not ended:
+            lines[-1] = standing(run)
+        turns.append(lines)
         return "\n\n".join("\n".join(filter(None, lines)) for lines in turns)
     raise ValueError(f"unknown trace format {fmt!r}: use text, json or markdown")
+
+
+def standing(run: RunInfo) -> str:
+    """Where a run that has not ended stands, on one line: ``[running] ...``, ``[interrupted] ...``, ..."""
+    return {
+        "running": f"[running] {run.iterations} iteration(s) so far; it has not ended",
+        "interrupted": f"[interrupted] it stopped before its end; continue it with `reactgraph resume {run.thread_id}`",
+        "failed": f"[failed] {run.error or 'an error ended it'}",
+        "queued": "[queued] waiting for a worker to take it",
+    }[run.status]
 
 
 def _text(question: str, trace: ReActTrace, reason: str, detail: str) -> list[str]:
     return [f"Question: {question}", trace.scratchpad(), f"[{reason}] {detail}".rstrip()]
 
 
-def _markdown(result: ReActResult, earlier: Sequence[ConversationTurn]) -> str:
+def _markdown(result: ReActResult | None, earlier: Sequence[ConversationTurn], run: RunInfo | None = None) -> str:
+    """The trace as Markdown; with ``run``, a run that has not ended: its steps so far and where it stands."""
+    if result is None:
+        return f"# Run {run.thread_id}\n\n**Question:** {run.question}\n\n- status: {standing(run)}\n"
     lines = [f"# Run {result.thread_id}", ""]
     for turn in earlier:
         lines += [f"## Turn {turn.turn}", "", f"**Question:** {turn.question}", "", *_markdown_steps(turn.trace, level=3)]
@@ -224,6 +288,8 @@ def _markdown(result: ReActResult, earlier: Sequence[ConversationTurn]) -> str:
     lines += [f"**Question:** {result.question or ''}", "", *_markdown_steps(result.trace, level=level)]
     if result.summary:
         lines += [f"{'#' * level} Summary", "", result.summary, ""]
+    if run is not None:
+        return "\n".join([*lines, f"{'#' * level} Status", "", f"- status: {standing(run)}"]) + "\n"
     lines += [
         f"{'#' * level} Result",
         "",

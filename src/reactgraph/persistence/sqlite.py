@@ -25,6 +25,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, HOLD_POLL_SECONDS, CheckpointStoreError, RunStore, busy
 from reactgraph.tools.isolation import protect
 
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 # The tables LangGraph's SQLite saver and store keep, and our own beside them (the cancel requests); a
 # file holding any other table is another application's, and is never written to.
 LANGGRAPH_TABLES = frozenset({"checkpoints", "writes", "store", "store_vectors", "store_migrations", "vector_migrations"})
-OWN_TABLES = frozenset({"reactgraph_cancels", "reactgraph_holds"})
+OWN_TABLES = frozenset({"reactgraph_cancels", "reactgraph_runs", "reactgraph_holds"})
 SAVER_COLUMNS = {
     "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"},
     "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
@@ -400,6 +401,10 @@ class SqliteRunStore(RunStore):
     """Runs in a SQLite file: LangGraph's SqliteSaver (AsyncSqliteSaver for async runs) and the cancel table."""
 
     CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at REAL NOT NULL)"
+    RUNS = (  # persistence.activity: the runs being driven now, and the ones an exception ended
+        "CREATE TABLE IF NOT EXISTS reactgraph_runs (thread_id TEXT PRIMARY KEY, state TEXT NOT NULL, question TEXT, "
+        "owner TEXT NOT NULL, since REAL NOT NULL, error TEXT)"
+    )
 
     def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
         self.path, self._owned = Path(path), saver is None
@@ -409,6 +414,7 @@ class SqliteRunStore(RunStore):
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)
             self.saver.conn.execute(HOLDS)
+            self.saver.conn.execute(self.RUNS)
             self.saver.conn.commit()
 
     @property
@@ -454,6 +460,22 @@ class SqliteRunStore(RunStore):
         """A row in ``reactgraph_holds`` (``take_row``)."""
         with self.errors(thread_id):
             return take_row(self.path, thread_id, self.busy_timeout)
+
+    def record(self, activity: Activity) -> None:
+        self._write(
+            "INSERT INTO reactgraph_runs VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET "
+            "state = excluded.state, question = COALESCE(excluded.question, question), owner = excluded.owner, "
+            "since = excluded.since, error = excluded.error",
+            (activity.thread_id, activity.state, activity.question, activity.owner, activity.since, activity.error),
+        )
+
+    def forget(self, thread_id: str) -> None:
+        self._write("DELETE FROM reactgraph_runs WHERE thread_id = ?", (thread_id,))
+
+    def activities(self) -> dict[str, Activity]:
+        with self.errors(), closing(self._connect()) as conn:
+            rows = conn.execute("SELECT thread_id, state, question, owner, since, error FROM reactgraph_runs").fetchall()
+        return {row[0]: Activity(*row) for row in rows}
 
     def close(self) -> None:
         if self._owned:

@@ -51,10 +51,10 @@ class Format(ABC):
         """Past turns as chat messages; ``tail`` (the expected format after an unreadable reply, the
         budget line, the reminder) goes after the newest observations."""
 
-    def reminder(self, ctx: ReadContext, repeated: bool = False) -> str:
+    def reminder(self, ctx: ReadContext, repeated: bool = False, failed: bool = False) -> str:
         """A line after the newest observations that says what to do next; ``repeated``: the model
-        just made the same calls again and got the same results."""
-        return prompts.REPEATED_NATIVE if repeated else ""
+        just made the same calls again and got the same results (``failed``: errors)."""
+        return prompts.REPEATED_NATIVE.format(give_up=prompts.GIVE_UP if failed else "") if repeated else ""
 
     def answer_shape(self, shape: str, ctx: ReadContext) -> str:
         """The system-prompt text that asks for the final answer in ``shape`` (an output schema's)."""

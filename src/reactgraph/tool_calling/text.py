@@ -72,9 +72,10 @@ class TextFormat(Format):
     def answer_shape(self, shape: str, ctx: ReadContext) -> str:
         return prompts.OUTPUT_SHAPE_TAGGED.format(final_answer=ctx.tags.final_answer, shape=shape)
 
-    def reminder(self, ctx: ReadContext, repeated: bool = False) -> str:
+    def reminder(self, ctx: ReadContext, repeated: bool = False, failed: bool = False) -> str:
         template = prompts.REPEATED_TEXT if repeated else prompts.NEXT_STEP
-        return template.format(thought=ctx.tags.thought, final_answer=ctx.tags.final_answer)
+        give_up = prompts.GIVE_UP_TEXT if failed else ""
+        return template.format(thought=ctx.tags.thought, final_answer=ctx.tags.final_answer, give_up=give_up)
 
 
 def with_observation_stop(model: BaseChatModel, tags: Tags) -> Runnable:

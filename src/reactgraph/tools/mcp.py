@@ -17,6 +17,10 @@ Each call opens its own session (a stdio server is started for the call and stop
 the tools hold no connection: they run in any thread and event loop, under reactgraph's timeout. An
 error the server reports raises (an execution_failed observation), instead of coming back as output.
 
+Logs: with ``stderr=PATH`` (the ``reactgraph`` command passes ``mcp.log`` beside the checkpoint file), what stdio
+servers write to their stderr (their own log lines) is appended to that file instead of the terminal, where it
+would break into the live view; an error of a server that does not start quotes the file's last lines.
+
 Names: a tool keeps its server's name for it (characters other than letters, digits, ``_`` and ``-``
 become ``_``, as chat model APIs require); when two servers offer the same name, both are named
 ``<server>_<tool>`` (with ``prefix=True``, every tool is). ``tool.metadata["mcp_server"]`` names the server.
@@ -30,6 +34,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import threading
 import time
 from collections import Counter
@@ -39,6 +44,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from reactgraph.errors import MissingExtraError
 from reactgraph.tools.content import exception_text, leaves
 from reactgraph.tools.isolation.reference import IN_PROCESS
 
@@ -59,15 +65,18 @@ class MCPServerError(RuntimeError):
     """An MCP server did not start or did not list its tools."""
 
 
-class MCPUnavailableError(ImportError):
+class MCPUnavailableError(MissingExtraError):
     """langchain-mcp-adapters (or mcp) is not installed."""
 
 
-def load_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: float = 30.0) -> list[BaseTool]:
+def load_mcp_tools(
+    servers: Servers, *, prefix: bool = False, timeout: float = 30.0, stderr: str | os.PathLike[str] | None = None
+) -> list[BaseTool]:
     """The tools of every server in ``servers`` (see the module), each server given ``timeout``
-    seconds to start and list its tools; it returns within that time, a server that did not answer being
-    stopped in the background (the MCP shutdown: its stdin closed, then SIGTERM, then SIGKILL; the process's exit
-    waits for it). In async code, ``await aload_mcp_tools(...)``."""
+    seconds to start and list its tools; ``stderr``: a file for what stdio servers write to their stderr
+    (default: the terminal's). It returns within ``timeout``, a server that did not answer being stopped in the
+    background (the MCP shutdown: its stdin closed, then SIGTERM, then SIGKILL; the process's exit waits for it).
+    In async code, ``await aload_mcp_tools(...)``."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -79,7 +88,7 @@ def load_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: float = 3
 
     async def load() -> None:
         try:
-            box["tools"] = await aload_mcp_tools(servers, prefix=prefix, timeout=timeout)
+            box["tools"] = await aload_mcp_tools(servers, prefix=prefix, timeout=timeout, stderr=stderr)
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
         finally:
@@ -94,7 +103,9 @@ def load_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: float = 3
     return box["tools"]
 
 
-async def aload_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: float = 30.0) -> list[BaseTool]:
+async def aload_mcp_tools(
+    servers: Servers, *, prefix: bool = False, timeout: float = 30.0, stderr: str | os.PathLike[str] | None = None
+) -> list[BaseTool]:
     """``load_mcp_tools`` for async code: returns within ``timeout``; a server that did not answer is stopped by
     its task, cancelled and left to finish on the running loop."""
     connections = mcp_connections(servers)
@@ -102,6 +113,10 @@ async def aload_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: fl
         from langchain_mcp_adapters.client import MultiServerMCPClient
     except ImportError as exc:
         raise MCPUnavailableError(f"MCP tools need langchain-mcp-adapters and mcp ({exc}): {INSTALL}") from None
+    addresses = {name: _address(connection) for name, connection in connections.items()}
+    log = Path(stderr) if stderr is not None and os.name == "posix" else None
+    if log is not None:
+        connections = {name: _logged(name, connection, log, addresses[name]) for name, connection in connections.items()}
     client = MultiServerMCPClient(connections, handle_tool_errors=False)  # an error result raises, not returns
     tasks = [asyncio.ensure_future(client.get_tools(server_name=name)) for name in connections]
     await asyncio.wait(tasks, timeout=timeout)
@@ -113,12 +128,13 @@ async def aload_mcp_tools(servers: Servers, *, prefix: bool = False, timeout: fl
         else:
             loaded.append(task.exception() or task.result())
     failed = [
-        f"MCP server {name!r} ({_address(connections[name])}) did not start: {_reason(result, timeout)}"
+        f"MCP server {name!r} ({addresses[name]}) did not start: {_reason(result, timeout)}"
         for name, result in zip(connections, loaded, strict=True)
         if isinstance(result, BaseException)
     ]
     if failed:
-        raise MCPServerError("; ".join(failed))
+        said = _tail(log) if log is not None else ""
+        raise MCPServerError("; ".join(failed) + (f"; the end of its stderr ({log}): {said}" if said else ""))
     named = {server: [(_safe(tool.name), tool) for tool in tools] for server, tools in zip(connections, loaded, strict=True)}
     counts = Counter(name for tools in named.values() for name, _ in tools)
     return [
@@ -206,6 +222,27 @@ def _address(connection: Mapping[str, Any]) -> str:
     if connection["transport"] == "stdio":
         return shlex.join([connection["command"], *connection["args"]])
     return str(connection["url"])
+
+
+def _logged(name: str, connection: dict[str, Any], log: Path, address: str) -> dict[str, Any]:
+    """A stdio server started through ``/bin/sh`` with its stderr appended to ``log`` (other transports as given);
+    a command that is not there is an MCPServerError now, saying so."""
+    if connection["transport"] != "stdio":
+        return connection
+    command = connection["command"]
+    if connection.get("cwd") is None and shutil.which(command) is None:  # sh would only say so in the log
+        raise MCPServerError(f"MCP server {name!r} ({address}) did not start: no command {command!r} (not a file, nor on PATH)")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    return connection | {"command": "/bin/sh", "args": ["-c", 'exec "$@" 2>>"$0"', str(log), command, *connection["args"]]}
+
+
+def _tail(log: Path, lines: int = 3) -> str:
+    """The last lines of ``log`` (what a server that failed wrote last), on one line."""
+    try:
+        kept = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return " | ".join(kept[-lines:])
 
 
 def _reason(exc: BaseException, timeout: float) -> str:

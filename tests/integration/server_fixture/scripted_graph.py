@@ -76,10 +76,10 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
     last = _text(messages[-1])
     if last.startswith("You must stop now"):
         return "I counted as far as the limit allowed."
-    head = next((_text(m) for m in messages if isinstance(m, HumanMessage) and _text(m).startswith("Question: ")), "")
+    head = next((_text(m) for m in messages if isinstance(m, HumanMessage)), "")
+    earlier = first  # the system prompt ends with the conversation's earlier turns
     if NAME_QUESTION in head:
-        said = [_text(m) for m in messages if isinstance(m, HumanMessage)]
-        return "Your name is Ada." if INTRODUCTION in said else "I do not know your name."
+        return "Your name is Ada." if f"User: {INTRODUCTION}" in earlier else "I do not know your name."
     if INTRODUCTION in head:
         return "Nice to meet you, Ada."
     results = {m.name: _text(m) for m in messages if isinstance(m, ToolMessage)}

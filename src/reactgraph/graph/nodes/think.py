@@ -184,7 +184,7 @@ def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadConte
     recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
     shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
              if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
-    reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True))]
+    reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True, failed=True))]
     return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
 
