@@ -141,13 +141,18 @@ def section(summary: dict, *, commit: str, calls: int, rounds: int, load: tuple[
         table(summary),
         "",
         "A call in a reused worker costs a JSON message each way over a pipe and the wake-up of a worker that is "
-        "already running, plus the worker's chdir and environment check (and a few setrlimit calls with limits). A "
+        "already running, plus the worker's chdir and environment check. A call with memory, CPU or file-size "
+        "limits runs in a fork of its worker, which sets them as hard limits (the tool cannot raise them, and they "
+        "cannot be lifted for the next call: issue 27); the fork, the reply through a pipe and the 10 ms watch of "
+        "the processes limit are its cost (0.8 ms with soft limits in the worker itself before). A "
         "call in the agent's process starts a thread per call (so that a hung tool does not block the run) and "
         "waits for it. Both take a millisecond or two here, and which is faster changes from moment to "
         "moment on a shared machine whose two cores are busy (the rounds' medians show how much). What isolation "
         "does cost is a worker's start, paid by the first call, by calls running at once beyond the idle workers, "
-        "and after a worker was killed (timeout, cancel, crash, a limit passed, processes left running); and the "
-        "fork server's start, once per agent process.",
+        "and after a worker was killed (timeout, cancel, crash, processes left running); and the fork server's "
+        "start, once per agent process. A worker's start here is mostly the re-run of the agent's main script in "
+        "the new process (multiprocessing's), which this benchmark's imports make long (285 ms on main at 9a76099 "
+        "too); its own part, namespaces included, is 15-35 ms.",
         "",
     ])
 

@@ -115,3 +115,15 @@ def math_tools(log: CallLog):
         return {"paris": "France", "rome": "Italy"}.get(key.lower(), "not found")
 
     return [add, multiply, lookup]
+
+
+@pytest.fixture
+def workers() -> list:
+    """Worker processes a test starts (objects with a ``proc``, as tests/integration/test_workers.py's Worker):
+    the ones still running at its end are killed."""
+    started: list = []
+    yield started
+    for worker in started:
+        if worker.proc.poll() is None:
+            worker.proc.kill()
+            worker.proc.wait()

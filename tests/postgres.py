@@ -19,8 +19,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import psycopg
 
@@ -81,6 +83,16 @@ def start_postgres(tmpdir: str | Path | None = None) -> tuple[str, Callable[[], 
                            capture_output=True)
         shutil.rmtree(home, ignore_errors=True)
 
+    def restart(down: float = 0.0) -> None:
+        """Stop the server at once (its sessions end: AdminShutdown), wait ``down`` seconds, start it again."""
+        _run([str(bin_dir / "pg_ctl"), "stop", "-D", str(data), "-m", "immediate"])
+        time.sleep(down)
+        _run([str(bin_dir / "pg_ctl"), "start", "-w", "-t", "30", "-D", str(data), "-o", options, "-l", str(home / "server.log")])
+
+    def halt() -> None:
+        """Stop the server, keeping its data (``stop`` still deletes it)."""
+        _run([str(bin_dir / "pg_ctl"), "stop", "-D", str(data), "-m", "immediate"])
+
     try:
         _run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", f"--pwfile={pwfile}", "--no-sync",
               "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C"])
@@ -97,7 +109,24 @@ def start_postgres(tmpdir: str | Path | None = None) -> tuple[str, Callable[[], 
     except BaseException:
         stop()
         raise
-    return f"postgresql://postgres:{PASSWORD}@127.0.0.1:{port}/postgres", stop
+    url = f"postgresql://postgres:{PASSWORD}@127.0.0.1:{port}/postgres"
+    CONTROLS[url] = Controls(restart, halt)
+    return url, stop
+
+
+class Controls(NamedTuple):
+    """What fault runs do to a server ``start_postgres`` started: restart it, or stop it for good."""
+
+    restart: Callable[..., None]
+    halt: Callable[[], None]
+
+
+CONTROLS: dict[str, Controls] = {}  # by superuser URL
+
+
+def controls(url: str) -> Controls:
+    """The controls of the server at ``url`` (any database's URL on it)."""
+    return CONTROLS[with_database(url, "postgres")]
 
 
 def with_database(url: str, name: str) -> str:

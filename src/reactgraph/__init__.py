@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.graph import build_graph
     from reactgraph.graph.subagents import AgentTool
     from reactgraph.models.resolve import ModelUnavailableError
-    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
+    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.persistence.reading import ForkError
     from reactgraph.state import InvalidInputError
     from reactgraph.tools.approval import Approve, Edit, Reject
@@ -66,6 +66,7 @@ _HOMES = {  # public name -> the module that defines it
     "RunNotFoundError": "reactgraph.persistence.base",
     "RunWaitingError": "reactgraph.answers.waiting",
     "TerminationReason": "reactgraph.answers.result",
+    "ThreadBusyError": "reactgraph.persistence.base",
     "Token": "reactgraph.answers.result",
     "TokenUsage": "reactgraph.answers.result",
     "ToolRegistrationError": "reactgraph.tools.base",
@@ -97,6 +98,7 @@ __all__ = [
     "RunNotFoundError",
     "RunWaitingError",
     "TerminationReason",
+    "ThreadBusyError",
     "Token",
     "TokenUsage",
     "ToolRegistrationError",

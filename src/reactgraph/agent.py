@@ -50,7 +50,7 @@ from reactgraph.persistence.reading import (
     turn_end,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.state import checked_query
+from reactgraph.state import checked_query, checked_thread_id
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
@@ -74,6 +74,16 @@ def same_parameters(template: Callable[P, Any]) -> Callable[[Callable[..., R]], 
         return method  # type: ignore[return-value]
 
     return decorate
+
+
+class Deferred(NamedTuple):
+    """A drive's first payload, computed once the thread is held (``RunStore.holding``): a resume's decisions are
+    read against what waits then."""
+
+    compute: Callable[[], Any]
+
+    def __call__(self) -> Any:
+        return self.compute()
 
 
 class Drive(NamedTuple):
@@ -195,7 +205,7 @@ class ReActAgent:
         """What ``run`` and ``arun`` drive: a new run of ``query`` (the next turn, on a thread that has one)."""
         checked_query(query)
         if (thread := thread_id or (config or {}).get("configurable", {}).get("thread_id")) is not None:
-            self._refuse_if_waiting(thread)
+            self._refuse_if_waiting(checked_thread_id(thread))
         context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
         return Drive({"query": query}, run_config, context, thread_id, (on_clarification, on_approval))
 
@@ -236,7 +246,9 @@ class ReActAgent:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
         self._require_run(thread_id)
         context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
-        payload = self._resume_command(run_config, answer, approval, approvals)
+        self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
+        # and again once the thread is held: what waits then (another resume may have decided it since)
+        payload = Deferred(lambda: self._resume_command(run_config, answer, approval, approvals))
         return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval))
 
     @same_parameters(_continued_run)
@@ -324,7 +336,7 @@ class ReActAgent:
     async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
-        async with self._async_graph() as graph, self.store.atracking(drive.thread_id, query):
+        async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, query):  # noqa: E501
             with self.store.errors(drive.thread_id):
                 chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
                                        durability=DURABILITY, subgraphs=True)
@@ -375,6 +387,8 @@ class ReActAgent:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step. The
         request is stored in the agent's database, so it reaches a run in another process on the same
         database (SQLite file or Postgres) too; a new run on the thread starts uncancelled."""
+        if thread_id is not None:
+            checked_thread_id(thread_id)
         self._deps.request_cancel(thread_id)
         self.store.request_cancel(thread_id)
 
@@ -418,6 +432,7 @@ class ReActAgent:
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata, the error of a
         failed run)."""
+        checked_thread_id(thread_id)
         with self.store.reading(thread_id):
             return run_info(self.graph, thread_id, self.store.activities().get(thread_id))
 
@@ -433,7 +448,7 @@ class ReActAgent:
         """The drive loop of ``run``, ``resume``, ``fork`` and the async twins: yields what to invoke the graph
         with, is sent the state after each invoke, and returns the output once the run ends or waits on what
         no handler answers (questions by ``on_clarification``, calls to approve by ``on_approval``)."""
-        payload = drive.payload
+        payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
         while True:
             snapshot = yield payload
             if not (answers := handler_values(snapshot.interrupts, *drive.handlers)):
@@ -443,7 +458,11 @@ class ReActAgent:
     def _drive(self, drive: Drive) -> Any:
         """``_steps`` on the graph (its first invoke from ``drive.start``, a fork's checkpoint, when given)."""
         steps, start = self._steps(drive), drive.start or drive.config
-        with self.store.tracking(drive.thread_id, question_of_payload(drive.payload)), self.store.errors(drive.thread_id):
+        with (
+            self.store.holding(drive.thread_id),
+            self.store.tracking(drive.thread_id, question_of_payload(drive.payload)),
+            self.store.errors(drive.thread_id),
+        ):
             payload = next(steps)
             while True:
                 self.graph.invoke(payload, start, context=drive.context, durability=DURABILITY)
@@ -455,7 +474,11 @@ class ReActAgent:
     async def _adrive(self, drive: Drive) -> Any:
         """``_steps`` on the graph bound to the store's async saver."""
         steps = self._steps(drive)
-        async with self._async_graph() as graph, self.store.atracking(drive.thread_id, question_of_payload(drive.payload)):
+        async with (
+            self._async_graph() as graph,
+            self.store.aholding(drive.thread_id),
+            self.store.atracking(drive.thread_id, question_of_payload(drive.payload)),
+        ):
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
@@ -467,9 +490,14 @@ class ReActAgent:
     def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
-        with self.store.tracking(drive.thread_id, question_of_payload(drive.payload)), self.store.errors(drive.thread_id):
+        with (
+            self.store.holding(drive.thread_id),
+            self.store.tracking(drive.thread_id, question_of_payload(drive.payload)),
+            self.store.errors(drive.thread_id),
+        ):
+            payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
             chunks = self.graph.stream(
-                drive.payload, drive.start or drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY,
+                payload, drive.start or drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY,
                 subgraphs=True,
             )
             for namespace, mode, chunk in chunks:
@@ -511,6 +539,8 @@ class ReActAgent:
         a ``fresh`` one (a fork) start uncancelled; a continued one still stops for a cancel requested while it
         was not running (after a crash, or while it waited)."""
         thread_id = thread_id or (config or {}).get("configurable", {}).get("thread_id")
+        if thread_id is not None:
+            checked_thread_id(thread_id)  # InvalidInputError before anything is stored under it
         if inherit and thread_id is not None:
             overrides = self._stored_overrides(thread_id) | overrides
         context = make_config(**overrides) if overrides else None
@@ -562,12 +592,13 @@ class ReActAgent:
 
     def _thread(self, thread_id: str | None) -> str:
         if thread_id := thread_id or self._last_thread:
-            return thread_id
+            return checked_thread_id(thread_id)
         raise ValueError("no run yet: pass a thread_id")
 
     def _require_run(self, thread_id: str | None) -> None:
         if thread_id is None:
             raise ValueError("continuing a run needs its thread_id")
+        checked_thread_id(thread_id)
         with self.store.reading(thread_id):
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:

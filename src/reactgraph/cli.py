@@ -8,7 +8,7 @@
                              [...the run options]
     reactgraph fork THREAD [--turn N] (--iteration K | --query TEXT | --checkpoint ID) [...the run options]
     reactgraph submit "QUESTION" --db postgresql://... [--thread T] [...the run options]
-    reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S]
+    reactgraph worker --db postgresql://... [--concurrency N] [--stalled-after S] [--reconnect-within S]
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
     reactgraph cancel THREAD
@@ -194,6 +194,10 @@ def add_queue_commands(sub: argparse._SubParsersAction) -> None:
         "--stalled-after", type=float, default=30.0, metavar="S",
         help="take up the runs of a worker silent for this many seconds (default 30)",
     )
+    worker.add_argument(
+        "--reconnect-within", type=float, default=120.0, metavar="S",
+        help="when the database goes away, try to reconnect for this many seconds before exiting with 1 (default 120)",
+    )
     worker.set_defaults(handler="reactgraph.commands.queue:cmd_worker")
 
 
@@ -280,9 +284,10 @@ def error_exit_code(exc: Exception) -> int | None:
     from reactgraph.errors import MissingExtraError
     from reactgraph.evaluation.suite import SuiteError
     from reactgraph.models.resolve import ModelUnavailableError
-    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
+    from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.persistence.reading import ForkError
     from reactgraph.playbook import PlaybookError
+    from reactgraph.state import InvalidInputError
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.mcp import MCPConfigError, MCPServerError
     from reactgraph.tools.registry import UnknownToolError
@@ -290,10 +295,12 @@ def error_exit_code(exc: Exception) -> int | None:
     if isinstance(
         exc,
         ConfigError | ToolRegistrationError | UnknownToolError | SuiteError | MCPConfigError | PlaybookError | RunWaitingError
-        | ForkError,
+        | ForkError | InvalidInputError,
     ):
         return EXIT_USAGE
-    if isinstance(exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | MCPServerError | MissingExtraError):
+    if isinstance(
+        exc, ModelUnavailableError | CheckpointStoreError | RunNotFoundError | ThreadBusyError | MCPServerError | MissingExtraError
+    ):
         return EXIT_ERROR
     return None
 

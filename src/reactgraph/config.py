@@ -2,7 +2,9 @@
 
 Precedence is per-run override (``run(**overrides)`` or the LangGraph runtime
 ``context``) > per-agent config > the defaults below. Only the fields a run sets
-explicitly override the agent's config (pydantic's ``model_fields_set``).
+explicitly override the agent's config (pydantic's ``model_fields_set``). Containment is the
+exception (``merge``): the agent's ``approve_tools`` and ``tool_isolation`` are floors a run can
+raise but not lower, and its ``isolated_env`` a ceiling a run can narrow but not widen.
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ ALWAYS_ON = {  # option of the design documents -> why reactgraph has no such sw
     "and summary_every shape it)",
 }
 
+# What a tool in a worker process sees of the agent's environment by default: where programs and files are,
+# the locale and time zone, the virtualenv. Nothing that holds a secret.
+DEFAULT_ISOLATED_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC",
+    "TZ", "TMPDIR", "TERM", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONIOENCODING",
+)
+
 
 class ConfigError(ValueError):
     """A configuration value is invalid; the message names the field and the problem."""
@@ -105,7 +114,8 @@ class AgentConfig(BaseModel):
     partial_answer_timeout: float = Field(
         default=10.0,
         gt=0,
-        description="Seconds the partial-answer call at a limit may take once the time budget is used up.",
+        description="With timeout_seconds: seconds the partial-answer call at a limit may take, and never more than "
+        "half a second past the time budget (the run ends within timeout_seconds + 1 s).",
     )
     stall_threshold: int = Field(
         default=3, ge=2, description="Consecutive repeats of the same action, or of the same observation, that stop a run."
@@ -156,7 +166,10 @@ class AgentConfig(BaseModel):
         description="Show bullets learnt from earlier runs (the graph's store) in the prompt, and learn from each "
         "finished run (reactgraph.playbook).",
     )
-    playbook_name: str = Field(default="default", min_length=1, description="The playbook to use: one per agent or domain.")
+    playbook_name: str = Field(
+        default="default", min_length=1, pattern=r"^[^.]+$",
+        description="The playbook to use: one per agent or domain (no '.': the store's namespaces separate with it).",
+    )
     playbook_top_k: int = Field(default=3, ge=1, description="Bullets retrieved for a question.")
     playbook_max_tokens: int = Field(
         default=200, ge=20, description="Cap on the playbook block in the prompt (estimated tokens)."
@@ -206,6 +219,12 @@ class AgentConfig(BaseModel):
         description="Where user tools run: 'none' in the agent's process; 'process' in a worker process that is killed "
         "when the call times out, is cancelled or passes a limit of tool_limits. Built-ins, sub-agents and MCP tools "
         "stay in the agent's process; a tool's ToolPolicy(isolation=...) overrides this.",
+    )
+    isolated_env: tuple[str, ...] = Field(
+        default=DEFAULT_ISOLATED_ENV,
+        description="Environment variables a tool in a worker process sees (names; the agent's value at the call); "
+        "nothing else of the agent's environment (API keys, database URLs) reaches it. A run can narrow this list, "
+        "not widen it.",
     )
     tool_limits: ResourceLimits = Field(
         default_factory=ResourceLimits,
@@ -308,14 +327,30 @@ class AgentConfig(BaseModel):
         return started_at + self.timeout_seconds
 
     def override(self, **values: Any) -> AgentConfig:
-        """A copy with ``values`` applied on top (validated)."""
-        return self.merge(make_config(**values))
+        """A copy with ``values`` applied on top (validated): the operator's own settings, containment
+        included (a run's go through ``merge``)."""
+        given = make_config(**values)
+        return self.model_copy(update={k: getattr(given, k) for k in given.model_fields_set})
 
     def merge(self, run: AgentConfig | None) -> AgentConfig:
-        """A copy with the fields that ``run`` set explicitly applied on top."""
+        """A copy with the fields that ``run`` set explicitly applied on top, except that a run cannot
+        loosen containment: ``approve_tools`` is the union of both, ``tool_isolation`` the stricter,
+        ``isolated_env`` the names both allow (``contained``)."""
         if run is None or run is self:
             return self
-        return self.model_copy(update={k: getattr(run, k) for k in run.model_fields_set})
+        update = {k: getattr(run, k) for k in run.model_fields_set}
+        return self.model_copy(update=update | self.contained(update))
+
+    def contained(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The containment fields of ``update``, made no looser than this config's."""
+        kept: dict[str, Any] = {}
+        if "approve_tools" in update:
+            kept["approve_tools"] = tuple(dict.fromkeys((*self.approve_tools, *update["approve_tools"])))
+        if "tool_isolation" in update and self.tool_isolation == "process":
+            kept["tool_isolation"] = "process"
+        if "isolated_env" in update:
+            kept["isolated_env"] = tuple(name for name in update["isolated_env"] if name in self.isolated_env)
+        return kept
 
 
 def make_config(**values: Any) -> AgentConfig:

@@ -13,18 +13,26 @@ When a worker dies its heartbeat stops; a periodic task of the other workers ret
 workers silent for longer than ``stalled_after`` seconds (procrastinate's ``get_stalled_jobs`` /
 ``retry_job``). A retried job whose run already has checkpoints resumes it from the last one
 (``aresume``: a tool call that finished is not run again); one whose run had finished is not run again.
+
+When the database goes away (a restart), procrastinate stops the worker (its listener or heartbeat failed); the
+worker lets the runs in hand end, reconnects and takes runs again (``until_stopped``), or exits with
+QueueConnectionLost after ``reconnect_within`` seconds. A run that lost the database raises RunInterrupted, and
+its job is retried (``RUN_RETRY``) and resumed; a job whose end could not be recorded is taken up as a stalled
+worker's. Giving the thread's lock back on a connection the restart closed is no error of the run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
 import os
+import signal
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,7 +44,7 @@ try:  # installed with the postgres extra
     import psycopg
     from procrastinate.exceptions import ConnectorException
     from procrastinate.schema import SchemaManager
-    from psycopg_pool import AsyncConnectionPool, PoolTimeout
+    from psycopg_pool import PoolTimeout
 except ImportError as exc:
     raise missing_extra("postgres", "queued runs (submit, worker, the queue of a postgresql:// database)", exc) from None
 
@@ -46,10 +54,10 @@ from reactgraph.config import ConfigError, make_config
 from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.activity import Activity, error_text, this_owner
-from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, RunNotFoundError, is_postgres_url
+from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import redacted
 from reactgraph.persistence.reading import RunInfo
-from reactgraph.state import checked_query
+from reactgraph.state import checked_query, checked_thread_id
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
@@ -60,12 +68,41 @@ LABELS = {key: f"reactgraph_{key}" for key in SPECS}
 STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
 RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
 SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
+RECONNECT_WITHIN = 120.0  # seconds a worker that lost its database tries to reconnect before it exits
+RECONNECT_EVERY = 1.0  # seconds between its tries
+HOLD_CHECK_EVERY = 0.25  # seconds between a queued run's checks that it still holds its thread
+QUEUE_POOL_TIMEOUT = 10.0  # seconds procrastinate's pool waits for a connection (a lost database is seen sooner)
 
 logger = logging.getLogger(__name__)
 
 
 class QueueConfigError(ConfigError):
     """The queue cannot be used with these settings (not a Postgres URL, bad run options)."""
+
+
+class QueueConnectionLost(CheckpointStoreError):
+    """A worker lost its database and could not reconnect within ``reconnect_within`` seconds; the message says
+    which database and the last error."""
+
+
+class RunInterrupted(Exception):
+    """A queued run stopped because the database went away under it (a restart): its job is retried, and the
+    retry resumes the run from its last checkpoint (``RUN_RETRY``)."""
+
+
+# A run that lost the database is retried (and resumed): at once, then 1 s, 2 s, ... later, 30 times at most.
+RUN_RETRY = procrastinate.RetryStrategy(max_attempts=30, linear_wait=1, retry_exceptions={RunInterrupted})
+
+
+def lost_database(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is the database going away: a connection that failed or
+    was closed (a restart's AdminShutdown), a pool that found none."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError | PoolTimeout | ConnectionError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 # -- the database --------------------------------------------------------------------------
@@ -133,18 +170,6 @@ def queued_runs(url: str) -> list[RunInfo]:
     ]
 
 
-@asynccontextmanager
-async def thread_lock(pool: AsyncConnectionPool, thread_id: str) -> AsyncIterator[None]:
-    """Hold a session advisory lock on ``thread_id`` (waiting for it): the server also releases it when
-    the holder's connection ends, a killed worker's too."""
-    async with pool.connection() as conn:
-        await conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (thread_id,))
-        try:
-            yield
-        finally:
-            await conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (thread_id,))
-
-
 # -- runs ----------------------------------------------------------------------------------
 
 
@@ -172,7 +197,6 @@ class Runner:
 
     def __init__(self, url: str, concurrency: int) -> None:
         self.url = url
-        self.locks = AsyncConnectionPool(url, min_size=1, max_size=concurrency, kwargs={"autocommit": True}, open=False)
         self._agents: dict[str, tuple[ReActAgent, dict[str, Any]]] = {}
 
     def agent(self, specs: dict[str, Any], playbook: bool = False) -> tuple[ReActAgent, dict[str, Any]]:
@@ -196,6 +220,8 @@ class Runner:
         ``reactgraph runs`` shows it, not only the worker's log."""
         try:
             await self._run(job_id, question, thread_id, options)
+        except RunInterrupted:  # retried, and resumed: no failure to show
+            raise
         except Exception as exc:
             await asyncio.to_thread(self.record_failure, thread_id, question, exc)
             raise
@@ -214,7 +240,19 @@ class Runner:
         agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
-        async with thread_lock(self.locks, thread_id):
+        try:
+            await self._drive_run(agent, job_id, question, thread_id, overrides, labels)
+        except Exception as exc:
+            if lost_database(exc):  # a restart: the job is retried, and its retry resumes the run
+                raise RunInterrupted(f"run {thread_id} (job {job_id}) lost the database: {exc}") from exc
+            raise
+
+    async def _drive_run(
+        self, agent: ReActAgent, job_id: int, question: str, thread_id: str, overrides: dict[str, Any], labels: dict[str, str]
+    ) -> None:
+        # the thread's advisory lock, waited for (the agent's runs take the same one: a run or resume of the thread
+        # from anywhere else is refused meanwhile); the server releases it when this worker's connection ends
+        async with agent.store.aholding(thread_id, wait=True) as hold:
             try:
                 info = await asyncio.to_thread(agent.run_info, thread_id)
             except RunNotFoundError:
@@ -224,23 +262,22 @@ class Runner:
                 if await asyncio.to_thread(agent.store.cancel_requested, thread_id, math.inf):
                     logger.info("cancelled %s (job %s) while queued: not run", thread_id, job_id)
                     return
-                result = await agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
+                drive = agent.arun(question, thread_id=thread_id, config={"metadata": labels}, **overrides)
             elif info.status in ("interrupted", "failed", "running"):  # no one else runs it: this worker holds the thread
                 logger.info("resuming %s (job %s) from its last checkpoint", thread_id, job_id)
-                result = await agent.aresume(thread_id, config={"metadata": labels}, **overrides)
+                drive = agent.aresume(thread_id, config={"metadata": labels}, **overrides)
             else:
                 logger.info("already ended %s (job %s): %s, not run again", thread_id, job_id, info.reason)
                 return
+            result = await while_held(drive, hold, thread_id)
         logger.info("finished %s (job %s): %s", thread_id, job_id, result.termination_reason.value)
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[Runner]:
-        """The runner with its connections open; its agents closed at the end."""
-        await self.locks.open(wait=True)
+        """The runner; its agents closed at the end."""
         try:
             yield self
         finally:
-            await self.locks.close()
             for agent, _ in self._agents.values():  # in a thread: the agent's async pool closes on this loop, waited for
                 await asyncio.to_thread(agent.close)
             self._agents.clear()
@@ -249,14 +286,29 @@ class Runner:
 # -- the queue -----------------------------------------------------------------------------
 
 
+async def while_held(drive: Awaitable[Any], hold: Hold, thread_id: str) -> Any:
+    """``drive`` (a run or resume), cancelled as soon as the thread's lock is lost (a restart ended the connection
+    that held it): another worker may then take the thread up, and two runs of it must never overlap. Its job is
+    retried (RunInterrupted) and resumes the run once this worker holds the thread again."""
+    run = asyncio.ensure_future(drive)  # in this context: the run sees the thread held, and does not take it again
+    while not run.done():
+        await asyncio.wait({run}, timeout=HOLD_CHECK_EVERY)
+        if not run.done() and not await hold.alive():
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await run
+            raise RunInterrupted(f"run {thread_id} lost its lock on the thread (the database connection that held it ended)")
+    return run.result()
+
+
 def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
     """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
     retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
-    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1))
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT))
     if runner is None:
         return app
 
-    @app.task(name=TASK, queue=QUEUE, pass_context=True)
+    @app.task(name=TASK, queue=QUEUE, pass_context=True, retry=RUN_RETRY)
     async def run(context: procrastinate.JobContext, question: str, thread_id: str, options: dict[str, Any]) -> None:
         await runner.run(context.job.id, question, thread_id, options)
 
@@ -284,7 +336,7 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     checked_query(question)
     url = queue_url(db)
     payload = checked_options(dict(options))
-    thread_id = thread_id or uuid.uuid4().hex
+    thread_id = checked_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex
     ensure_schema(url)
     runs = open_store(url)
     try:  # a cancel stored for an earlier run on this thread does not stop this one
@@ -299,27 +351,100 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     return thread_id
 
 
-def run_worker(db: str | None = None, *, concurrency: int = 1, stalled_after: float = STALLED_AFTER) -> None:
+def run_worker(
+    db: str | None = None, *, concurrency: int = 1, stalled_after: float = STALLED_AFTER, reconnect_within: float = RECONNECT_WITHIN
+) -> None:
     """Run queued runs from the Postgres database ``db`` (default ``REACTGRAPH_DB``), ``concurrency``
     at a time, until SIGINT or SIGTERM: then take no new run and return once the runs in hand have
-    ended. The runs of workers silent for ``stalled_after`` seconds are taken up again."""
+    ended. The runs of workers silent for ``stalled_after`` seconds are taken up again. When the database
+    goes away (a restart), the worker lets its runs end (their jobs are retried), reconnects and goes on; when it
+    cannot reconnect within ``reconnect_within`` seconds it raises QueueConnectionLost saying why."""
     if concurrency < 1:
         raise QueueConfigError(f"concurrency must be at least 1, got {concurrency}")
     if stalled_after <= 0:
         raise QueueConfigError(f"stalled_after must be a positive number of seconds, got {stalled_after}")
+    if reconnect_within < 0:
+        raise QueueConfigError(f"reconnect_within must be a number of seconds, got {reconnect_within}")
     url = queue_url(db)
     ensure_schema(url)
     runner = Runner(url, concurrency)
     heartbeat = stalled_after / 3
     app = queue_app(url, runner, stalled_after)
 
-    async def work() -> None:
-        async with app.open_async(), runner.opened():
+    async def worker() -> None:
+        async with app.open_async():
             await app.run_worker_async(
                 queues=[QUEUE], concurrency=concurrency, update_heartbeat_interval=heartbeat,
                 stalled_worker_timeout=stalled_after, fetch_job_polling_interval=min(5.0, heartbeat),
-                install_signal_handlers=True,
+                install_signal_handlers=False,
             )
+
+    async def work() -> None:
+        async with runner.opened():
+            await until_stopped(worker, url, reconnect_within)
 
     with queue_errors(url):
         asyncio.run(work())
+
+
+async def until_stopped(worker: Callable[[], Awaitable[None]], url: str, reconnect_within: float) -> None:
+    """Run ``worker()`` until SIGINT or SIGTERM (which cancel it: procrastinate then takes no new job and waits for
+    the jobs in hand); when it ends by itself (procrastinate stops a worker whose listener or heartbeat lost the
+    database) or fails for the database, reconnect and run it again."""
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    current: list[asyncio.Future[None]] = []
+
+    def stop() -> None:
+        stopping.set()
+        for task in current:
+            task.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop)
+    try:
+        while not stopping.is_set():
+            current[:] = [asyncio.ensure_future(worker())]
+            try:
+                await current[0]
+                problem = "the worker stopped: its link to the database failed"
+            except asyncio.CancelledError:
+                if stopping.is_set():
+                    return
+                raise
+            except Exception as exc:
+                if not lost_database(exc) and not isinstance(exc, ConnectorException):
+                    raise
+                cause = exc.__cause__ if isinstance(exc, ConnectorException) and exc.__cause__ else exc
+                problem = f"{type(cause).__name__}: {' '.join(str(cause).split())}"
+            if stopping.is_set():
+                return
+            logger.warning("lost the database %s (%s); reconnecting", redacted(url), problem)
+            await reconnected(url, reconnect_within, stopping)
+            logger.warning("reconnected to %s; taking runs again", redacted(url))
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+async def reconnected(url: str, within: float, stopping: asyncio.Event) -> None:
+    """Wait until the database answers again (trying every RECONNECT_EVERY seconds); QueueConnectionLost when it
+    does not within ``within`` seconds. Returns at once when ``stopping`` is set."""
+    deadline = time.monotonic() + within
+    await asyncio.sleep(RECONNECT_EVERY)  # the old connections' errors settle; a restarting server starts
+    while True:
+        try:
+            async with await psycopg.AsyncConnection.connect(url, connect_timeout=max(1, int(RECONNECT_EVERY * 2))) as conn:
+                await conn.execute("SELECT 1")
+            return
+        except psycopg.Error as exc:
+            last = exc
+        if stopping.is_set():
+            return
+        if time.monotonic() >= deadline:
+            detail = " ".join(str(last).split())
+            raise QueueConnectionLost(
+                f"task queue database {redacted(url)}: lost, and no connection within {within:g}s ({detail}); "
+                "its runs are retried by the other workers, or by this one once restarted"
+            )
+        await asyncio.sleep(RECONNECT_EVERY)

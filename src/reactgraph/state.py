@@ -149,6 +149,20 @@ def checked_query(query: object) -> str | None:
     raise InvalidInputError(f"query must be a string, got {type(query).__name__}: {query!r:.80}")
 
 
+def checked_thread_id(thread_id: object) -> str:
+    """``thread_id`` when it is text a database can store (a string UTF-8 can hold); InvalidInputError naming
+    what is wrong otherwise (a lone surrogate, as a non-UTF-8 command-line argument becomes, is no text)."""
+    if not isinstance(thread_id, str) or not thread_id:
+        raise InvalidInputError(f"thread_id must be a non-empty string, got {type(thread_id).__name__}: {thread_id!r:.80}")
+    try:
+        thread_id.encode()
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"thread_id {thread_id!r:.80} is not text UTF-8 can hold (a lone surrogate at position {exc.start})"
+        ) from None
+    return thread_id
+
+
 class InputState(TypedDict, total=False):
     """What a caller sends: chat ``messages`` (Studio's chat view) or a plain ``query``."""
 

@@ -156,8 +156,8 @@ def truncated(db: Path) -> None:
 
 
 def locked_file() -> None:
-    """Another connection holds the write lock: the run fails after one wait (its queued writes do
-    not wait again), and once the lock is gone the file works and the finished run is intact."""
+    """Another connection takes the write lock while the run thinks: the run fails after one wait (its queued
+    writes do not wait again), and once the lock is gone the file works and the finished run is intact."""
     db = finished_runs(new_db("locked.sqlite"), "kept")
     saver = sqlite_saver(db, busy_timeout=BUSY_TIMEOUT)
     statements: list[str] = []

@@ -229,7 +229,11 @@ ODD_VALUES: dict[str, tuple[Callable[[], Any], Callable[[str], bool]]] = {
     "nested 100,000 deep": (lambda: nested(100_000), lambda text: text == "(a list value that cannot be shown as text)"),
     "circular": (circular, lambda text: text == "[[...]]"),
     "lone surrogate": (lambda: "ab\ud800cd", lambda text: text.startswith("ab") and text.endswith("cd")),
-    "generator": (lambda: (n for n in range(3)), lambda text: text.startswith('"<generator object')),
+}
+# values that are no result at all (the tool's work not done yet): an error observation saying so, never their repr
+NOT_RESULTS: dict[str, Callable[[], Any]] = {
+    "generator": lambda: (n for n in range(3)),
+    "iterator": lambda: iter([1, 2]),
 }
 
 
@@ -245,6 +249,19 @@ def odd_value_case(name: str, make: Callable[[], Any], shown: Callable[[str], bo
         expect(shown(obs.content), f"shown as {obs.content[:200]!r}")
 
     return Case("tools", f"returns {name}", run)
+
+
+def not_a_result_case(name: str, make: Callable[[], Any]) -> Case:
+    def run() -> None:
+        def odd(x: int) -> Any:
+            """Return something."""
+            return make()
+
+        result, _, _ = run_checked(one_tool(odd), [tool_call("odd", {"x": 1}, thought="Look."), "Done."])
+        [obs] = observations(result)
+        expect(obs.status == "error" and "not its result" in obs.content, f"status {obs.status}: {obs.content[:200]!r}")
+
+    return Case("tools", f"returns a {name}", run)
 
 
 # -- network errors ------------------------------------------------------------------------------
@@ -396,6 +413,7 @@ CASES: list[Case] = [
     flood_case("text, cacheable tool", lambda: "x" * FIFTY_MB, cacheable=True),
     flood_case("a list", lambda: ["x" * 1023] * (FIFTY_MB // 1024)),
     *(odd_value_case(name, make, shown) for name, (make, shown) in ODD_VALUES.items()),
+    *(not_a_result_case(name, make) for name, make in NOT_RESULTS.items()),
     *(network_case(name, make) for name, make in network_errors().items()),
     *typo_cases(),
     paths_case(),

@@ -13,6 +13,14 @@ from pathlib import Path
 VALUES = {"a": "A-VALUE", "b": "B-VALUE", "c": "C-VALUE", "d": "D-VALUE"}
 
 
+def me() -> str:
+    """This process as tests/unit/isolated_tools.py names one: pid@pid-namespace@start time (a worker process has a
+    PID namespace of its own)."""
+    with open("/proc/self/stat") as stat:
+        started = stat.read().rsplit(")", 1)[1].split()[19]
+    return f"{os.getpid()}@{os.readlink('/proc/self/ns/pid')}@{started}"
+
+
 def block(point: str) -> None:
     """At ``point`` (the block point asked for), write SIDE/blocked and wait there until the test kills the process."""
     if os.environ.get("CRASH_BLOCK_AT") == point:
@@ -25,7 +33,7 @@ def fetch(key: str) -> str:
     """Fetch the value stored under a key."""
     side = Path(os.environ["CRASH_SIDE"])
     with open(side / "pids", "a") as pids:
-        pids.write(f"{os.getpid()}\n")
+        pids.write(f"{me()}\n")
     if key == "b":
         block("mid_parallel_act")  # fetch(a) has finished, fetch(b) has not started its work
     if key == "c":

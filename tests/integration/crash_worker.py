@@ -24,7 +24,7 @@ from pathlib import Path
 
 from crash_tools import block, fetch
 
-from reactgraph import Approve, PendingApproval, ReActAgent
+from reactgraph import AgentConfig, Approve, PendingApproval, ReActAgent
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_call, tool_calls
 from reactgraph.tools import ToolPolicy, ToolRegistry
 
@@ -74,7 +74,9 @@ def main() -> int:
     approval = {"approve_tools": ("fetch",), "on_approval": approve} if args.approve else {}
     tools = ToolRegistry()
     tools.register(fetch, policy=ToolPolicy(isolation="process" if args.isolated else "none"))
-    agent = ReActAgent(model=model, tools=tools, checkpointer=args.db, summary_every=2, keep_recent_steps=5)
+    # the tool's settings reach a worker process only through the environment variables isolated_env allows
+    allowed = (*AgentConfig().isolated_env, "CRASH_SIDE", "CRASH_BLOCK_AT")
+    agent = ReActAgent(model=model, tools=tools, checkpointer=args.db, summary_every=2, keep_recent_steps=5, isolated_env=allowed)
     if args.resume:
         result = agent.resume(args.thread, on_approval=approval.get("on_approval"))
     else:

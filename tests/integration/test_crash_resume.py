@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from reactgraph import ReActAgent
-from reactgraph.tools.isolation.processes import wait_gone
+from tests.unit.test_isolation import alive
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 WAIT_LIMIT = 60.0  # seconds: a bound on each wait, not an assertion on timing
@@ -169,9 +169,12 @@ def test_a_call_in_a_worker_process_that_finished_before_a_kill_is_not_run_again
     The workers die with the agent; the resumed run runs fetch(b), (c) and (d) once each, and fetch(a) not again."""
     db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-isolated"
     proc = kill_mid_parallel_act(db, thread, side, "--isolated")
-    workers = [int(pid) for pid in (side / "pids").read_text().split()]
-    assert len(workers) == 2 and proc.pid not in workers  # fetch(a) and fetch(b), each in a worker process
-    assert wait_gone(workers, WAIT_LIMIT)  # they die with the agent (through the fork server)
+    workers = (side / "pids").read_text().split()
+    assert len(set(workers)) == 2 and not any(w.startswith(f"{proc.pid}@") for w in workers)  # each in a worker process
+    deadline = time.monotonic() + WAIT_LIMIT
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not any(alive(w) for w in workers)  # they die with the agent (through the fork server)
     assert executions(side) == ["a"]
 
     resumed = run_to_end(worker(db, thread, side, "--isolated", "--resume"))

@@ -35,10 +35,10 @@ WAIT_LIMIT = 90.0  # seconds: a bound on each wait, not an assertion on timing
 class Worker:
     """A `reactgraph worker` process; its stderr (the runs it finished) in a file."""
 
-    def __init__(self, db: str, tmp: Path, name: str, concurrency: int = 2, **env: str) -> None:
+    def __init__(self, db: str, tmp: Path, name: str, concurrency: int = 2, options: tuple[str, ...] = (), **env: str) -> None:
         self.log = tmp / f"{name}.log"
         command = [sys.executable, "-m", "reactgraph.cli", "worker", "--db", db, "--concurrency", str(concurrency),
-                   "--stalled-after", STALLED_AFTER]
+                   "--stalled-after", STALLED_AFTER, *options]
         with open(self.log, "w") as err:
             self.proc = subprocess.Popen(command, cwd=ROOT, env=os.environ | env, stdout=err, stderr=subprocess.STDOUT)
 
@@ -50,16 +50,6 @@ class Worker:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=WAIT_LIMIT)
-
-
-@pytest.fixture
-def workers():
-    started: list[Worker] = []
-    yield started
-    for worker in started:
-        if worker.proc.poll() is None:
-            worker.proc.kill()
-            worker.proc.wait()
 
 
 def wait_for(condition: Callable[[], bool], what: str, workers: list[Worker]) -> None:

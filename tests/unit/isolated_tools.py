@@ -20,20 +20,30 @@ from langchain_core.tools import tool
 from reactgraph.tools import InvalidArguments
 
 
+def me(pid: int | None = None) -> str:
+    """A process as the tests name it: its pid where it runs, its PID namespace (a worker has its own, where its
+    server is pid 1) and its start time (a namespace's number is reused), ``pid@pid:[inode]@ticks``; ``pid``
+    names a process this one started (same namespace)."""
+    pid = pid or os.getpid()
+    with open(f"/proc/{pid}/stat") as stat:
+        started = stat.read().rsplit(")", 1)[1].split()[19]
+    return f"{pid}@{os.readlink('/proc/self/ns/pid')}@{started}"
+
+
 def note(pids: str, *more: int) -> None:
     with open(pids, "a") as out:
-        out.write("".join(f"{pid}\n" for pid in (os.getpid(), *more)))
+        out.write("".join(f"{me(pid)}\n" for pid in (os.getpid(), *more)))
 
 
 def where(label: str) -> str:
     """Say which process and directory the call ran in, and the TOOL_NOTE environment variable."""
-    return f"{label}: pid {os.getpid()}, cwd {os.getcwd()}, note {os.environ.get('TOOL_NOTE')}"
+    return f"{label}: pid {me()}, cwd {os.getcwd()}, note {os.environ.get('TOOL_NOTE')}"
 
 
 async def async_where(label: str) -> str:
     """Say which process the call ran in, after an await."""
     await asyncio.sleep(0)
-    return f"{label} (async): pid {os.getpid()}"
+    return f"{label} (async): pid {me()}"
 
 
 @tool

@@ -211,7 +211,6 @@ def test_locked_file_fails_after_one_wait(tmp_path):
 
     agent = ReActAgent(model=ScriptedChatModel(responses=[lock_then_answer, "later"], repeat_last=True), checkpointer=saver)
     try:
-        statements.clear()
         with pytest.raises(CheckpointStoreError, match="locked by another process") as err:
             agent.run("two", thread_id="during")
         assert str(db) in str(err.value)

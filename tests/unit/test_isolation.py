@@ -16,8 +16,9 @@ from reactgraph.config import AgentConfig
 from reactgraph.tools import ToolPolicy, ToolRegistrationError, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
-from reactgraph.tools.isolation.processes import running as alive
+from reactgraph.tools.isolation.processes import running
 from tests.unit import isolated_tools as tools
+from tests.unit.isolated_tools import me
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing
 
@@ -33,8 +34,34 @@ def isolated(*functions, **policy) -> ToolRegistry:
     return registry
 
 
-def recorded(pids: Path) -> set[int]:
-    return {int(line) for line in pids.read_text().split()} if pids.exists() else set()
+def recorded(pids: Path) -> set[str]:
+    """The processes a tool noted, as ``isolated_tools.me`` names them."""
+    return set(pids.read_text().split()) if pids.exists() else set()
+
+
+def host_pid(process: str) -> int | None:
+    """The pid in this (the agent's) PID namespace of a process named as ``isolated_tools.me`` does, while it
+    exists: a worker's are found by their namespace and their pid in it (the last of /proc's NSpid)."""
+    pid, namespace, started = process.split("@")
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{entry}/ns/pid") != namespace:
+                continue
+            with open(f"/proc/{entry}/status") as status:
+                nspid = next(line for line in status if line.startswith("NSpid:")).split()
+            with open(f"/proc/{entry}/stat") as stat:
+                same = stat.read().rsplit(")", 1)[1].split()[19] == started
+        except (OSError, StopIteration):
+            continue
+        if nspid[-1] == pid and same:
+            return int(entry)
+    return None
+
+
+def alive(process: str) -> bool:
+    """Whether the process named so runs (a zombie does not)."""
+    pid = host_pid(process)
+    return pid is not None and running(pid)
 
 
 def open_fds() -> int:
@@ -45,8 +72,9 @@ def tool_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("tool-")]
 
 
-def pid_in(content: str) -> int:
-    return int(content.split("pid ")[1].split(",")[0].split(")")[0])
+def pid_in(content: str) -> str:
+    """The process a ``where`` call names (``isolated_tools.me``)."""
+    return content.split("pid ")[1].split(",")[0].split(")")[0]
 
 
 @pytest.fixture
@@ -58,13 +86,16 @@ def quiet_pool():
     WORKERS.close()
 
 
-def test_a_call_runs_in_a_worker_process_in_the_agents_directory_and_environment(tmp_path, monkeypatch):
+def test_a_call_runs_in_a_worker_process_in_the_agents_directory_and_the_environment_it_allows(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TOOL_NOTE", "from the agent")
-    outcome = execute(action("where", label="first"), isolated(tools.where), AgentConfig())
+    allowed = AgentConfig(isolated_env=(*AgentConfig().isolated_env, "TOOL_NOTE"))
+    outcome = execute(action("where", label="first"), isolated(tools.where), allowed)
     assert outcome["status"] == "ok", outcome["content"]
-    assert pid_in(outcome["content"]) != os.getpid()
+    assert pid_in(outcome["content"]) != me()
     assert outcome["content"].endswith(f"cwd {tmp_path}, note from the agent")
+    by_default = execute(action("where", label="second"), isolated(tools.where), AgentConfig())
+    assert by_default["content"].endswith("note None")  # not in isolated_env: not seen
 
 
 def test_a_worker_is_reused_by_the_next_call():
@@ -72,7 +103,7 @@ def test_a_worker_is_reused_by_the_next_call():
     first = execute(action("where", label="a"), registry, AgentConfig())
     second = execute(action("where", label="b"), registry, AgentConfig())
     assert pid_in(first["content"]) == pid_in(second["content"])
-    assert pid_in(second["content"]) in WORKERS.idle_pids()
+    assert host_pid(pid_in(second["content"])) in WORKERS.idle_pids()
 
 
 def test_async_functions_langchain_tools_and_callable_objects_run_in_workers():
@@ -85,7 +116,7 @@ def test_async_functions_langchain_tools_and_callable_objects_run_in_workers():
     ):
         outcome = execute(call, registry, AgentConfig())
         assert outcome["status"] == "ok" and outcome["content"].startswith(expected), outcome["content"]
-        assert pid_in(outcome["content"]) != os.getpid()
+        assert pid_in(outcome["content"]) != me()
 
 
 def test_a_json_result_is_observed_as_json_and_a_result_that_is_not_json_data_is_a_clear_error():
@@ -142,7 +173,7 @@ def test_a_cpu_bound_tool_is_killed_at_its_timeout_and_leaves_no_process_thread_
     assert outcome["error_kind"] == "timeout"
     assert f"{tool.__name__} gave no result within 1s (its process was killed)" in outcome["content"]
     [worker] = recorded(pids)
-    assert worker != os.getpid() and not alive(worker)
+    assert worker != me() and not alive(worker)
     assert WORKERS.idle_pids() == [] and tool_threads() == [] and open_fds() == fds
 
 

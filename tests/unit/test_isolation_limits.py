@@ -3,8 +3,6 @@ one stops the call with a resource_limit error naming it; a call within its limi
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from reactgraph.config import AgentConfig, ResourceLimits
@@ -12,7 +10,8 @@ from reactgraph.tools import ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from tests.unit import isolated_tools as tools
-from tests.unit.test_isolation import action, alive, recorded
+from tests.unit.isolated_tools import me
+from tests.unit.test_isolation import action, alive, host_pid, recorded
 
 MiB = 1 << 20
 
@@ -36,14 +35,17 @@ def test_a_tool_allocating_4_gb_is_stopped_by_a_256_mb_limit_and_its_worker_repl
     assert not alive(worker) and worker not in WORKERS.idle_pids()
 
 
-def test_a_call_within_its_memory_limit_runs_and_the_limit_is_lifted_after_it(tmp_path):
+def test_a_call_within_its_memory_limit_runs_in_a_fork_and_the_worker_serves_the_next_call(tmp_path):
+    """The limit is a hard one (the tool cannot raise it), set in a fork of the worker for the call: the worker,
+    without a limit, may then hold more than 256 MB."""
     registry = limited(tools.hog, memory_mb=256)
     registry.register("big_hog", tools.hog, policy=ToolPolicy(isolation="process"))
     pids = tmp_path / "pids"
     assert execute(action("hog", pids=str(pids), megabytes=64), registry, AgentConfig())["content"] == "held 64 MiB"
-    # the same worker, without a limit, may now hold more than 256 MB
     assert execute(action("big_hog", pids=str(pids), megabytes=400), registry, AgentConfig())["content"] == "held 400 MiB"
-    assert len(recorded(pids)) == 1
+    fork, worker = pids.read_text().split()
+    assert fork != worker and not alive(fork)
+    assert host_pid(worker) in WORKERS.idle_pids()  # the worker serves on
 
 
 def test_a_tool_past_its_cpu_seconds_is_stopped(tmp_path):
@@ -90,7 +92,7 @@ def test_a_tool_that_forks_in_a_loop_is_stopped_with_every_process_it_started(tm
     assert outcome["error_kind"] == "resource_limit"
     assert "it started more than 3 processes (processes=3)" in outcome["content"]
     started = recorded(pids)
-    assert len(started) >= 4 and os.getpid() not in started
+    assert len(started) >= 4 and me() not in started
     assert [pid for pid in started if alive(pid)] == []
 
 

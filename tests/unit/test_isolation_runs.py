@@ -3,7 +3,6 @@ run goes on; the run's tool_isolation; a cancel stops the call's process."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -15,6 +14,7 @@ from reactgraph.config import ResourceLimits
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolPolicy, ToolRegistrationError, ToolRegistry
 from tests.unit import isolated_tools as tools
+from tests.unit.isolated_tools import me
 from tests.unit.test_isolation import WAIT, alive, pid_in, recorded, tool_threads
 
 
@@ -73,7 +73,7 @@ def test_the_runs_tool_isolation_puts_user_tools_in_workers_and_keeps_built_ins_
     ])
     result = ReActAgent(model=model, tools=registry, tool_isolation="process").run("Where, and 6*7?")
     where, calculator = result.trace.steps[0].observations
-    assert pid_in(where.content) != os.getpid() and calculator.content == "42"
+    assert pid_in(where.content) != me() and calculator.content == "42"
 
 
 def test_the_runs_tool_isolation_refuses_a_tool_a_worker_cannot_import_and_says_how_to_opt_out():

@@ -18,6 +18,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from reactgraph.tool_calling.json_blocks import bracketed_spans, loads_lenient
+from reactgraph.tool_calling.reading import ParsedReply
 
 OutputSchema = type[BaseModel] | str  # what output_schema= takes
 SIGNATURE_MODEL = "Answer"  # the class name of a signature's model (the tool name of its structured output)
@@ -26,18 +27,26 @@ TYPES_HELP = "str, int, float, bool, list[T], dict[str, T], T | None"
 TOKEN = re.compile(r"\s*(?:([A-Za-z_]\w*)|([\[\],|]))")
 FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 MAX_SHOWN = 80  # characters of a wrong value or answer quoted in a problem
+MAX_SCHEMA_DEPTH = 16  # levels of objects and lists an output schema may nest
 
 
-class SignatureError(ValueError):
+class SchemaError(ValueError):
+    """An output schema that cannot be used (nested deeper than ``MAX_SCHEMA_DEPTH``); the message says why."""
+
+
+class SignatureError(SchemaError):
     """A signature string that cannot be read; the message names the bad part."""
 
 
 def output_model(schema: type[BaseModel] | str | None) -> type[BaseModel] | None:
-    """The pydantic model of an ``output_schema``: the class itself, or a signature string's model."""
-    if schema is None or (isinstance(schema, type) and issubclass(schema, BaseModel)):
-        return schema
+    """The pydantic model of an ``output_schema``: the class itself, or a signature string's model; SchemaError
+    when it nests deeper than ``MAX_SCHEMA_DEPTH`` (its shape could not be shown, nor an answer checked)."""
+    if schema is None:
+        return None
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return checked_depth(schema)
     if isinstance(schema, str):
-        return parse_signature(schema)
+        return checked_depth(parse_signature(schema))
     raise TypeError(
         "output_schema must be a pydantic model class or a signature string such as "
         f"'question -> answer: float, unit: str', got {schema!r}"
@@ -73,6 +82,35 @@ def parse_signature(signature: str) -> type[BaseModel]:
     return create_model(SIGNATURE_MODEL, __doc__=f"The answer ({outputs.strip()}).", **fields)
 
 
+def checked_depth(model: type[BaseModel]) -> type[BaseModel]:
+    """``model``, when its JSON schema nests no deeper than ``MAX_SCHEMA_DEPTH``; SchemaError otherwise."""
+    too_deep = SchemaError(
+        f"output_schema {model.__name__}: nested deeper than {MAX_SCHEMA_DEPTH} levels; an answer that deep is no "
+        "answer to show or check (flatten it)"
+    )
+    try:
+        root = model.model_json_schema()
+    except RecursionError:
+        raise too_deep from None
+    if _depth(root, root.get("$defs", {}), ()) > MAX_SCHEMA_DEPTH:
+        raise too_deep
+    return model
+
+
+def _depth(node: Any, defs: dict[str, Any], seen: tuple[str, ...]) -> int:
+    """Levels of objects and arrays in a JSON schema (a model that refers to itself counts once; counting stops
+    past ``MAX_SCHEMA_DEPTH``)."""
+    if not isinstance(node, dict) or len(seen) > MAX_SCHEMA_DEPTH + 1:
+        return len(seen)
+    if ref := node.get("$ref"):
+        name = ref.rsplit("/", 1)[-1]
+        return 0 if name in seen else _depth(defs.get(name, {}), defs, (*seen, name))
+    children = [*(node.get("properties") or {}).values(), *(node.get("anyOf") or node.get("oneOf") or [])]
+    children += [node[key] for key in ("items", "additionalProperties") if isinstance(node.get(key), dict)]
+    nests = node.get("type") in ("object", "array")
+    return max((_depth(child, defs, (*seen, "") if nests else seen) for child in children), default=len(seen) + nests)
+
+
 def _top_level(text: str) -> list[str]:
     """``text`` split at the commas outside brackets, blank parts dropped."""
     parts, depth, start = [], 0, 0
@@ -96,6 +134,11 @@ def _parse_type(text: str) -> Any:
         at = found.end()
     if not tokens:
         raise SignatureError("no type after ':'")
+    depth = 0
+    for token in tokens:  # before the recursive descent: a deep type is refused, not a RecursionError
+        depth += {"[": 1, "]": -1}.get(token, 0)
+        if depth >= MAX_SCHEMA_DEPTH:  # the answer's object is a level too
+            raise SignatureError(f"nested deeper than {MAX_SCHEMA_DEPTH} levels")
     annotation, used = _union(tokens, 0)
     if used != len(tokens):
         raise SignatureError(f"unexpected {tokens[used]!r}")
@@ -165,6 +208,24 @@ def read_answer(text: str, schema: type[BaseModel]) -> tuple[BaseModel | None, s
         return schema.model_validate(data), None
     except ValidationError as exc:
         return None, validation_problem(exc)
+
+
+def answer_not_call(parsed: ParsedReply, text: str, schema: type[BaseModel] | None) -> ParsedReply:
+    """``parsed``, unless its calls were read from JSON in the reply's text and that JSON is an answer of the
+    output schema (an object of the schema's own fields that fits it): then the reply is that answer. A typed
+    answer shaped like a call (``{"name": ..., "arguments": ...}`` for a schema with those fields) is data, and
+    never runs a tool. Calls made through the model's tool-calling API are calls."""
+    if schema is None or parsed.source != "json":
+        return parsed
+    fields = set(schema.model_fields)
+    for value in _json_values(text):
+        if isinstance(value, dict) and value and set(value) <= fields:
+            try:
+                schema.model_validate(value)
+            except ValidationError:
+                continue
+            return ParsedReply(thought=text, answer=text)
+    return parsed
 
 
 def _json_values(text: str) -> list[Any]:

@@ -56,9 +56,11 @@ def cmd_playbook(args: argparse.Namespace) -> int:
                 sys.stdout.write(text)
         else:
             try:
-                text = args.file.read_text()
+                text = args.file.read_text(encoding="utf-8")
             except OSError as exc:
                 raise UsageError(f"{args.file}: {exc.strerror}") from None
+            except UnicodeDecodeError as exc:
+                raise UsageError(f"{args.file}: not a playbook export: not UTF-8 text (byte {exc.start})") from None
             print(f"imported {book.import_json(text)} bullet(s)")
     finally:
         close_store(store)

@@ -7,7 +7,7 @@ import logging
 import sys
 
 from reactgraph.commands import EXIT_OK
-from reactgraph.queue import run_worker, submit
+from reactgraph.queue import lost_database, run_worker, submit
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -27,5 +27,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """reactgraph worker --db postgresql://...: run queued runs until SIGINT / SIGTERM, logging each run's end."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("reactgraph.queue").setLevel(logging.INFO)
-    run_worker(args.db, concurrency=args.concurrency, stalled_after=args.stalled_after)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(without_lost_database_tracebacks)
+    run_worker(args.db, concurrency=args.concurrency, stalled_after=args.stalled_after, reconnect_within=args.reconnect_within)
     return EXIT_OK
+
+
+def without_lost_database_tracebacks(record: logging.LogRecord) -> bool:
+    """A lost database (a restart) logged in one line, without its traceback: the worker reconnects."""
+    if record.exc_info and lost_database(record.exc_info[1]):
+        record.exc_info, record.exc_text = None, None
+    return True

@@ -55,6 +55,11 @@ class AgentTool(BaseTool):
     graph: Any = Field(exclude=True)  # its graph compiled without a checkpointer: a subgraph takes the parent's
     metadata: dict[str, Any] | None = Field(default_factory=lambda: {IN_PROCESS: IN_PROCESS_REASON})
 
+    @property
+    def delegates_to(self) -> ToolRegistry:
+        """The registry whose tools this sub-agent calls: ``ToolRegistry.register`` follows it to refuse a cycle."""
+        return self.agent.registry
+
     def _run(self, task: str, **_: Any) -> str:
         """An ordinary run of the agent (outside a reactgraph run): its answer, or what stopped it."""
         result = self.agent.run(task, output_mode="structured")
@@ -65,16 +70,17 @@ def delegate(
     entry: RegisteredTool,
     action: Action,
     registry: ToolRegistry,
+    cfg: AgentConfig,
     *,
     deadline: float | None,
     tokens_left: int | None,
     cancelled: Callable[[], bool],
-    max_output_bytes: int,
 ) -> tuple[Outcome, dict[str, Any] | None]:
-    """Run the sub-agent of ``entry`` on ``action``'s task as a subgraph of the current run: (the
-    outcome — the child's answer, or an error saying what stopped it — with the child's trace; the
-    child's token usage, None when it did not run)."""
+    """Run the sub-agent of ``entry`` on ``action``'s task as a subgraph of the current run (``cfg`` is the
+    parent's run config): (the outcome — the child's answer, or an error saying what stopped it — with the
+    child's trace; the child's token usage, None when it did not run)."""
     start = time.perf_counter()
+    max_output_bytes = cfg.max_tool_output_bytes
     tool = entry.tool
     assert isinstance(tool, AgentTool)
     try:
@@ -88,6 +94,7 @@ def delegate(
     if short is not None:
         kind, problem = short
         return error_outcome(action, kind, error_text(kind, tool=tool.name, problem=problem)), None
+    limits |= inherited_containment(cfg, registry, tool.agent.registry)
     own_config = {"recursion_limit": recursion_limit(tool.agent.config.max_iterations)}
     with outer_cancel(cancelled):
         try:
@@ -113,6 +120,19 @@ def is_agent(registry: ToolRegistry, name: str, cfg: AgentConfig) -> bool:
     """Whether ``name`` is a sub-agent the run offers."""
     entry = registry.get(name)
     return entry is not None and isinstance(entry.tool, AgentTool) and name in registry.select(cfg.tools, strict=False)
+
+
+def inherited_containment(parent: AgentConfig, registry: ToolRegistry, child: ToolRegistry) -> dict[str, Any]:
+    """What a child run takes of its parent's containment, on top of its own (``AgentConfig.merge`` keeps the
+    stricter): the calls the parent would have asked about (``approve_tools``, or a parent tool's
+    ``ToolPolicy(approve=True)``) of the tools the child has by the same name, ``tool_isolation='process'``, and
+    no more of the environment than the parent's ``isolated_env``."""
+    gated = {name for name in registry.names() if registry.get(name).policy.approve}
+    names = [n for n in child.names() if "*" in parent.approve_tools or n in parent.approve_tools or n in gated]
+    inherited: dict[str, Any] = {"approve_tools": ("*",) if "*" in parent.approve_tools else tuple(names)}
+    if parent.tool_isolation == "process":
+        inherited["tool_isolation"] = "process"
+    return inherited | {"isolated_env": parent.isolated_env}
 
 
 def child_limits(

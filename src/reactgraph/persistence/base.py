@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ logger = logging.getLogger(__name__)
 DB_ENV = "REACTGRAPH_DB"
 DEFAULT_DB = Path(".reactgraph") / "checkpoints.sqlite"
 ALL_RUNS = "*"  # the thread id of a cancel-all request
+HOLD_POLL_SECONDS = 0.05  # how often a worker waiting for a thread another holds looks again
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # What decoding a stored row raises when its bytes are not what the saver wrote (bad msgpack or
 # UTF-8 or JSON, an unknown serializer, a value of the wrong shape).
@@ -34,6 +37,55 @@ class CheckpointStoreError(RuntimeError):
 
 class RunNotFoundError(LookupError):
     """No checkpoint exists for the thread id."""
+
+
+class ThreadBusyError(RuntimeError):
+    """A run or resume on the thread is already in progress (in this process or another); the message names the
+    thread. Nothing was run: wait until the other ends or pauses, then resume the thread."""
+
+
+def busy(thread_id: str, where: str) -> ThreadBusyError:
+    return ThreadBusyError(
+        f"thread {thread_id!r} is busy: a run or resume on it is already in progress ({where}); nothing was run. "
+        "Wait until it ends or pauses, then resume it"
+    )
+
+
+class Hold:
+    """A thread held by an async run (``RunStore.aholding``): ``alive`` says whether it is still held, ``release``
+    gives it back. Here: held until released (a row, or this process's memory); Postgres's may be lost with the
+    connection that holds it."""
+
+    def __init__(self, release: Callable[[], None] | None = None) -> None:
+        self._release = release
+
+    async def alive(self) -> bool:
+        return True
+
+    async def release(self) -> None:
+        if self._release is not None:
+            await asyncio.to_thread(self._release)
+
+
+# The threads the current context holds (store, thread): a run inside a hold of its own thread (a queue worker's
+# job, which holds the thread while it looks at the run and then runs it) does not take it twice.
+_HELD: ContextVar[frozenset[tuple[int, str]]] = ContextVar("reactgraph_held_threads", default=frozenset())
+_LOCAL = threading.Lock()
+_LOCAL_HOLDS: set[tuple[int, str]] = set()  # threads held in this process, for stores without a database
+
+
+def _entered(key: tuple[int, str]) -> Callable[[], None]:
+    """Mark ``key`` held in this context; the function that unmarks it."""
+    previous = _HELD.get()
+    token = _HELD.set(previous | {key})
+
+    def left() -> None:
+        try:
+            _HELD.reset(token)
+        except ValueError:  # left from another context (a generator closed elsewhere)
+            _HELD.set(previous)
+
+    return left
 
 
 class DefaultCheckpointer:
@@ -89,6 +141,64 @@ class RunStore:
     def reading(self, run: str | None = None) -> Iterator[None]:
         """As ``errors``, and a state that is no result of this version as CheckpointStoreError."""
         yield
+
+    @contextmanager
+    def holding(self, thread_id: str) -> Iterator[None]:
+        """Hold ``thread_id`` while a run or resume drives it: one at a time per thread, across the processes on
+        the store's database (``ThreadBusyError`` naming it when another holds it). Re-entered freely in the
+        context that holds it."""
+        key = (id(self.saver), thread_id)
+        if key in _HELD.get():
+            yield
+            return
+        release = self._take(thread_id)
+        left = _entered(key)
+        try:
+            yield
+        finally:
+            left()
+            release()
+
+    @asynccontextmanager
+    async def aholding(self, thread_id: str, *, wait: bool = False) -> AsyncIterator[Hold]:
+        """``holding`` in async code; with ``wait``, wait for the thread instead of raising ThreadBusyError. Gives
+        the ``Hold``, which says whether it still holds (a queue worker stops a run that lost it)."""
+        key = (id(self.saver), thread_id)
+        if key in _HELD.get():
+            yield Hold()
+            return
+        hold = await self._atake(thread_id, wait)
+        left = _entered(key)
+        try:
+            yield hold
+        finally:
+            left()
+            await hold.release()
+
+    def _take(self, thread_id: str) -> Callable[[], None]:
+        """Take ``thread_id`` (ThreadBusyError when it is held); the function that gives it back. Here: in this
+        process only (a saver in memory, or one the agent did not open)."""
+        key = (id(self.saver), thread_id)
+        with _LOCAL:
+            if key in _LOCAL_HOLDS:
+                raise busy(thread_id, "in this process")
+            _LOCAL_HOLDS.add(key)
+
+        def release() -> None:
+            with _LOCAL:
+                _LOCAL_HOLDS.discard(key)
+
+        return release
+
+    async def _atake(self, thread_id: str, wait: bool) -> Hold:
+        """``_take`` from async code; with ``wait``, poll until the thread is free."""
+        while True:
+            try:
+                return Hold(await asyncio.to_thread(self._take, thread_id))
+            except ThreadBusyError:
+                if not wait:
+                    raise
+                await asyncio.sleep(HOLD_POLL_SECONDS)
 
     # -- what the checkpoints cannot say (``activity``) -------------------------------------
 

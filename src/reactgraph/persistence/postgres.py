@@ -29,13 +29,14 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
 from reactgraph.persistence.activity import Activity
-from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, Hold, RunStore, busy
 from reactgraph.persistence.loop_pools import LoopPools
 
 CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
 POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)
 ASYNC_POOL_SIZE = 10  # most connections of one loop's async pool: runs at once that never wait for one (a run holds one)
 SETUP_LOCK = 0x7265616374  # pg_advisory_lock key held while the tables are created ("react")
+THREAD_LOCK = "hashtextextended(%s, 0)"  # the advisory lock key of a thread held by a run (the queue's workers' too)
 SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
 CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
 CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at DOUBLE PRECISION NOT NULL)"
@@ -156,6 +157,36 @@ class PostgresRunStore(RunStore):
             (thread_id, ALL_RUNS, started_at), run=thread_id,
         ))
 
+    def _take(self, thread_id: str) -> Callable[[], None]:
+        """A session advisory lock on the thread (``THREAD_LOCK``), on a connection of its own kept for the hold: the
+        server releases it when that connection ends, a killed process's too."""
+        with self.errors(thread_id):
+            conn = psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT, autocommit=True)
+            try:
+                got = conn.execute(f"SELECT pg_try_advisory_lock({THREAD_LOCK})", (thread_id,)).fetchone()[0]
+            except BaseException:
+                conn.close()
+                raise
+        if not got:
+            conn.close()
+            raise busy(thread_id, f"another process or agent on {self.name}")
+        return lambda: unlocked(conn, thread_id)
+
+    async def _atake(self, thread_id: str, wait: bool) -> Hold:
+        """``_take`` on an async connection; with ``wait``, waiting for the lock (``pg_advisory_lock``)."""
+        with self.errors(thread_id):
+            conn = await psycopg.AsyncConnection.connect(self.url, connect_timeout=CONNECT_TIMEOUT, autocommit=True)
+            try:
+                call = "pg_advisory_lock" if wait else "pg_try_advisory_lock"
+                row = await (await conn.execute(f"SELECT {call}({THREAD_LOCK})::text", (thread_id,))).fetchone()
+            except BaseException:
+                await conn.close()
+                raise
+        if row[0] == "false":
+            await conn.close()
+            raise busy(thread_id, f"another process or agent on {self.name}")
+        return AdvisoryHold(conn, thread_id)
+
     def record(self, activity: Activity) -> None:
         self._query(
             "INSERT INTO reactgraph_runs VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (thread_id) DO UPDATE SET "
@@ -181,6 +212,42 @@ class PostgresRunStore(RunStore):
         with self.errors(run), self.pool.connection() as conn:
             cursor = conn.execute(sql, params)
             return cursor.fetchall() if cursor.description else []
+
+
+def unlocked(conn: psycopg.Connection, thread_id: str) -> None:
+    """Give the thread's lock back and close its connection; a connection the server already closed (a restart)
+    took the lock with it, so its error is no failure of the run."""
+    try:
+        conn.execute(f"SELECT pg_advisory_unlock({THREAD_LOCK})", (thread_id,))
+    except psycopg.Error:
+        pass
+    finally:
+        conn.close()
+
+
+class AdvisoryHold(Hold):
+    """A thread's advisory lock on an async connection of its own: held while that connection lives (a restart ends
+    it, and the lock with it: ``alive`` asks the connection)."""
+
+    def __init__(self, conn: psycopg.AsyncConnection, thread_id: str) -> None:
+        super().__init__()
+        self.conn, self.thread_id = conn, thread_id
+
+    async def alive(self) -> bool:
+        try:
+            await self.conn.execute("SELECT 1")
+        except psycopg.Error:
+            return False
+        return True
+
+    async def release(self) -> None:
+        """``unlocked`` for an async connection."""
+        try:
+            await self.conn.execute(f"SELECT pg_advisory_unlock({THREAD_LOCK})", (self.thread_id,))
+        except psycopg.Error:
+            pass
+        finally:
+            await self.conn.close()
 
 
 def setup(conn: psycopg.Connection) -> None:

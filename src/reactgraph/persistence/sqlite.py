@@ -8,10 +8,13 @@ naming the file and saying what is wrong; it is never rewritten or removed.
 
 from __future__ import annotations
 
+import logging
 import os
+import socket
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, closing, contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,16 +26,19 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from reactgraph.persistence.activity import Activity
-from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, HOLD_POLL_SECONDS, CheckpointStoreError, RunStore, busy
+from reactgraph.tools.isolation import protect
 
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock before giving up
+LIVE_HOLDS: set[str] = set()  # the holds of threads this process has now (``SqliteRunStore._take``)
+logger = logging.getLogger(__name__)
 
 # -- the file ----------------------------------------------------------------------------
 
 # The tables LangGraph's SQLite saver and store keep, and our own beside them (the cancel requests); a
 # file holding any other table is another application's, and is never written to.
 LANGGRAPH_TABLES = frozenset({"checkpoints", "writes", "store", "store_vectors", "store_migrations", "vector_migrations"})
-OWN_TABLES = frozenset({"reactgraph_cancels", "reactgraph_runs"})
+OWN_TABLES = frozenset({"reactgraph_cancels", "reactgraph_runs", "reactgraph_holds"})
 SAVER_COLUMNS = {
     "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"},
     "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
@@ -303,6 +309,81 @@ def is_locked(exc: BaseException | None) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
+# A row per thing held now (``take_row``): a thread a run or resume drives, a playbook being changed; the holder (a
+# process, told apart from a later one with its pid by its start time) and the host it runs on. A row whose process
+# is gone (killed) is taken over.
+HOLDS = (
+    "CREATE TABLE IF NOT EXISTS reactgraph_holds (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+    "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)"
+)
+
+
+def take_row(path: Path, key: str, busy_timeout: float = BUSY_TIMEOUT, *, wait: float = 0.0) -> Callable[[], None]:
+    """Hold ``key`` in the file's ``reactgraph_holds`` table: a row written in one ``BEGIN IMMEDIATE`` transaction
+    with the look at who holds it now (a row of a live holder: ThreadBusyError; with ``wait``, look again for that
+    many seconds). The function that gives it back. The thread holds of a run store, the playbook's lock."""
+    holder = f"{holder_id()}:{uuid.uuid4().hex}"  # this process, and this hold of its
+    deadline = time.monotonic() + wait
+    with closing(sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)) as conn:
+        while True:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(HOLDS)
+                row = conn.execute("SELECT holder, host, pid FROM reactgraph_holds WHERE thread_id = ?", (key,)).fetchone()
+                if row is None or not holder_alive(*row):
+                    conn.execute(
+                        "INSERT OR REPLACE INTO reactgraph_holds VALUES (?, ?, ?, ?, ?)",
+                        (key, holder, socket.gethostname(), os.getpid(), time.time()),
+                    )
+                    conn.execute("COMMIT")
+                    break
+                conn.execute("ROLLBACK")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            if time.monotonic() >= deadline:
+                raise busy(key, f"process {row[2]} on {row[1]}, database {path.absolute()}")
+            time.sleep(HOLD_POLL_SECONDS)
+    LIVE_HOLDS.add(holder)
+
+    def release() -> None:
+        LIVE_HOLDS.discard(holder)  # a row left behind (the file locked now) is taken over by the next hold here
+        try:
+            with closing(sqlite3.connect(path, timeout=busy_timeout)) as conn, conn:
+                conn.execute("DELETE FROM reactgraph_holds WHERE thread_id = ? AND holder = ?", (key, holder))
+        except sqlite3.Error as exc:  # elsewhere, once this process has ended
+            logger.warning("%r: its hold stays in %s until this process ends (%s)", key, path, exc)
+
+    return release
+
+
+def holder_id(pid: int | None = None) -> str:
+    """A process as a holder: its pid and its start time (so a later process given the same pid is another)."""
+    pid = pid or os.getpid()
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            started = stat.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        started = "?"
+    return f"{pid}@{started}"
+
+
+def holder_alive(holder: str, host: str, pid: int) -> bool:
+    """Whether the hold is still held: this process's, while it lasts; another process's on this host, while that
+    process (pid and start time) runs; on another host, it cannot be told, so it counts as held."""
+    if host != socket.gethostname():
+        return True
+    if pid == os.getpid():
+        return holder in LIVE_HOLDS
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return holder.split(":", 1)[0] == holder_id(pid)
+
+
 def saver_path(saver: Any) -> Path | None:
     """The file behind a SqliteSaver (None for other savers and in-memory databases)."""
     if not isinstance(saver, SqliteSaver):
@@ -328,9 +409,11 @@ class SqliteRunStore(RunStore):
     def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
         self.path, self._owned = Path(path), saver is None
         super().__init__(saver if saver is not None else sqlite_saver(path))
+        protect(self.path)  # no tool in a worker process writes it
         self.busy_timeout = self.saver.busy_timeout if isinstance(self.saver, CheckpointFile) else BUSY_TIMEOUT
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)
+            self.saver.conn.execute(HOLDS)
             self.saver.conn.execute(self.RUNS)
             self.saver.conn.commit()
 
@@ -372,6 +455,11 @@ class SqliteRunStore(RunStore):
                 (thread_id, ALL_RUNS, started_at),
             ).fetchone()
         return row is not None
+
+    def _take(self, thread_id: str) -> Callable[[], None]:
+        """A row in ``reactgraph_holds`` (``take_row``)."""
+        with self.errors(thread_id):
+            return take_row(self.path, thread_id, self.busy_timeout)
 
     def record(self, activity: Activity) -> None:
         self._write(

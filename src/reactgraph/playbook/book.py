@@ -1,7 +1,8 @@
 """The playbook on a LangGraph ``BaseStore``: bullets under ``("reactgraph", "playbook", name,
 "bullets")``, a version under ``(..., "meta")``. Every change is one ``store.batch`` (one
 transaction on the SQLite and Postgres stores) that also writes a new version, so a retrieval cache
-knows when to drop what it holds; changes from this process are also serialised by a lock."""
+knows when to drop what it holds; a change (read, merge, write) holds the playbook in its store's database
+(``locking``), so processes learning at once neither lose a count nor store a bullet twice."""
 
 from __future__ import annotations
 
@@ -11,28 +12,38 @@ import threading
 import uuid
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from reactgraph.persistence.base import RunStore
 from reactgraph.playbook import curator
 from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
+from reactgraph.playbook.locking import changing
 from reactgraph.playbook.reflector import outcome, reflect, reflect_state, supported
 from reactgraph.playbook.retrieval import block, rank_lexical, usable
+from reactgraph.tools.isolation import protect
 
 STORE_FILE = "playbook.sqlite"
 MAX_BULLETS = 200
-_LOCKS: dict[tuple[int, tuple[str, ...]], threading.Lock] = {}
-_LOCKS_LOCK = threading.Lock()
 
 
 class PlaybookError(ValueError):
-    """A bullet that does not exist, or an import that is not a playbook export."""
+    """A bullet that does not exist, an import that is not a playbook export, a name no store can hold."""
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a playbook (LangGraph's store namespaces: a non-empty label without '.'), or None."""
+    if not isinstance(name, str) or not name.strip():
+        return "a playbook name is a non-empty string"
+    if "." in name:
+        return "it may not contain '.' (the store's namespaces use it as their separator)"
+    return None
 
 
 def sqlite_store(path: Path) -> SqliteStore:
@@ -51,6 +62,7 @@ def playbook_store(runs: RunStore) -> BaseStore:
     """The default store, beside the agent's runs: ``playbook.sqlite`` beside a SQLite checkpoint file,
     LangGraph's PostgresStore in a Postgres database (on the runs' connection pool), else in memory."""
     if runs.db_path is not None:
+        protect(runs.db_path.parent / STORE_FILE)  # no tool in a worker process writes it
         return sqlite_store(runs.db_path.parent / STORE_FILE)
     if (pool := getattr(runs, "pool", None)) is not None:
         from langgraph.store.postgres import PostgresStore  # only with Postgres: psycopg loads slowly
@@ -96,13 +108,17 @@ class Playbook:
     def __init__(
         self, store: BaseStore, name: str = "default", *, max_bullets: int = MAX_BULLETS, lessons: LessonWriter | None = None
     ) -> None:
+        if problem := name_problem(name):
+            raise PlaybookError(f"playbook name {name!r}: {problem}")
         self.store = store
         self.name = name
         self.namespace = ("reactgraph", "playbook", name)
         self.max_bullets = max_bullets
         self.lessons = lessons or LessonWriter()
-        with _LOCKS_LOCK:
-            self._lock = _LOCKS.setdefault((id(store), self.namespace), threading.Lock())
+
+    def _changing(self) -> AbstractContextManager[None]:
+        """One change of this playbook at a time, across the processes on its store (``locking``)."""
+        return changing(self.store, "reactgraph-playbook:" + self.name)
 
     @property
     def _bullets_ns(self) -> tuple[str, ...]:
@@ -159,14 +175,16 @@ class Playbook:
         return self.merge([bullet])[0]
 
     def remove(self, bullet_id: str) -> None:
-        self.show(bullet_id)
-        self._write([], [bullet_id])
+        with self._changing():
+            self.show(bullet_id)
+            self._write([], [bullet_id])
 
     def clear(self) -> int:
         """Removes every bullet; returns how many there were."""
-        ids = [b.id for b in self.list()]
-        self._write([], ids)
-        return len(ids)
+        with self._changing():
+            ids = [b.id for b in self.list()]
+            self._write([], ids)
+            return len(ids)
 
     def export_json(self) -> str:
         return json.dumps({"playbook": self.name, "bullets": [b.model_dump(mode="json") for b in self.list()]}, indent=1)
@@ -176,8 +194,10 @@ class Playbook:
         try:
             data = json.loads(text)
             bullets = TypeAdapter(list[Bullet]).validate_python(data["bullets"] if isinstance(data, dict) else data)
-        except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
-            raise PlaybookError(f"not a playbook export: {str(exc).splitlines()[0]}") from exc
+        except RecursionError:
+            raise PlaybookError("not a playbook export: nested too deep to read") from None
+        except (ValueError, KeyError, TypeError) as exc:  # bad JSON, a number past Python's digit limit, bad bullets
+            raise PlaybookError(f"not a playbook export: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from exc
         self.merge(bullets)
         return len(bullets)
 
@@ -185,7 +205,7 @@ class Playbook:
         """Merges ``new`` bullets, counts the run ``source`` for (``good``) or against the ``shown``
         bullets, retires what hurts and what passes ``max_bullets``: one batch. Returns the stored
         bullets ``new`` became."""
-        with self._lock:
+        with self._changing():
             bullets = {b.id: b for b in self.list()}
             out = []
             for bullet in new:

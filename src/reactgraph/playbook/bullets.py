@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 import uuid
@@ -33,6 +34,12 @@ def terms(text: str) -> set[str]:
     return {w[:STEM] for w in keywords(text)}
 
 
+def question_key(question: str) -> str:
+    """A question as a digest (its words, case and spacing aside): the same question asked again finds the bullets
+    it taught, and the bullet keeps no question text."""
+    return hashlib.sha256(" ".join(question.lower().split()).encode(errors="surrogatepass")).hexdigest()[:16]
+
+
 class Bullet(BaseModel):
     """A strategy (a tool sequence that answered), a pitfall (one that ended without an answer) or an
     observation (a tool error and what worked instead). ``helpful_count`` and ``harmful_count`` count
@@ -50,6 +57,7 @@ class Bullet(BaseModel):
     runs: int = Field(default=1, ge=0, description="Runs merged into this bullet (the averages are over them).")
     sources: list[str] = Field(default_factory=list, description="The runs it came from: 'thread_id@start'.")
     lesson: bool = Field(default=False, description="Written by the model (a lesson in words), not by the rules.")
+    question_key: str = Field(default="", description="The digest of the question it was learnt from (question_key).")
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
 

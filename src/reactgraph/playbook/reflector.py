@@ -3,24 +3,29 @@
 The rules (``reflect``) read the tool calls, their errors and how the run ended: an answer that an
 ok tool result supports (confidence's ``support`` signal) gives a strategy (the calls that answered,
 helpful); an answer without a tool, or one no result supports, teaches nothing (it may be wrong); a
-run stopped by a stall or a limit gives a pitfall (the calls that led nowhere, harmful), a give-up
-gives an observation (the tools did not have the answer), and an error followed by a call that
-worked gives an observation (what failed and what worked, with their arguments). Strategies and
-pitfalls show calls by their arguments' names, not values: a small model copies a value that suited
-another question (``max_lines=2``).
-``lesson_prompt`` / ``read_lesson`` are the optional model call for a lesson in words.
+run stopped by a stall or a limit gives a pitfall (the calls that led nowhere, harmful); a give-up
+after calls that all failed gives a pitfall about those tools, any other give-up an observation (the
+tools did not have the answer); and an error followed by a call that worked gives an observation
+(which call failed and which worked instead).
+
+A bullet is written from the run's shape only: tool names, argument names (never their values), error
+kinds, the stop's kind and the counts. No tool output, argument value, stop detail or question text goes
+into it: bullets are shown to later runs on other threads, so what one tool returned or one user asked
+must not reach them, and a poisoned tool result must not become an instruction to every later run. The
+question is kept as its keywords (``tags``) and a digest (``question_key``), for retrieval only.
+``lesson_prompt`` / ``read_lesson`` are the optional model call for a lesson in words, given the same shape.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from reactgraph.answers.result import ReActStep, ToolAction, steps_from_state
 from reactgraph.errors import ErrorKind
-from reactgraph.playbook.bullets import Bullet, Section, keywords
+from reactgraph.playbook.bullets import Bullet, Section, keywords, question_key
 
 # calls that never reached a tool: an unreadable reply, a tool that does not exist, a call the user refused
 NOT_RUN = frozenset(
@@ -32,7 +37,7 @@ BAD = frozenset({"stalled", "max_iterations", "token_budget", "timeout"})
 GAVE_UP = frozenset({"failure"})
 LEARNT_FROM = GOOD | BAD | GAVE_UP  # cancelled, custom, clarification: the run was stopped from outside
 MAX_RECOVERIES = 2
-MAX_QUESTION_CHARS = 120
+STALL_SHAPE = re.compile(r"the same (action|observation) \d+ times in a row")
 MAX_CALL_CHARS = 80
 
 
@@ -41,10 +46,9 @@ def outcome(reason: str) -> str:
     return "good" if reason in GOOD else "bad" if reason in BAD else "gave_up" if reason in GAVE_UP else "none"
 
 
-def call_text(action: ToolAction, values: bool = False) -> str:
-    """``tool(arg=…, ...)`` (with ``values``: ``tool(arg="value", ...)``), cut to MAX_CALL_CHARS."""
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False) if values else '…'}" for k, v in action.args.items())
-    text = f"{action.tool}({args})"
+def call_text(action: ToolAction) -> str:
+    """``tool(arg=…, ...)``: the tool and its arguments' names, never their values; cut to MAX_CALL_CHARS."""
+    text = f"{action.tool}({', '.join(f'{k}=…' for k in action.args)})"
     return text if len(text) <= MAX_CALL_CHARS else text[: MAX_CALL_CHARS - 4] + "...)"
 
 
@@ -76,9 +80,21 @@ def first_of_each(actions: list[ToolAction]) -> list[ToolAction]:
     return list(seen.values())
 
 
-def quoted(question: str) -> str:
-    text = " ".join(question.split())
-    return json.dumps(text if len(text) <= MAX_QUESTION_CHARS else text[: MAX_QUESTION_CHARS - 3] + "...")
+def stop_shape(reason: str, detail: str) -> str:
+    """How a run stopped, without the detail's values: 'stalled: the same observation 3 times in a row', 'max
+    iterations'."""
+    shape = reason.replace("_", " ")
+    if reason == "stalled" and (found := STALL_SHAPE.match(detail)):
+        shape += f": {found.group(0)}"  # our own wording, up to the repeated text, which stays out
+    return shape
+
+
+def changed_arguments(failed: ToolAction, worked: ToolAction) -> str:
+    """What a call that worked changed of one that failed, by name: 'another tool', 'other b'."""
+    if failed.tool != worked.tool:
+        return f"{call_text(worked)} worked instead"
+    names = sorted(k for k in {*failed.args, *worked.args} if failed.args.get(k) != worked.args.get(k))
+    return f"the same call with other {', '.join(names) or 'arguments'} worked"
 
 
 def reflect(
@@ -99,25 +115,29 @@ def reflect(
         return Bullet(
             content=content, section=section, tool_sequence=seq, helpful_count=helpful, harmful_count=harmful,
             tags=tags, tool_success_rate=rate, avg_iterations=float(iterations), sources=[source],
+            question_key=question_key(question),
         )
 
     shown = ", then ".join(call_text(a) for a in first_of_each(ok if kind == "good" else tried)) or "no tool"
     bullets: list[Bullet] = []
     if kind == "good" and ok and supported:
         turns = f"{iterations} turn" + ("s" if iterations != 1 else "")
-        bullets.append(bullet(f"For {quoted(question)}: {shown}, then answered ({turns}).", "strategies", sequence(ok), 1, 0))
+        bullets.append(bullet(f"{shown}, then answered ({turns}).", "strategies", sequence(ok), 1, 0))
     elif kind == "good":
         pass  # answered without a tool, or with nothing that supports the answer: no strategy to keep
     elif kind == "bad":
-        why = f"{reason.replace('_', ' ')}" + (f": {detail}" if detail else "")
-        bullets.append(bullet(f"For {quoted(question)}: {shown} led to no answer ({why}).", "pitfalls", sequence(tried), 0, 1))
+        bullets.append(bullet(f"{shown} led to no answer ({stop_shape(reason, detail)}).", "pitfalls", sequence(tried), 0, 1))
+    elif tried and not ok:  # every call failed, then the model gave up: a pitfall about those tools
+        errors = ", ".join(dict.fromkeys(error or "error" for _, _, error in calls))
+        content = f"{shown} failed every time ({errors}); the run gave up."
+        bullets.append(bullet(content, "pitfalls", sequence(tried), 0, 1))
     else:
         how = f"{shown} did not give the answer" if tried else "no tool was called"
-        bullets.append(bullet(f"For {quoted(question)}: {how}; the run said it cannot answer.", "observations", sequence(tried), 0, 0))
+        bullets.append(bullet(f"{how}; the run said it cannot answer.", "observations", sequence(tried), 0, 0))
     helpful, harmful = (1, 0) if kind == "good" else (0, 1) if kind == "bad" else (0, 0)
     for failed, worked in recoveries(calls)[:MAX_RECOVERIES]:
         action, error = failed
-        content = f"{call_text(action, values=True)} failed ({error}); {call_text(worked, values=True)} worked instead."
+        content = f"{call_text(action)} failed ({error}); {changed_arguments(action, worked)}."
         bullets.append(bullet(content, "observations", sequence([action, worked]), helpful, harmful))
     return bullets
 
@@ -142,10 +162,11 @@ LESSON_SYSTEM = (
 
 
 def lesson_prompt(question: str, steps: list[ReActStep], reason: str) -> list[BaseMessage]:
-    """The prompt for a lesson in words: the question, the calls with their outcome, how the run ended."""
-    lines = [f"Question: {question}"]
+    """The prompt for a lesson in words, from the run's shape: the question's keywords, the calls (tools and
+    argument names) with their outcome, how the run ended. No value, result or question text to copy."""
+    lines = [f"Question about: {', '.join(keywords(question)[:12]) or '(no keywords)'}"]
     for action, good, error in tool_calls(steps):
-        lines.append(f"- {call_text(action, values=True)} -> {'ok' if good else 'error ' + error}")
+        lines.append(f"- {call_text(action)} -> {'ok' if good else 'error ' + error}")
     lines.append(f"The run ended: {reason}.")
     return [SystemMessage(content=LESSON_SYSTEM), HumanMessage(content="\n".join(lines))]
 
@@ -162,7 +183,7 @@ def read_lesson(text: str, question: str, steps: list[ReActStep], reason: str, i
     return Bullet(
         content=line[:300], section=section, lesson=True, tool_sequence=sequence([a for a, _, _ in calls]),
         helpful_count=int(kind == "good"), harmful_count=int(kind == "bad"), tags=keywords(question),
-        tool_success_rate=rate, avg_iterations=float(iterations), sources=[source],
+        tool_success_rate=rate, avg_iterations=float(iterations), sources=[source], question_key=question_key(question),
     )
 
 

@@ -3,17 +3,19 @@
 Lexical by default: the question's words against each bullet's words (content, tags, tools), each
 shared word weighted by its rarity among the bullets (idf). A bullet whose tools the run does not
 offer is left out. The block lists strategies, then pitfalls ('Avoid'), then observations, each
-with its tool sequence and counts, and stops before ``max_tokens``.
+with its tool sequence and counts, and stops before ``max_tokens``; the header says they are records of
+earlier runs, not instructions, and each note is quoted as a JSON string.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 
 from reactgraph import prompts
 from reactgraph.models.tokens import count_tokens
-from reactgraph.playbook.bullets import Bullet, terms
+from reactgraph.playbook.bullets import Bullet, question_key, terms
 
 MIN_SHARE = 0.2  # a bullet must share this part of the question's words (by weight) to be retrieved
 
@@ -26,7 +28,7 @@ def usable(bullet: Bullet, tools: Iterable[str] | None) -> bool:
 def rank_lexical(question: str, bullets: list[Bullet], k: int) -> list[Bullet]:
     """The ``k`` bullets sharing most of the question's words (idf-weighted), or written about the
     very same question; ties go to the better supported bullet, then the newer."""
-    wanted, asked = terms(question), " ".join(question.split())
+    wanted, asked, key = terms(question), " ".join(question.split()), question_key(question)
     if not asked or not bullets:
         return []
     words = [b.words() for b in bullets]
@@ -35,7 +37,8 @@ def rank_lexical(question: str, bullets: list[Bullet], k: int) -> list[Bullet]:
     scored = []
     for bullet, ws in zip(bullets, words, strict=True):
         # the same question asked again matches whole, words or not ('What is 6*7 + 2*4?')
-        share = 1.0 if asked in bullet.content else sum(idf[w] for w in wanted & ws) / total if total else 0.0
+        same = bullet.question_key == key or asked in bullet.content  # (bullets of older versions quoted it)
+        share = 1.0 if same else sum(idf[w] for w in wanted & ws) / total if total else 0.0
         if share >= MIN_SHARE:
             scored.append((share, bullet.helpful_count - bullet.harmful_count, bullet.updated_at, bullet))
     scored.sort(key=lambda s: s[:3], reverse=True)
@@ -50,11 +53,12 @@ def kind_of(bullet: Bullet) -> str:
 
 
 def line_of(bullet: Bullet) -> str:
-    """One line of the block: the kind, the lesson, its tools and its record."""
+    """One line of the block: the kind, the note quoted as data (a JSON string: one line, its quotes escaped, so
+    no note reads as the prompt's own text), its tools and its record."""
     kind = kind_of(bullet)
     tools = " -> ".join(bullet.tool_sequence) or "none"
     record = f"helped {bullet.helpful_count}, hurt {bullet.harmful_count}"
-    return f"- {kind}: {bullet.content} [tools: {tools}; {record}]"
+    return f"- {kind}: {json.dumps(bullet.content, ensure_ascii=False)} [tools: {tools}; {record}]"
 
 
 def block(bullets: list[Bullet], max_tokens: int) -> tuple[str, list[str]]:

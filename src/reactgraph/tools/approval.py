@@ -2,9 +2,11 @@
 the decisions they may send back.
 
 A call waits when its tool's policy says ``ToolPolicy(approve=True)`` or the run's
-``approve_tools`` names the tool ('*' = every tool). Whether it waits is decided once, when the
-turn's calls are handed to act (``needs_approval``), and travels with the act task, so a run
-resumed under another config still honours the decision. Only a call that can run is shown: one
+``approve_tools`` names the tool ('*' = every tool; a run's own ``approve_tools`` adds to the agent's,
+never takes away: ``AgentConfig.merge``). Whether it waits is decided when the turn's calls are
+handed to act (``needs_approval``), and travels with the act task, so a run resumed under another
+config still honours the decision; act asks ``needs_approval`` again itself, so a caller that sends
+act its own payload can add an approval but never skip one. Only a call that can run is shown: one
 to an unknown tool or with arguments that do not fit the tool's schema goes back to the model at
 once; a cached result and a refused call need no approval either.
 

@@ -9,8 +9,10 @@ each non-text block named by its type, MIME type and size or address:
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from langchain_core.messages import is_data_content_block
@@ -59,6 +61,21 @@ def _decoded_size(data: str) -> int:
     """Bytes a base64 text decodes to."""
     data = data.strip()
     return len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+
+
+def not_a_result(value: Any) -> str | None:
+    """Why ``value`` is no result a tool can hand back (a generator, an iterator, a coroutine: the work not done
+    yet, whose text would be ``<generator object ...>``), or None when it is one."""
+    if inspect.iscoroutine(value):
+        value.close()  # never awaited: no warning later
+        kind = "a coroutine (an async function called without await)"
+    elif inspect.isgenerator(value) or inspect.isasyncgen(value):
+        kind = f"a {'generator' if inspect.isgenerator(value) else 'async generator'}"
+    elif isinstance(value, Iterator) and not isinstance(value, str | bytes | bytearray | Mapping):
+        kind = f"an iterator ({type(value).__name__})"
+    else:
+        return None
+    return f"the tool returned {kind}, not its result: return a value (e.g. list(...) of what it yields)"
 
 
 def to_text(value: Any) -> str:

@@ -28,10 +28,10 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.base import RegisteredTool
-from reactgraph.tools.content import cut, exception_text, leaves, to_text
+from reactgraph.tools.content import cut, exception_text, leaves, not_a_result, to_text
 from reactgraph.tools.isolation.pool import run_isolated
 from reactgraph.tools.json_args import check_json_args
-from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolTimeout
+from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolCancelled, ToolTimeout
 from reactgraph.tools.registry import ToolRegistry
 from reactgraph.tools.specs import tool_specs, unknown_tool
 
@@ -191,9 +191,13 @@ def _run_with_retries(
         try:
             if policy.isolation == "process":
                 return run_isolated(
-                    entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled
+                    entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
+                    env=policy.env,
                 )
-            return call_with_timeout(entry, args, timeout)
+            value = call_with_timeout(entry, args, timeout)
+            if problem := not_a_result(value):
+                raise TypeError(problem)
+            return value
         except Exception as exc:
             errors.append(exc)
             raise
@@ -252,20 +256,36 @@ class CallSlots:
         self._lock = threading.Lock()
         self._runs: dict[Any, tuple[threading.Semaphore, int]] = {}
 
+    POLL_SECONDS = 0.1  # how often a call waiting for a slot looks at its deadline and the run's cancel
+
     @contextmanager
-    def hold(self, run: Any, limit: int) -> Iterator[None]:
-        """Wait for one of the run's ``limit`` slots (the limit its first concurrent call saw)."""
+    def hold(
+        self, run: Any, limit: int, *, deadline: float | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> Iterator[None]:
+        """Wait for one of the run's ``limit`` slots (the limit its first concurrent call saw): ToolTimeout when
+        ``deadline`` (epoch seconds) passes first, ToolCancelled when ``cancelled()`` says so first."""
         with self._lock:
             gate, users = self._runs.get(run, (threading.Semaphore(limit), 0))
             self._runs[run] = (gate, users + 1)
-        gate.acquire()
+        try:
+            while not gate.acquire(timeout=self.POLL_SECONDS):
+                if deadline is not None and time.time() >= deadline:
+                    raise ToolTimeout("no time: the run's time budget ran out while the call waited for a slot")
+                if cancelled is not None and cancelled():
+                    raise ToolCancelled("stopped: the run was cancelled while the call waited for a slot")
+        except BaseException:
+            self._leave(run)
+            raise
         try:
             yield
         finally:
             gate.release()
-            with self._lock:
-                gate, users = self._runs[run]
-                if users == 1:
-                    del self._runs[run]
-                else:
-                    self._runs[run] = (gate, users - 1)
+            self._leave(run)
+
+    def _leave(self, run: Any) -> None:
+        with self._lock:
+            gate, users = self._runs[run]
+            if users == 1:
+                del self._runs[run]
+            else:
+                self._runs[run] = (gate, users - 1)

@@ -29,11 +29,14 @@ become ``_``, as chat model APIs require); when two servers offer the same name,
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import re
 import shlex
 import shutil
+import threading
+import time
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -71,18 +74,40 @@ def load_mcp_tools(
 ) -> list[BaseTool]:
     """The tools of every server in ``servers`` (see the module), each server given ``timeout``
     seconds to start and list its tools; ``stderr``: a file for what stdio servers write to their stderr
-    (default: the terminal's). In async code, ``await aload_mcp_tools(...)``."""
+    (default: the terminal's). It returns within ``timeout``, a server that did not answer being stopped in the
+    background (the MCP shutdown: its stdin closed, then SIGTERM, then SIGKILL; the process's exit waits for it).
+    In async code, ``await aload_mcp_tools(...)``."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(aload_mcp_tools(servers, prefix=prefix, timeout=timeout, stderr=stderr))
-    raise RuntimeError("load_mcp_tools cannot run inside a running event loop: use `await aload_mcp_tools(...)`")
+        pass
+    else:
+        raise RuntimeError("load_mcp_tools cannot run inside a running event loop: use `await aload_mcp_tools(...)`")
+    box: dict[str, Any] = {}
+    loaded = threading.Event()
+
+    async def load() -> None:
+        try:
+            box["tools"] = await aload_mcp_tools(servers, prefix=prefix, timeout=timeout, stderr=stderr)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+        finally:
+            loaded.set()  # asyncio.run then stops the servers that did not answer, in this thread
+
+    loader = threading.Thread(target=asyncio.run, args=(load(),), name="mcp-load", daemon=True)
+    loader.start()
+    _LOADERS.append(loader)
+    loaded.wait()
+    if "error" in box:
+        raise box["error"]
+    return box["tools"]
 
 
 async def aload_mcp_tools(
     servers: Servers, *, prefix: bool = False, timeout: float = 30.0, stderr: str | os.PathLike[str] | None = None
 ) -> list[BaseTool]:
-    """``load_mcp_tools`` for async code."""
+    """``load_mcp_tools`` for async code: returns within ``timeout``; a server that did not answer is stopped by
+    its task, cancelled and left to finish on the running loop."""
     connections = mcp_connections(servers)
     try:
         from langchain_mcp_adapters.client import MultiServerMCPClient
@@ -93,9 +118,15 @@ async def aload_mcp_tools(
     if log is not None:
         connections = {name: _logged(name, connection, log, addresses[name]) for name, connection in connections.items()}
     client = MultiServerMCPClient(connections, handle_tool_errors=False)  # an error result raises, not returns
-    loaded = await asyncio.gather(
-        *(asyncio.wait_for(client.get_tools(server_name=name), timeout) for name in connections), return_exceptions=True
-    )
+    tasks = [asyncio.ensure_future(client.get_tools(server_name=name)) for name in connections]
+    await asyncio.wait(tasks, timeout=timeout)
+    loaded: list[Any] = []
+    for task in tasks:
+        if not task.done():
+            task.cancel()  # not waited for: the MCP shutdown of its server takes seconds more
+            loaded.append(asyncio.TimeoutError())
+        else:
+            loaded.append(task.exception() or task.result())
     failed = [
         f"MCP server {name!r} ({addresses[name]}) did not start: {_reason(result, timeout)}"
         for name, result in zip(connections, loaded, strict=True)
@@ -115,6 +146,17 @@ async def aload_mcp_tools(
         for server, tools in named.items()
         for name, tool in tools
     ]
+
+
+_LOADERS: list[threading.Thread] = []  # sync loads whose servers may still be stopping
+
+
+@atexit.register
+def _stopped_servers(limit: float = 10.0) -> None:
+    """At exit, wait (up to ``limit`` seconds) for the servers of timed-out loads to be stopped: none is left running."""
+    deadline = time.monotonic() + limit
+    for loader in _LOADERS:
+        loader.join(max(0.0, deadline - time.monotonic()))
 
 
 def mcp_connections(servers: Servers) -> dict[str, dict[str, Any]]:

@@ -115,6 +115,7 @@ class ToolPolicy(BaseModel):
             sleep=self.sleep or time.sleep,
             isolation=self.isolation_in(cfg.tool_isolation),
             limits=self.limits if self.limits is not None else cfg.tool_limits,
+            env=cfg.isolated_env,
         )
 
 
@@ -133,6 +134,7 @@ class ExecutionPolicy:
     sleep: Callable[[float], None]
     isolation: str  # 'none' or 'process'
     limits: ResourceLimits  # what a call in a worker process may use
+    env: tuple[str, ...] = ()  # the environment variables a call in a worker process sees (isolated_env)
 
     def is_retryable(self, exc: BaseException) -> bool:
         """A network error (unless the tool listed its own retryable errors), a listed exception type,

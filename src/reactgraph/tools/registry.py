@@ -131,10 +131,29 @@ class ToolRegistry:
         tool_name = name or lc_tool.name
         if tool_name in self._tools and not replace:
             raise ToolRegistrationError(f"tool {tool_name!r} is already registered (pass replace=True to replace it)")
+        if cycle := self._cycle_through(lc_tool, [tool_name]):
+            raise ToolRegistrationError(
+                f"sub-agent {tool_name!r} would call itself ({' -> '.join(cycle)} -> {tool_name}): an agent cannot be "
+                "its own sub-agent, directly or through others"
+            )
         policy = _placed(tool_name, tool, lc_tool, policy or ToolPolicy())
         entry = RegisteredTool(tool_name, _with_metadata(lc_tool, tool_name, meta), meta, policy, tool)
         self._tools[tool_name] = entry
         return entry
+
+    def _cycle_through(self, tool: Any, path: builtins.list[str], seen: set[int] | None = None) -> builtins.list[str] | None:
+        """The chain of sub-agent tools by which ``tool`` (a sub-agent's, which ``delegates_to`` a registry)
+        leads back to this registry, or None."""
+        registry, seen = getattr(tool, "delegates_to", None), seen if seen is not None else set()
+        if not isinstance(registry, ToolRegistry) or id(registry) in seen:
+            return None
+        if registry is self:
+            return path
+        seen.add(id(registry))
+        for entry in registry._tools.values():
+            if found := self._cycle_through(entry.tool, [*path, entry.name], seen):
+                return found
+        return None
 
     def register_agent(
         self, agent: Any, name: str, description: str, metadata: ToolMetadata | Mapping[str, Any] | None = None, **options: Any

@@ -25,12 +25,14 @@ from reactgraph.tools.execution import (
     execute,
     ok_outcome,
 )
+from reactgraph.tools.policy import ToolCancelled, ToolTimeout
 
 
 class ActInput(TypedDict):
     """The Send payload: one action, the run's wall-clock deadline (or None), the run's cached
     result for this exact call when its tool is cacheable and it ran before, whether the call
-    waits for a person's approval (decided with the turn, so a resume under another config keeps it),
+    waits for a person's approval (decided with the turn, so a resume under another config keeps it;
+    act asks again itself, so a payload can add an approval, never take one away),
     and for a sub-agent's call the run's start and the tokens it may use."""
 
     action: Action
@@ -69,7 +71,7 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         if payload.get("cached") is not None:
             return reported(ok_outcome(action, payload["cached"], cached=True), cfg.max_observation_tokens)
         asked = None
-        if payload.get("approve"):
+        if payload.get("approve") or approval.needs_approval(action, deps.registry, cfg):
             decision = approval.ask(action)
             if isinstance(decision, approval.Reject):
                 text = error_text(ErrorKind.REJECTED, tool=action["tool"], problem=decision.reason or "none given")
@@ -78,16 +80,22 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
         child_usage = None
-        with slots.hold(thread_id, cfg.max_parallel_tools):
-            if (delegated := payload.get("delegation")) is not None and is_agent(deps.registry, action["tool"], cfg):
-                cancelled = deps.cancel_check(thread_id, delegated["started_at"])
-                outcome, child_usage = delegate(
-                    deps.registry.get(action["tool"]), action, deps.registry, deadline=payload["deadline"],
-                    tokens_left=delegated["tokens_left"], cancelled=cancelled, max_output_bytes=cfg.max_tool_output_bytes,
-                )
-            else:  # a cancel from now on stops a call in a worker process
-                cancelled = deps.cancel_check(thread_id, time.time())
-                outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled)
+        agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
+        delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
+        # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
+        cancelled = deps.cancel_check(thread_id, delegated["started_at"] if delegated else time.time())
+        try:
+            with slots.hold(thread_id, cfg.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
+                if delegated is not None:
+                    outcome, child_usage = delegate(
+                        deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
+                        tokens_left=delegated["tokens_left"], cancelled=cancelled,
+                    )
+                else:
+                    outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled)
+        except (ToolTimeout, ToolCancelled) as exc:  # no slot before the run's time ran out or it was cancelled
+            kind = ErrorKind.TIMEOUT if isinstance(exc, ToolTimeout) else ErrorKind.EXECUTION_FAILED
+            return reported(error_outcome(action, kind, error_text(kind, tool=action["tool"], problem=str(exc))), cfg.max_observation_tokens)
         if asked is not None:
             note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
             outcome = outcome | {"content": note + outcome["content"]}

@@ -37,7 +37,11 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
     """Count consecutive repeats of the same action set and of the same observations.
 
     Each is compared by a digest, so a checkpoint holds 16 characters, not the observations;
-    ``*_text`` keeps the start of it for the stop's detail."""
+    ``*_text`` keeps the start of it for the stop's detail. An answer that did not fit the output schema is no
+    action: ``max_output_retries`` bounds those, and such a turn ends a run of repeats."""
+    outcomes = [o for o in outcomes if o.get("error_kind") != ErrorKind.INVALID_OUTPUT]
+    if not outcomes:
+        return {"action_repeats": 0, "observation_repeats": 0}
     action = json.dumps([[o["tool"], normalise(o["args"])] for o in outcomes], sort_keys=True, ensure_ascii=False)
     observation = json.dumps([o["content"] for o in outcomes], ensure_ascii=False)
     signals: dict[str, Any] = {}

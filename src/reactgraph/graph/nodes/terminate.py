@@ -29,6 +29,8 @@ from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
 
+PARTIAL_ANSWER_GRACE = 0.5  # seconds the partial-answer call may run past the time budget
+
 
 def partial_answer(reply: AIMessage, fmt: Format, ctx: ReadContext) -> str | None:
     """The reply read as an answer in the run's format; None when it asked for a tool instead."""
@@ -151,8 +153,8 @@ def ask_for_partial_answer(
     deps: NodeDeps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
 ) -> tuple[str | None, dict[str, Any]]:
     """(the partial answer or None, state updates) from one tool-less call on the run as think showed
-    it. The call may run past the time budget by ``partial_answer_timeout``; a reply that is no
-    answer gives None, with the reason in the termination's detail. With an output schema, an answer
+    it. The call may take ``partial_answer_timeout``, and never runs past a time budget by more than
+    ``PARTIAL_ANSWER_GRACE``; a reply that is no answer gives None, with the reason in the termination's detail. With an output schema, an answer
     that fits it is also the run's ``output``."""
     model = deps.chat_model(cfg)
     tools = deps.offered_tools(cfg, disabled_tools(state.get("tool_failures"), cfg))
@@ -165,7 +167,9 @@ def ask_for_partial_answer(
         state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
     ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
     run_deadline, cancelled = deps.run_bounds(state, cfg)
-    deadline = None if run_deadline is None else max(run_deadline, now + cfg.partial_answer_timeout)
+    deadline = None  # the time budget bounds this call too: the run ends within budget + 1 s
+    if run_deadline is not None:
+        deadline = min(now + cfg.partial_answer_timeout, max(run_deadline, now) + PARTIAL_ANSWER_GRACE)
     try:
         reply = deps.bounded_call(cfg, messages, deadline=deadline, cancelled=cancelled)
     except Exception as exc:

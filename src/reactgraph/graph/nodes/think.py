@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
 from reactgraph.answers.non_answers import announced_call, non_answer
-from reactgraph.answers.typed import answer_shape, read_answer, typed_value
+from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
@@ -226,7 +226,7 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
         except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
             return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        parsed = exchange.fmt.read(exchange.reply, exchange.ctx)
+        parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), reply_text(exchange.reply), deps.output_schema)
         following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
         if following != exchange.fmt.name:
             deps.learn_format(exchange.model, following)

@@ -14,28 +14,48 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   cannot cross: registering it with ``isolation="process"`` is a ToolRegistrationError saying so. A tool
   in the main script is found by re-importing the script, as ``multiprocessing`` does (guard the
   script's entry with ``if __name__ == "__main__":``). Module state may persist between calls.
-- As JSON: the arguments, the cwd and environment of the agent at the call, and the reply (the result's
-  text cut to ``max_tool_output_bytes`` in the worker; a result that is not JSON data is an error). An
-  exception crosses as its type, arguments and message and is rebuilt in the agent only from a class
-  already imported there, so nothing the worker sends is unpickled or imported.
-- Limits per call in a reused worker (``ResourceLimits``): the worker sets RLIMIT_AS to its own size plus
-  ``memory_mb`` (a MemoryError; the worker is replaced after it), RLIMIT_CPU to the CPU time it has used
-  plus ``cpu_seconds`` (the limit is cumulative per process; SIGXCPU ends the worker) and RLIMIT_FSIZE to
-  ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG), and puts them back after
-  the call. The agent counts the bytes the worker's processes write to stdout and stderr (relayed to the
-  agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker (``processes``).
-- Processes: RLIMIT_NPROC counts a user's processes, not a call's, and is not enforced for root, so each
-  worker leads its own session (``setsid``) and is the subreaper of what it starts (orphans are re-parented
-  to it, not to init); stopping a worker kills its process group and every descendant found in /proc. A
-  fork bomb faster than the 10 ms watch can pass the limit by what it forks in that time before it is
-  killed (a pids cgroup would hold it in the kernel; it needs a writable cgroup tree, so it is not used).
-  A call that leaves processes behind has its worker replaced. The worker dies with the fork server
-  (PR_SET_PDEATHSIG), which exits with the agent, so a killed agent leaves no idle worker.
+- As JSON: the arguments, the cwd of the agent at the call and the variables of its environment that
+  ``isolated_env`` names (nothing else: no API key, no database URL), and the reply (the result's text cut to
+  ``max_tool_output_bytes`` in the worker; a result that is not JSON data is an error). An exception crosses as
+  its type, arguments and message and is rebuilt in the agent only from a class already imported there, so
+  nothing the worker sends is unpickled or imported. The worker wipes the environment it was started with
+  (the agent's, through the fork server) from its memory, so ``/proc/self/environ`` shows none of it.
+- Hard limits per call (``ResourceLimits``): a call under any of them runs in a fork of the worker, which sets
+  RLIMIT_AS to its own size plus ``memory_mb`` (a MemoryError), RLIMIT_CPU to ``cpu_seconds`` (SIGXCPU ends
+  the fork) and RLIMIT_FSIZE to ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG),
+  soft and hard alike, so the tool cannot raise them; they (which cannot be raised back) and what the call did
+  to module state end with the fork, and the worker serves the next calls. The agent counts the bytes the worker's processes write to stdout and stderr
+  (relayed to the agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker
+  (``processes``).
+- Containment (``sandbox``): where the machine allows it (root, or unprivileged user namespaces), each worker
+  has its own PID, mount and user namespaces: its tools see only their own processes (they cannot signal the
+  agent), the agent's databases (``protect``, called by the SQLite run store and the playbook's store) are
+  mounted read-only for them and locked so, and killing the worker's PID 1 kills every process in it, however
+  it forked. Elsewhere the worker leads its own session (``setsid``) and is the subreaper of what it starts;
+  stopping it kills its process group, its session and every descendant found in /proc, and a tool that
+  leaves the session, signals the agent or writes its files (same user) is not stopped. RLIMIT_NPROC counts a
+  user's processes, not a call's, so ``processes`` is watched, not enforced: a fork bomb faster than the 10 ms
+  watch can pass the limit by what it forks in that time (a pids cgroup would hold it in the kernel; it needs a
+  writable cgroup tree, so it is not used). A call that leaves processes behind has its worker replaced. The
+  worker dies with the fork server (PR_SET_PDEATHSIG), which exits with the agent, so a killed agent leaves no
+  idle worker.
 - A worker that crashes (``os._exit``, a segfault), times out or passes a limit is killed and replaced
   by a new one at the next call; a crash is an execution_failed error naming the exit code or signal.
 """
 
+import os
+
 from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
 from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
 
-__all__ = ["IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "reference", "run_isolated"]
+__all__ = [
+    "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "protect", "reference", "run_isolated",
+]
+
+SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def protect(database: str | os.PathLike[str]) -> None:
+    """Keep the SQLite file ``database`` (and its -wal, -shm and -journal files) out of reach of writes by tools
+    in worker processes started from now on, where the machine allows it (``sandbox``)."""
+    WORKERS.protect(f"{os.fspath(database)}{side}" for side in SQLITE_SIDE_FILES)

@@ -13,35 +13,40 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from reactgraph.tools.base import to_langchain_tool
 from reactgraph.tools.content import cut, leaves, to_text
-from reactgraph.tools.isolation.processes import descendants
+from reactgraph.tools.isolation import sandbox
+from reactgraph.tools.isolation.processes import descendants, session_members
 
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
+HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: in the call's fork)
 
 
-def serve(conn: Connection, output: Connection) -> None:
+def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
     """A worker's life: its own session, its stdout and stderr to ``output``, killed with its parent (the
-    fork server, which exits with the agent); then calls from ``conn`` until the agent closes it."""
+    fork server, which exits with the agent), contained (``sandbox.enter``: namespaces with the ``protected``
+    files read-only, else its session); then calls from ``conn`` until the agent closes it."""
     import resource
 
     os.setsid()
     _leave_fork_server()
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core file behind
     _flush()
     os.dup2(output.fileno(), 1)
     os.dup2(output.fileno(), 2)
     output.close()
-    conn.send_bytes(b'{"ready": true}')
+    mode, why = sandbox.enter(protected, conn, namespaces=namespaces)
+    if mode == sandbox.SESSION:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    left_running = sandbox.others if mode == sandbox.NAMESPACES else session_left
+    conn.send_bytes(json.dumps({"ready": True, "sandbox": mode, "why": why}).encode())
     tools: dict[str, Any] = {}
     while True:
         try:
@@ -50,35 +55,81 @@ def serve(conn: Connection, output: Connection) -> None:
             return
         reply = answer(request, tools)
         _flush()
-        if descendants(os.getpid()):  # the call left processes running: the agent kills them with this worker
+        if left_running():  # the call left processes running: the agent kills them with this worker
             reply["retire"] = True
         conn.send_bytes(json.dumps(reply).encode())  # ASCII: a lone surrogate in a message stays escaped
 
 
+def session_left() -> list[int]:
+    """Without namespaces: the processes of this worker's session besides itself (what a call left running, also
+    when it double-forked out of the worker's tree)."""
+    me = os.getpid()
+    return [pid for pid in {*descendants(me), *session_members(me)} if pid != me]
+
+
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
-    """Run one call in the agent's cwd and environment: ``{"ok": text}``, ``{"error": a record of the exception}`` or
-    ``{"limit": name}`` (``"retire": true`` when the worker should not serve again)."""
+    """Run one call in the agent's cwd, with the environment the call brings: ``{"ok": text}``, ``{"error": a
+    record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when the worker should not serve
+    again: after running out of memory). A call under hard limits runs in a fork of this worker (``in_a_fork``):
+    a hard limit cannot be raised back, and the worker serves the next calls."""
     limits, max_bytes = request["limits"], request["max_result_bytes"]
     try:
         os.chdir(request["cwd"])
-        if dict(os.environ) != request["env"]:
+        if dict(os.environ) != request["env"]:  # only what the call brings (isolated_env)
             os.environ.clear()
             os.environ.update(request["env"])
         key = f"{request['ref']} as {request['name']}"
         if key not in tools:
             tools[key] = to_langchain_tool(load(request["ref"]), request["name"])
-        with limited(limits):
-            value = invoke(tools[key], request["args"])
-        return {"ok": cut(text_of(value), max_bytes)}
+    except BaseException as exc:
+        return {"error": exception_record(exc, max_bytes)}
+    if any(limits[name] is not None for name in HARD_LIMITS):
+        return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
+    return called(tools[key], request["args"], limits, max_bytes)
+
+
+def called(tool: Any, args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """The reply for one call of ``tool`` (under ``limits``' hard limits, set here)."""
+    try:
+        hard_limits(limits)
+        return {"ok": cut(text_of(invoke(tool, args)), max_bytes)}
     except MemoryError:
         if limits["memory_mb"] is not None:
-            return {"limit": "memory_mb", "retire": True}
+            return {"limit": "memory_mb"}
         return {"error": exception_record(MemoryError("out of memory"), max_bytes), "retire": True}
     except BaseException as exc:  # the tool's failure, reported to the agent
         error = next((e for e in leaves(exc) if isinstance(e, Exception)), exc)
         if isinstance(error, OSError) and error.errno == errno.EFBIG and limits["file_size_bytes"] is not None:
             return {"limit": "file_size_bytes"}
         return {"error": exception_record(error, max_bytes)}
+
+
+def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """``call()``'s reply, from a fork of this worker that sets the hard limits, runs the call, writes the reply to
+    a pipe and exits: the limits (which cannot be raised back) and what the call does to module state end with it.
+    A fork killed by SIGXCPU passed ``cpu_seconds``; one that died otherwise crashed."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the call's process
+        os.close(read)
+        try:
+            data = json.dumps(call()).encode()
+        except BaseException as exc:
+            data = json.dumps({"error": exception_record(exc, max_bytes)}).encode()
+        _flush()
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as reply_pipe:
+        data = reply_pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if data:
+        return json.loads(data)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU and limits["cpu_seconds"] is not None:
+        return {"limit": "cpu_seconds"}
+    how = f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exited with code {os.WEXITSTATUS(status)}"
+    return {"error": {"module": "builtins", "qualname": "RuntimeError", "args": [], "message": f"the call's process {how}"}}
 
 
 def load(ref: str) -> Any:
@@ -113,31 +164,29 @@ def text_of(value: Any) -> str:
     return to_text(value)
 
 
-@contextmanager
-def limited(limits: dict[str, Any]) -> Iterator[None]:
-    """Soft resource limits for one call, put back after it: RLIMIT_AS at this process's size plus
-    ``memory_mb``, RLIMIT_CPU at the CPU time used so far plus ``cpu_seconds``, RLIMIT_FSIZE."""
+def hard_limits(limits: dict[str, Any]) -> None:
+    """Hard resource limits for the call about to run (soft and hard, so the tool cannot raise them): RLIMIT_AS
+    at this process's size plus ``memory_mb``, RLIMIT_CPU at the CPU time used so far plus ``cpu_seconds`` (the
+    hard one a second later, so SIGXCPU comes first), RLIMIT_FSIZE. A hard limit cannot be raised again without
+    privilege (which a worker in its namespaces has not): they are set in the call's own fork (``in_a_fork``)."""
     import resource
 
-    wanted = {}
+    wanted: dict[int, tuple[int, int]] = {}
     if limits["memory_mb"] is not None:
         with open("/proc/self/statm") as statm:
             size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        wanted[resource.RLIMIT_AS] = size + (limits["memory_mb"] << 20)
+        wanted[resource.RLIMIT_AS] = (size + (limits["memory_mb"] << 20),) * 2
     if limits["cpu_seconds"] is not None:
         used = resource.getrusage(resource.RUSAGE_SELF)
-        wanted[resource.RLIMIT_CPU] = math.ceil(used.ru_utime + used.ru_stime + limits["cpu_seconds"])
+        soft = math.ceil(used.ru_utime + used.ru_stime + limits["cpu_seconds"])
+        wanted[resource.RLIMIT_CPU] = (soft, soft + 1)
     if limits["file_size_bytes"] is not None:
-        wanted[resource.RLIMIT_FSIZE] = limits["file_size_bytes"]
-    saved = {which: resource.getrlimit(which) for which in wanted}
-    try:
-        for which, soft in wanted.items():
-            hard = saved[which][1]
-            resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-        yield
-    finally:
-        for which, limit in saved.items():
-            resource.setrlimit(which, limit)
+        wanted[resource.RLIMIT_FSIZE] = (limits["file_size_bytes"],) * 2
+    for which, (soft, hard) in wanted.items():
+        old_hard = resource.getrlimit(which)[1]
+        if old_hard != resource.RLIM_INFINITY:
+            soft, hard = min(soft, old_hard), min(hard, old_hard)
+        resource.setrlimit(which, (soft, hard))
 
 
 def exception_record(exc: BaseException, max_bytes: int) -> dict[str, Any]:

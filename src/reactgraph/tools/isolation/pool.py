@@ -7,20 +7,22 @@ from __future__ import annotations
 import atexit
 import codecs
 import json
+import logging
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
+from pathlib import Path
 from typing import Any
 
 from reactgraph.config import ResourceLimits
 from reactgraph.tools.base import RegisteredTool
-from reactgraph.tools.isolation import child
-from reactgraph.tools.isolation.processes import descendants, wait_gone
+from reactgraph.tools.isolation import child, sandbox
+from reactgraph.tools.isolation.processes import children, descendants, session_members, wait_gone
 from reactgraph.tools.isolation.reference import reference, resolve_name
 from reactgraph.tools.policy import ResourceLimitExceeded, ToolCancelled, ToolTimeout
 
@@ -29,6 +31,7 @@ MAX_IDLE = 4  # idle workers kept for the next calls
 START_LIMIT = 60.0  # seconds a new worker may take to be ready
 WATCH_EVERY = 0.01  # seconds between counts of a call's processes (with a processes limit)
 CANCEL_EVERY = 0.1  # seconds between checks of a cancel
+logger = logging.getLogger("reactgraph.tools.isolation")
 LIMIT_TEXTS = {
     "memory_mb": "it needed more than {:,} MB of memory",
     "cpu_seconds": "it used more than {:,} s of CPU time",
@@ -60,10 +63,12 @@ def run_isolated(
     limits: ResourceLimits,
     max_result_bytes: int,
     cancelled: Callable[[], bool] | None = None,
+    env: Iterable[str] = (),
 ) -> str:
     """One call of ``entry`` in a worker: the result's text (cut to ``max_result_bytes``), or raise the
     tool's exception (rebuilt), ToolTimeout, ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker
-    is taken from the pool (its start is not part of ``timeout``)."""
+    is taken from the pool (its start is not part of ``timeout``). The tool sees the variables named in ``env``
+    of the agent's environment, and nothing else of it."""
     request = {
         "ref": reference(entry.source if entry.source is not None else entry.tool),
         "name": entry.name,
@@ -71,7 +76,7 @@ def run_isolated(
         "limits": limits.model_dump(),
         "max_result_bytes": max_result_bytes,
         "cwd": os.getcwd(),
-        "env": dict(os.environ),
+        "env": {name: os.environ[name] for name in env if name in os.environ},
     }
     try:
         message = json.dumps(request, ensure_ascii=False).encode()
@@ -109,15 +114,19 @@ def rebuilt(error: dict[str, Any]) -> Exception:
 
 
 class Worker:
-    """One worker process: its connection for calls, the read end of its stdout and stderr."""
+    """One worker process: its connection for calls, the read end of its stdout and stderr, how it is contained
+    (``sandbox``: 'namespaces' or 'session'), the process whose death ends every process of its calls
+    (``tool_pid``: PID 1 of its PID namespace, or the worker) and the one that runs them (``server_pid``: PID 2
+    there, or the worker)."""
 
-    def __init__(self) -> None:
+    def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)  # only the first start of the fork server reads it
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
+        self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
         self.process = context.Process(
-            target=child.serve, args=(child_conn, child_output), name="reactgraph-tool-worker"
+            target=child.serve, args=(child_conn, child_output, protected, namespaces), name="reactgraph-tool-worker"
         )
         try:
             self.process.start()
@@ -125,17 +134,32 @@ class Worker:
             child_conn.close()
             child_output.close()
         os.set_blocking(self.output.fileno(), False)
-        self.pid = self.process.pid
+        self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
             self.kill()
             raise ToolCrashed(f"a worker process did not start within {START_LIMIT:g}s")
         try:
-            self.conn.recv_bytes()  # {"ready": true}: in its own session, its output redirected
+            ready = json.loads(self.conn.recv_bytes())  # {"ready": true, "sandbox": ...}: contained, its output redirected
         except EOFError:
             self.kill()
             raise ToolCrashed(f"a worker process died while starting ({exit_text(self.exitcode)})") from None
+        self.sandbox = ready.get("sandbox", sandbox.SESSION)
+        if self.sandbox == sandbox.NAMESPACES:
+            init = children(self.pid)
+            server = children(init[0]) if len(init) == 1 else []
+            if len(server) != 1:
+                self.kill()
+                raise ToolCrashed("a worker process lost the processes that serve its calls while starting")
+            self.tool_pid, self.server_pid = init[0], server[0]
+        report_sandbox(self.sandbox, ready.get("why", ""))
+
+    def processes(self, limits: ResourceLimits) -> int:
+        """How many processes the current call has besides the one serving it (in namespaces, the server is under
+        PID 1; a call under hard limits runs in a fork of the server)."""
+        forked = any(getattr(limits, name) is not None for name in child.HARD_LIMITS)
+        return len(descendants(self.tool_pid)) - (self.tool_pid != self.pid) - forked
 
     def alive(self) -> bool:
         return not self.conn.closed and self.process.exitcode is None
@@ -148,6 +172,7 @@ class Worker:
             self.kill()
             raise ToolCrashed(f"the tool's process {exit_text(self.exitcode)} before the call") from None
         deadline = time.monotonic() + timeout
+        died = None  # in namespaces, how the server ended, as PID 1 tells (its exit code is not the worker's)
         tick = WATCH_EVERY if limits.processes is not None else CANCEL_EVERY if cancelled else None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         written = 0
@@ -172,17 +197,18 @@ class Worker:
                     reply = json.loads(self.conn.recv_bytes())
                 except EOFError:
                     reply = None
-                if reply is not None:
+                died = reply.pop("died", None) if reply is not None else None
+                if reply is not None and died is None:
                     while (data := self._read_output()) is not None and data:  # what it wrote before replying
                         written = self._relay(data, written, limits, decoder)
                     return reply
             if self.process.sentinel in ready or self.conn in ready:  # died, or closed its end
                 self.kill()
-                code = self.exitcode
+                code = self.exitcode if died is None else -died["signal"] if "signal" in died else died["code"]
                 if code == -signal.SIGXCPU and limits.cpu_seconds is not None:
                     raise limit_exceeded("cpu_seconds", limits)
                 raise ToolCrashed(f"the tool's process {exit_text(code)} before it returned a result")
-            if limits.processes is not None and len(descendants(self.pid)) > limits.processes:
+            if limits.processes is not None and self.processes(limits) > limits.processes:
                 self.kill()
                 raise limit_exceeded("processes", limits)
             if cancelled is not None and cancelled():
@@ -208,12 +234,16 @@ class Worker:
         return written + len(data)
 
     def kill(self) -> None:
-        """Kill the worker, its process group and every process under it; wait for it; close its pipes."""
+        """Kill the worker and every process of its call: in namespaces, the server (PID 1 of its PID namespace:
+        the kernel kills the whole namespace with it); and the worker's process group, its session (double-forked
+        processes that left the tree) and every process under it. Wait for them; close its pipes."""
         with self._killing:
             if self.conn.closed:
                 return
             found = descendants(self.pid) if self.process.exitcode is None else []  # an exited worker's are orphans
-            for kill, target in ((os.killpg, self.pid), *((os.kill, pid) for pid in found)):
+            found += [pid for pid in session_members(self.pid) if pid not in found and pid != self.pid]
+            first = [self.tool_pid] if self.tool_pid != self.pid else []
+            for kill, target in (*((os.kill, pid) for pid in first), (os.killpg, self.pid), *((os.kill, pid) for pid in found)):
                 try:
                     kill(target, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
@@ -229,24 +259,36 @@ class Worker:
 
 class WorkerPool:
     """Worker processes, reused: a call takes an idle one (or starts one) and gives it back when it is
-    still fit; up to ``max_idle`` wait for the next calls, the others are stopped."""
+    still fit; up to ``max_idle`` wait for the next calls, the others are stopped. Workers are started with
+    the files ``protect`` names read-only; one started before a file was added is not reused."""
 
     def __init__(self, max_idle: int = MAX_IDLE) -> None:
         self.max_idle = max_idle
         self._idle: list[Worker] = []
         self._live: set[Worker] = set()  # idle or running a call
         self._lock = threading.Lock()
+        self._protected: tuple[str, ...] = ()
+        # False: workers lead a session only, never namespaces (the fallback where the machine has none; tests use it)
+        self.namespaces = True
+
+    def protect(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Keep ``paths`` (the agent's databases) out of reach of tools' writes in workers started from now on,
+        where the machine allows (``sandbox``)."""
+        with self._lock:
+            added = [str(Path(p).absolute()) for p in paths if str(Path(p).absolute()) not in self._protected]
+            self._protected = (*self._protected, *added)
 
     def acquire(self) -> Worker:
         while True:
             with self._lock:
                 found = self._idle.pop() if self._idle else None
+                settings = (self._protected, self.namespaces)
             if found is None:
-                started = Worker()
+                started = Worker(*settings)
                 with self._lock:
                     self._live.add(started)
                 return started
-            if found.alive():
+            if found.alive() and found.settings == settings:
                 return found
             self._stop(found)
 
@@ -259,8 +301,9 @@ class WorkerPool:
         self._stop(used)
 
     def idle_pids(self) -> list[int]:
+        """The processes of the idle workers that serve their calls (``Worker.server_pid``)."""
         with self._lock:
-            return [w.pid for w in self._idle]
+            return [w.server_pid for w in self._idle]
 
     def close(self) -> None:
         """Stop every worker, idle or running a call (whose call then ends as ToolCrashed): at exit, so that
@@ -278,6 +321,17 @@ class WorkerPool:
 
 WORKERS = WorkerPool()
 atexit.register(WORKERS.close)
+_reported: set[str] = set()
+
+
+def report_sandbox(mode: str, why: str) -> None:
+    """Log, once per process, how tool workers are contained."""
+    if mode not in _reported:
+        _reported.add(mode)
+        if mode == sandbox.NAMESPACES:
+            logger.info("isolated tools run in their own PID, mount and user namespaces")
+        else:
+            logger.warning("isolated tools run in a process session only: %s (see the README's Tools in worker processes)", why)
 
 
 def exit_text(code: int | None) -> str:

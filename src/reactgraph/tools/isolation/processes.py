@@ -6,24 +6,46 @@ import os
 import time
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that still have it as their parent."""
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def session_members(sid: int) -> list[int]:
+    """The processes of session ``sid`` (a worker's: those it started, and theirs, even once they left its tree)."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and fields[3] == str(sid):  # state, ppid, pgrp, session
+            found.append(int(entry))
+    return found
+
+
 def descendants(pid: int) -> list[int]:
     """The processes under ``pid`` (its children's children too)."""
     found: list[int] = []
     todo = [pid]
     while todo:
-        parent = todo.pop()
-        try:
-            threads = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for thread in threads:
-            try:
-                with open(f"/proc/{parent}/task/{thread}/children") as listing:
-                    children = [int(child) for child in listing.read().split()]
-            except OSError:
-                continue
-            found += children
-            todo += children
+        below = children(todo.pop())
+        found += below
+        todo += below
     return found
 
 

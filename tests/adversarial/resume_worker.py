@@ -1,0 +1,52 @@
+"""A process that resumes a paused thread with an approval, for the one-run-per-thread tests.
+
+    python -m tests.adversarial.resume_worker DB THREAD SIDE_DIR
+
+Its ``send`` tool records each run in SIDE_DIR/sent, then waits until SIDE_DIR/release exists, so the test
+can act while this process holds the thread. Prints the run's termination reason, or the error's class.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from reactgraph import Approve, ReActAgent
+from reactgraph.testing import ScriptedChatModel
+
+WAIT_LIMIT = 60.0  # seconds a call waits for the release before it gives up
+
+
+def sender(side: Path):
+    def send(to: str) -> str:
+        """Send the report to someone."""
+        with open(side / "sent", "a") as log:
+            log.write(f"{to}\n")
+        deadline = time.monotonic() + WAIT_LIMIT
+        while not (side / "release").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return f"sent to {to}"
+
+    return send
+
+
+def agent_on(db: str, side: Path) -> ReActAgent:
+    model = ScriptedChatModel(responses=["Sent."], repeat_last=True)
+    return ReActAgent(model=model, tools=[sender(side)], checkpointer=db, approve_tools=("send",), summary_every=0)
+
+
+def main() -> int:
+    db, thread, side = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    with agent_on(db, side) as agent:
+        try:
+            result = agent.resume(thread, approval=Approve())
+        except Exception as exc:
+            print(type(exc).__name__)
+            return 0
+    print(result.termination_reason.value)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

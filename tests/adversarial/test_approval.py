@@ -1,0 +1,121 @@
+"""Approval that a caller cannot skip or lower (issue 27, items 1-3): act decides itself whether a call waits,
+the operator's approve_tools is a floor that run settings raise but never lower, and approvals (and isolation)
+reach sub-agents."""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.types import Command, Send
+
+from reactgraph import ReActAgent, ToolRegistry, build_graph
+from reactgraph import TerminationReason as R
+from reactgraph.config import AgentConfig
+from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.tools import ToolPolicy
+
+
+def test_a_send_to_act_with_approve_false_still_waits_for_a_decision(tmp_path, math_tools, log):
+    """Item 1: the attacker invokes the graph with its own Send payload saying the call needs no approval."""
+    agent = ReActAgent(model=ScriptedChatModel(responses=["unused"]), tools=math_tools,
+                       checkpointer=tmp_path / "db.sqlite", approve_tools=("multiply",))
+    action = {"id": "m1", "index": 0, "tool": "multiply", "args": {"a": 6, "b": 7}}
+    crafted = {"query": "x", "started_at": time.time(), "action": action, "deadline": None, "approve": False}
+    config = {"configurable": {"thread_id": "t"}}
+    with agent:
+        agent.graph.invoke(Command(goto=Send("act", crafted)), config)
+        state = agent.graph.get_state(config)
+    assert log.calls == []  # not run
+    [waiting] = state.interrupts
+    assert waiting.value["action_requests"][0]["name"] == "multiply"
+
+
+def test_a_send_to_act_without_the_flag_for_a_tool_whose_policy_asks_still_waits(math_tools, log):
+    registry = ToolRegistry()
+    for tool in math_tools:
+        registry.register(tool, policy=ToolPolicy(approve=True) if tool.__name__ == "add" else None)
+    graph = build_graph(ScriptedChatModel(responses=["unused"]), registry, checkpointer=None)
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = graph.copy({"checkpointer": InMemorySaver()})
+    action = {"id": "a1", "index": 0, "tool": "add", "args": {"a": 1, "b": 2}}
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke(Command(goto=Send("act", {"action": action, "deadline": None})), config)
+    assert log.calls == [] and graph.get_state(config).interrupts
+
+
+def test_a_run_setting_cannot_lower_the_operators_approve_tools(tmp_path, math_tools, log):
+    """Item 2: approve_tools=[] in the run's options (or a served run's context) used to replace the agent's."""
+    model = ScriptedChatModel(responses=[tool_call("multiply", {"a": 6, "b": 7}, id="m1"), "42"])
+    agent = ReActAgent(model=model, tools=math_tools, checkpointer=tmp_path / "db.sqlite", approve_tools=("multiply",))
+    with agent:
+        paused = agent.run("6*7?", approve_tools=[])
+        assert paused.termination_reason is R.APPROVAL and log.calls == []
+        # a resume with its own approve_tools is no way round it either
+        assert agent.resume(paused.thread_id, approve_tools=[]).termination_reason is R.APPROVAL
+    assert log.calls == []
+
+
+def test_the_graphs_context_cannot_lower_approve_tools_or_tool_isolation(math_tools, log):
+    model = ScriptedChatModel(responses=[tool_call("add", {"a": 1, "b": 2}, id="a1"), "3"])
+    graph = build_graph(model, math_tools, AgentConfig(approve_tools=("add",)), checkpointer=None)
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = graph.copy({"checkpointer": InMemorySaver()})
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"query": "1+2?"}, config, context={"approve_tools": [], "summary_every": 0})
+    assert log.calls == [] and graph.get_state(config).interrupts
+
+
+def test_run_settings_raise_containment_but_never_lower_it():
+    operator = AgentConfig(approve_tools=("a",), tool_isolation="process", isolated_env=("PATH", "HOME"))
+    run = AgentConfig(approve_tools=("b",), tool_isolation="none", isolated_env=("PATH", "OPENAI_API_KEY"))
+    merged = operator.merge(run)
+    assert merged.approve_tools == ("a", "b")
+    assert merged.tool_isolation == "process"
+    assert merged.isolated_env == ("PATH",)  # narrowed, never widened
+    assert AgentConfig().merge(AgentConfig(tool_isolation="process")).tool_isolation == "process"
+
+
+def child_and_parent(child_tools, parent_registry: ToolRegistry, **parent_options):
+    child_model = ScriptedChatModel(responses=[tool_call("multiply", {"a": 6, "b": 7}, id="c1"), "42"])
+    child = ReActAgent(model=child_model, tools=child_tools, checkpointer=None, summary_every=0)
+    parent_registry.register_agent(child, "helper", "Does arithmetic.")
+    parent_model = ScriptedChatModel(responses=[tool_call("helper", {"task": "6*7"}, id="p1"), "It is 42."])
+    return ReActAgent(model=parent_model, tools=parent_registry, summary_every=0, **parent_options)
+
+
+def test_a_gated_tool_one_level_down_still_waits(tmp_path, math_tools, log):
+    """Item 3: the parent gates multiply; a sub-agent holding multiply used to run it unapproved."""
+    registry = ToolRegistry([t for t in math_tools if t.__name__ == "multiply"])
+    parent = child_and_parent(math_tools, registry, approve_tools=("multiply",), checkpointer=tmp_path / "db.sqlite")
+    with parent:
+        paused = parent.run("6*7 with the helper?")
+        assert paused.termination_reason is R.APPROVAL and log.calls == []
+        assert [p.tool for p in paused.pending_approvals] == ["multiply"]
+
+
+def test_a_star_or_a_policy_gate_reaches_the_sub_agent_too(tmp_path, math_tools, log):
+    registry = ToolRegistry()
+    registry.register(next(t for t in math_tools if t.__name__ == "multiply"), policy=ToolPolicy(approve=True))
+    parent = child_and_parent(math_tools, registry, checkpointer=tmp_path / "db.sqlite")
+    with parent:
+        assert parent.run("6*7?").termination_reason is R.APPROVAL and log.calls == []
+
+
+def test_tool_isolation_reaches_the_sub_agent():
+    """Item 3: the parent isolates its tools; the child's call of the same kind of tool used to run in the agent."""
+    from tests.unit import isolated_tools
+    from tests.unit.isolated_tools import me
+    from tests.unit.test_isolation import pid_in
+
+    child_model = ScriptedChatModel(responses=[tool_call("where", {"label": "child"}, id="c1"), "done"])
+    child = ReActAgent(model=child_model, tools=[isolated_tools.where], checkpointer=None, summary_every=0)
+    registry = ToolRegistry()
+    registry.register_agent(child, "helper", "Says where it runs.")
+    parent_model = ScriptedChatModel(responses=[tool_call("helper", {"task": "where?"}, id="p1"), "ok"])
+    parent = ReActAgent(model=parent_model, tools=registry, checkpointer=None, summary_every=0, tool_isolation="process")
+    result = parent.run("Where does the helper's tool run?")
+    nested = result.trace.steps[0].observations[0].trace
+    content = nested.steps[0].observations[0].content
+    assert content.startswith("child: pid ") and pid_in(content) != me()  # not the agent's process
