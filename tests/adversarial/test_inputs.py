@@ -96,13 +96,13 @@ def test_answers_that_never_fit_end_with_max_output_retries_not_a_stall_on_nothi
 
 def test_load_mcp_tools_returns_at_its_timeout_and_stops_the_server_behind(tmp_path):
     """Item 13: a server that never answered made load_mcp_tools overrun its timeout by the MCP shutdown (stdin
-    closed, 2 s, then SIGTERM): it now returns at the timeout, while the server is still being stopped."""
+    closed, 2 s, then SIGTERM): it now returns at the timeout, and the server is stopped behind it (how soon depends
+    on where the cancellation finds the MCP shutdown, so only that it stops is asserted)."""
     pid_file = tmp_path / "pid"
     script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
     with pytest.raises(MCPServerError, match="no answer within 5s"):  # time enough to start on a busy machine
         load_mcp_tools({"silent": {"command": sys.executable, "args": ["-c", script]}}, timeout=5)
     server = int(pid_file.read_text())
-    assert running(server)  # not waited for: the shutdown's 2 s grace has not passed
     deadline = time.monotonic() + 30
     while running(server) and time.monotonic() < deadline:
         time.sleep(0.05)
