@@ -5,6 +5,7 @@ A record whose run crashed (``error``) is run again; a last line cut by a kill i
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from reactgraph.config import ConfigError
@@ -42,9 +43,11 @@ class Journal:
 
     def add(self, record: Record) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a") as file:
-            if self._cut:
-                file.write("\n")
-                self._cut = False
-            file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        line = ("\n" if self._cut else "") + json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:  # one write of the whole line: evals of other agents may append to the same file at once
+            os.write(descriptor, line.encode())
+        finally:
+            os.close(descriptor)
+        self._cut = False
         self.records[(record["agent"], record["id"])] = record
