@@ -259,3 +259,18 @@ def test_the_pin_is_the_one_the_install_instructions_give():
     for name in ("pyproject.toml", "README.md"):
         with open(os.path.join(root, name)) as file:
             assert REQUIREMENT in file.read(), name
+
+
+# Recorded from Qwen2.5-Coder-1.5B (Q4, llama.cpp behind the Ollama shim) on live_simple_3-2-1, as every agent got it.
+RECORDED_ANNOUNCED = (
+    "To find a suitable Uber ride for your needs, I'll use the `uber_ride` function. Here are the arguments:\n\n```json\n{\n"
+    "  \"loc\": \"221B Baker Street, Berkeley, CA, USA\",\n  \"type\": \"plus\",\n  \"time\": 600\n}\n```\n\n"
+    "This will return a JSON object with the details of the Uber ride that meets your criteria."
+)
+
+
+@pytest.mark.parametrize("agent, right", [("reactgraph", True), ("prebuilt", False), ("create_agent", False)])
+def test_the_recorded_announced_call_is_read_as_the_call_by_reactgraph_only(agent, right):
+    entry = select(["live_simple"], only=["live_simple_3-2-1"])[0]
+    record = run_entry(entry, agent, ScriptedChatModel(responses=[RECORDED_ANNOUNCED]), {}, MODEL)
+    assert score(entry, record["calls"]).valid is right, record
