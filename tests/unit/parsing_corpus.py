@@ -128,6 +128,8 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # ... and a reply that lists the calls it would make is no answer: the model is asked to make them.
     ("the calls listed, not made", "I would make these calls:\n1. **get_weather** function:\n   - City: Paris\n   - Unit: celsius", False, ("error", "missing_action")),
     ("the calls listed, text format", "1. **get_weather** function:\n   - City: Paris", True, ("error", "missing_action")),
+    # recorded on live_simple_1-1-0 (tool github_star): "GitHub star history" in prose is no mention of the tool
+    ("a tool's words in prose are not its name", "To get the GitHub star history:\n```python\nrepos = 'a/b'\naligned = True\n```", False, ("answer", "To get the GitHub star history:\n```python\nrepos = 'a/b'\naligned = True\n```")),
     ("an answer that names a tool but gives it no inputs", "I used get_weather: it is sunny in Paris.", False, ("answer", "I used get_weather: it is sunny in Paris.")),
     # -- malformed: each becomes an error observation ------------------------------------------------
     ("empty content", "", False, ("answer", "")),

@@ -6,8 +6,9 @@ reads that as the call. Or they list the calls they would make ("1. **FindEvents
 and stop: ``described_calls`` tells the reader that such a reply is no answer, so the model is asked to make the
 call (or to answer) instead of the list being taken as the final answer.
 
-A tool counts as named by its name, that name with spaces for underscores, or the last part of a long
-API-style name when that part is a CamelCase word of its own (``Events_3_FindEvents``: ``FindEvents``)."""
+A tool counts as named by its name, or the last part of a long API-style name when that part is a CamelCase
+word of its own (``Events_3_FindEvents``: ``FindEvents``); an input, by its name or that name with spaces for
+underscores (``Event Type: Music``)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ ITEM = r"(?im)^[ \t]*(?:[-*+•]|\d+[.)])?[ \t]*(?:\*\*|`|\*)?{name}(?:\*\*|`|\*
 
 def names_of(spec: ToolSpec) -> list[str]:
     """The ways a reply may name ``spec``."""
-    names = [spec.name, spec.name.replace("_", " ")]
+    names = [spec.name]
     last = re.split(r"[_.]", spec.name)[-1]
     if last != spec.name and CAMEL.fullmatch(last):
         names.append(last)

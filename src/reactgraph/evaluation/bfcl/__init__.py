@@ -10,5 +10,10 @@ reactgraph and its peers (``reactgraph eval --suite bfcl:CATEGORY[,...]``).
 - ``report``: accuracy, entries, tokens, seconds and errors per category and agent; ``chart`` draws them.
 
 Multi-turn categories (``multi_turn_base``) need a conversation per entry on one thread (issue 26) and are
-not offered yet: ``entries.categories`` refuses them by name.
+not offered yet: ``entries.categories`` refuses them by name. Where they plug in: an entry with several user
+turns, its tools made from instances of its API classes (built from its initial configuration, under a model name
+fresh for each run, since BFCL caches instances by model name and entry id), each turn one turn of the
+conversation; the record keeps each turn's calls (structured, so BFCL's executor is given call strings we build,
+never model text), and ``scoring`` hands them to BFCL's multi-turn checker. ``runs.run_entry`` is the one place
+that would dispatch on the kind of entry.
 """
