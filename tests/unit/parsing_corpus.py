@@ -129,7 +129,7 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("the calls listed, not made", "I would make these calls:\n1. **get_weather** function:\n   - City: Paris\n   - Unit: celsius", False, ("error", "missing_action")),
     ("the calls listed, text format", "1. **get_weather** function:\n   - City: Paris", True, ("error", "missing_action")),
     # recorded on live_simple_1-1-0 (tool github_star): "GitHub star history" in prose is no mention of the tool
-    ("a tool's words in prose are not its name", "To get the GitHub star history:\n```python\nrepos = 'a/b'\naligned = True\n```", False, ("answer", "To get the GitHub star history:\n```python\nrepos = 'a/b'\naligned = True\n```")),
+    ("a tool's words in prose are not its name", "To get weather data in code:\n```python\ncity = 'Paris'\n```", False, ("answer", "To get weather data in code:\n```python\ncity = 'Paris'\n```")),
     ("an answer that names a tool but gives it no inputs", "I used get_weather: it is sunny in Paris.", False, ("answer", "I used get_weather: it is sunny in Paris.")),
     # -- malformed: each becomes an error observation ------------------------------------------------
     ("empty content", "", False, ("answer", "")),
