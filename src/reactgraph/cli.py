@@ -254,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         thread = getattr(args, "thread", None)
         how = f"continue with `reactgraph resume {thread}`" if thread else "nothing was started"
+        if str(getattr(args, "suite", None) or "").startswith("bfcl:"):
+            how = f"the runs that ended are kept in {args.out}; the same command picks up where it stopped"
         print(f"reactgraph: interrupted; {how}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:

@@ -274,3 +274,15 @@ def test_the_recorded_announced_call_is_read_as_the_call_by_reactgraph_only(agen
     entry = select(["live_simple"], only=["live_simple_3-2-1"])[0]
     record = run_entry(entry, agent, ScriptedChatModel(responses=[RECORDED_ANNOUNCED]), {}, MODEL)
     assert score(entry, record["calls"]).valid is right, record
+
+
+def test_ctrl_c_says_the_same_command_picks_up(tmp_path, capsys, monkeypatch):
+    import reactgraph.commands.benchmark as benchmark
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(benchmark.run_bfcl, "__defaults__", (interrupted,))
+    argv = ["eval", "--suite", "bfcl:simple_python", "--limit", "1", "--model", "ollama:none", "--out", str(tmp_path)]
+    assert cli.main(argv) == 1
+    assert "the same command picks up where it stopped" in capsys.readouterr().err
