@@ -286,3 +286,24 @@ def test_ctrl_c_says_the_same_command_picks_up(tmp_path, capsys, monkeypatch):
     argv = ["eval", "--suite", "bfcl:simple_python", "--limit", "1", "--model", "ollama:none", "--out", str(tmp_path)]
     assert cli.main(argv) == 1
     assert "the same command picks up where it stopped" in capsys.readouterr().err
+
+
+# Recorded on parallel_3 (reactgraph's first reply): the calls listed with the tool's name spelled out in words, each
+# with its arguments as JSON, and an invented result after each.
+RECORDED_LISTED = (
+    "To get the protein sequence of human HbA1c, normal hemoglobin, and rat hemoglobin along with their 3D models, you can "
+    "use the following tools:\n\n1. **Protein Info Get Sequence And 3D**:\n   - **Arguments**: `{\"protein_name\": \"HbA1c\", "
+    "\"model_3d\": true}`\n   - **Result**: {\"sequence\": \"Sequence of HbA1c\", \"3d_model\": \"3D model of HbA1c\"}\n\n"
+    "2. **Protein Info Get Sequence And 3D**:\n   - **Arguments**: `{\"protein_name\": \"Normal Hemoglobin\", \"model_3d\": true}`\n"
+    "   - **Result**: {\"sequence\": \"Sequence of Normal Hemoglobin\", \"3d_model\": \"3D model of Normal Hemoglobin\"}\n\n"
+    "3. **Protein Info Get Sequence And 3D**:\n   - **Arguments**: `{\"protein_name\": \"Rat Hemoglobin\", \"model_3d\": true}`\n"
+    "   - **Result**: {\"sequence\": \"Sequence of Rat Hemoglobin\", \"3d_model\": \"3D model of Rat Hemoglobin\"}\n\n"
+    "These tools will provide the sequence and 3D models for each specified protein."
+)
+
+
+def test_the_recorded_list_of_calls_with_the_tool_spelled_out_is_read_as_the_three_calls():
+    entry = select(["parallel"], only=["parallel_3"])[0]
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[RECORDED_LISTED]), {}, MODEL)
+    assert [c["args"]["protein_name"] for c in record["calls"]] == ["HbA1c", "Normal Hemoglobin", "Rat Hemoglobin"]
+    assert score(entry, record["calls"]).valid

@@ -6,8 +6,9 @@ reads that as the call. Or they list the calls they would make ("1. **FindEvents
 and stop: ``described_calls`` tells the reader that such a reply is no answer, so the model is asked to make the
 call (or to answer) instead of the list being taken as the final answer.
 
-A tool counts as named by its name, or the last part of a long API-style name when that part is a CamelCase
-word of its own (``Events_3_FindEvents``: ``FindEvents``); an input, by its name or that name with spaces for
+A tool counts as named by its name, that name spelled out in words when it has three parts or more
+(``protein_info_get_sequence_and_3D``: "Protein Info Get Sequence And 3D"), or the last part of a long API-style
+name when that part is a CamelCase word of its own (``Events_3_FindEvents``: ``FindEvents``); an input, by its name or that name with spaces for
 underscores (``Event Type: Music``)."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from reactgraph.errors import ErrorKind
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
 from reactgraph.tools.specs import ToolSpec
 
+MIN_SPELLED_PARTS = 3  # "Protein Info Get Sequence And 3D" names protein_info_get_sequence_and_3D; "GitHub star" is no name
 CAMEL = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 # "- City: New York", "* **city**: New York", "2. `event_type` = Music": a parameter given a value, in a list or on a line
 ITEM = r"(?im)^[ \t]*(?:[-*+•]|\d+[.)])?[ \t]*(?:\*\*|`|\*)?{name}(?:\*\*|`|\*)?[ \t]*(?:\*\*)?[ \t]*[:=][ \t]*\S"
@@ -27,7 +29,10 @@ ITEM = r"(?im)^[ \t]*(?:[-*+•]|\d+[.)])?[ \t]*(?:\*\*|`|\*)?{name}(?:\*\*|`|\*
 def names_of(spec: ToolSpec) -> list[str]:
     """The ways a reply may name ``spec``."""
     names = [spec.name]
-    last = re.split(r"[_.]", spec.name)[-1]
+    parts = [p for p in re.split(r"[_.]", spec.name) if p]
+    if len(parts) >= MIN_SPELLED_PARTS:
+        names.append(" ".join(parts))
+    last = parts[-1] if parts else spec.name
     if last != spec.name and CAMEL.fullmatch(last):
         names.append(last)
     return list(dict.fromkeys(names))
