@@ -14,7 +14,7 @@
     reactgraph cancel THREAD
     reactgraph tools [--tools a,b] [--mcp FILE] [--json]
     reactgraph playbook list|show ID|remove ID|clear|export|import FILE [--name N] [--db PATH]
-    reactgraph eval [--model M] [--suite PATH] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
+    reactgraph eval [--model M] [--suite PATH | bfcl:CATEGORY,...] [--limit N] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
 
 This module holds every command's options; the commands themselves live in reactgraph.commands, each module
 imported only when its command runs, and the exit codes in reactgraph.commands (standard library only).
@@ -237,7 +237,12 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--model", help="'provider:model' (default ollama:qwen2.5:7b) or 'module:factory'")
     evaluate.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
     evaluate.add_argument(
-        "--suite", type=Path, help="a task file or directory (default: the suite shipped with reactgraph)"
+        "--suite",
+        help="a task file or directory (default: the suite shipped with reactgraph), or bfcl:CATEGORY[,CATEGORY...] for "
+        "the Berkeley Function Calling Leaderboard's entries (needs reactgraph[bench], see the README)",
+    )
+    evaluate.add_argument(
+        "--limit", type=int, help="BFCL: the first N entries of each category (the same ones every run)"
     )
     evaluate.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
     evaluate.add_argument(
@@ -250,7 +255,7 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"
     )
-    evaluate.add_argument("--only", help="comma-separated task ids or categories to run")
+    evaluate.add_argument("--only", help="comma-separated task ids or categories to run (BFCL: entry ids)")
     evaluate.add_argument(
         "--learn", action="store_true",
         help="a learning pass on half the tasks (alternate tasks of each category) fills a playbook, then the other "
@@ -348,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         thread = getattr(args, "thread", None)
         how = f"continue with `reactgraph resume {thread}`" if thread else "nothing was started"
+        if str(getattr(args, "suite", None) or "").startswith("bfcl:"):
+            how = f"the runs that ended are kept in {args.out}; the same command picks up where it stopped"
         print(f"reactgraph: interrupted; {how}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:

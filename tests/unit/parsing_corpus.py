@@ -120,6 +120,17 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("final answer in native mode", "Thought: I know it.\nFinal Answer: Paris", False, ("answer", "Paris")),
     ("plain answer", "The capital of France is Paris.", False, ("answer", "The capital of France is Paris.")),
     ("plain answer with data json", 'The record is {"name": "Alice", "age": 31}.', False, ("answer", 'The record is {"name": "Alice", "age": 31}.')),
+    # Issue 28, Qwen2.5-Coder-1.5B on BFCL: the call announced in prose, its arguments alone in a JSON block, is the call;
+    # a JSON object whose keys are not the named tool's inputs stays data.
+    ("a call announced in prose, its arguments as JSON", "I will use the `get_weather` function. The arguments are:\n```json\n{\"city\": \"Paris\"}\n```", False, ("call", [("get_weather", W)])),
+    ("the same in the text format", "I will use the `get_weather` function. The arguments are:\n```json\n{\"city\": \"Paris\"}\n```", True, ("call", [("get_weather", W)])),
+    ("a tool named beside data that is not its arguments", 'The get_weather tool gave {"temp": 21, "sky": "clear"}.', False, ("answer", 'The get_weather tool gave {"temp": 21, "sky": "clear"}.')),
+    # ... and a reply that lists the calls it would make is no answer: the model is asked to make them.
+    ("the calls listed, not made", "I would make these calls:\n1. **get_weather** function:\n   - City: Paris\n   - Unit: celsius", False, ("error", "missing_action")),
+    ("the calls listed, text format", "1. **get_weather** function:\n   - City: Paris", True, ("error", "missing_action")),
+    # recorded on live_simple_1-1-0 (tool github_star): "GitHub star history" in prose is no mention of the tool
+    ("a tool's words in prose are not its name", "To get weather data in code:\n```python\ncity = 'Paris'\n```", False, ("answer", "To get weather data in code:\n```python\ncity = 'Paris'\n```")),
+    ("an answer that names a tool but gives it no inputs", "I used get_weather: it is sunny in Paris.", False, ("answer", "I used get_weather: it is sunny in Paris.")),
     # -- malformed: each becomes an error observation ------------------------------------------------
     ("empty content", "", False, ("answer", "")),
     ("truncated json", '{"name": "search", "arguments": {"query": "capital of', False, ("error", "malformed_output")),

@@ -350,11 +350,11 @@ def dedent(code: str) -> str:
 
 
 def command_lines() -> list[tuple[str, str]]:
-    """Every ``reactgraph ...`` line of the bash blocks, its comment cut, an optional ``[...]`` part left out
-    and the first of ``a | b`` alternatives kept."""
+    """Every ``reactgraph ...`` line of the bash blocks (a line ending in ``\\`` joined to the next), its comment
+    cut, an optional ``[...]`` part left out and the first of ``a | b`` alternatives kept."""
     lines = []
     for document, code in blocks("bash"):
-        for line in code.splitlines():
+        for line in re.sub(r"\\\n\s*", " ", code).splitlines():
             line = line.strip()
             if not line.startswith("reactgraph "):
                 continue

@@ -22,8 +22,10 @@ from rich.progress import (
 from rich.table import Table
 
 from reactgraph.commands import EXIT_OK
+from reactgraph.commands.benchmark import chosen_entries, is_bfcl, run_bfcl
 from reactgraph.commands.console import output_console
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
+from reactgraph.evaluation.bfcl.report import BfclReport
 from reactgraph.evaluation.learning import run_learning, split_tasks
 from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
@@ -87,13 +89,23 @@ def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatMo
     return init_chat_model(spec, base_url=base_url, api_key=key, temperature=cfg.temperature, **cap)
 
 
-def run(args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None) -> SuiteReport:
+def run(
+    args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None
+) -> SuiteReport | BfclReport:
     """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given.
-    Without ``args.model`` or ``args.suite``: the default model, the suite shipped with reactgraph."""
+    Without ``args.model`` or ``args.suite``: the default model, the suite shipped with reactgraph; a
+    ``bfcl:CATEGORY[,...]`` suite runs BFCL's entries (``commands.benchmark``)."""
     console = console or Console()
-    args.model, args.suite = args.model or DEFAULT_MODEL, args.suite or shipped_suite()
+    args.model = args.model or DEFAULT_MODEL
     overrides = parse_overrides(args.overrides)
     cfg = make_config(**overrides)  # a bad --set fails here, before any model call
+    if is_bfcl(args.suite):
+        agents, entries = chosen_agents(args), chosen_entries(args)
+        model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url, cfg)
+        return run_bfcl(args, console, model, agents, overrides, entries)
+    if getattr(args, "limit", None) is not None:
+        raise ConfigError("--limit is for a BFCL suite (--suite bfcl:CATEGORY); the task suite takes --only")
+    args.suite = Path(args.suite) if args.suite else shipped_suite()
     tasks = load_suite(args.suite)
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}

@@ -9,9 +9,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from reactgraph.agent import ReActAgent
@@ -98,19 +100,7 @@ def run_peer(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[
     config = task_config(task, overrides)
     graph = PEERS[peer](model, [entry.tool for entry in registry.list()])
     start = time.perf_counter()
-    detail, messages = "", []
-    try:
-        out = graph.invoke(
-            {"messages": [("user", task.question)]}, {"recursion_limit": 2 * config.max_iterations + 1}
-        )
-        messages = out["messages"]
-        last = messages[-1]
-        answer: str | None = last.text if isinstance(last, AIMessage) else None
-        reason = "failure" if answer and find_phrase(answer, config.failure_phrases) else "success"
-    except GraphRecursionError as exc:  # the peers' only stop at a limit: an exception, no answer
-        answer, reason, detail = None, "max_iterations", f"GraphRecursionError: {str(exc)[:120]}"
-    except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
-        answer, reason, detail = None, "error", f"{type(exc).__name__}: {str(exc)[:160]}"
+    messages, answer, reason, detail = invoke_peer(graph, task.question, config)
     seconds = time.perf_counter() - start
     ai = [m for m in messages if isinstance(m, AIMessage)]
     offered = {entry.name for entry in registry.list()}
@@ -130,6 +120,29 @@ def run_peer(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[
         acted_turns=sum(any(c["name"] in offered for c in m.tool_calls) for m in acting),
         copied_answer=is_copied(answer, [m.text for m in messages if isinstance(m, ToolMessage) and m.status == "error"], config),
     )
+
+
+def invoke_peer(
+    graph: CompiledStateGraph, question: str, config: AgentConfig, callbacks: list[BaseCallbackHandler] | None = None
+) -> tuple[list[BaseMessage], str | None, str, str]:
+    """A peer's run of ``question``: its messages, its answer (the last AI message's text), the termination reason
+    as reactgraph names it (success, failure by the failure phrases, max_iterations at the recursion limit of a
+    model and a tools step per turn, error when it crashed) and a detail."""
+    messages: list[BaseMessage] = []
+    try:
+        out = graph.invoke(
+            {"messages": [("user", question)]},
+            {"recursion_limit": 2 * config.max_iterations + 1, "callbacks": callbacks or []},
+        )
+        messages = out["messages"]
+        last = messages[-1]
+        answer = last.text if isinstance(last, AIMessage) else None
+        reason = "failure" if answer and find_phrase(answer, config.failure_phrases) else "success"
+        return messages, answer, reason, ""
+    except GraphRecursionError as exc:  # the peers' only stop at a limit: an exception, no answer
+        return messages, None, "max_iterations", f"GraphRecursionError: {str(exc)[:120]}"
+    except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
+        return messages, None, "error", f"{type(exc).__name__}: {str(exc)[:160]}"
 
 
 # Observations that mean the call itself could not be read (invalid_parameters may be the tool's own check).

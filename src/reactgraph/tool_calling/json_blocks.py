@@ -1,6 +1,6 @@
 """Tool calls written into a reply's text: JSON objects (bare, fenced, in ``<tool_call>`` tags, several
-at once, with single quotes, trailing commas or Python literals) and Python-style calls
-(``search(query="x")``) of a known tool. The JSON format reads replies with this; the native and
+at once, with single quotes, trailing commas or Python literals), Python-style calls
+(``search(query="x")``) of a known tool, and an object of arguments after prose that names the tool. The JSON format reads replies with this; the native and
 text formats use it to recover calls a model wrote as text."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from langchain_core.utils.json import parse_partial_json
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
 from reactgraph.tool_calling.binding import bind_call
+from reactgraph.tool_calling.described import named_arguments
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
 
 FINISH_VERBS = ("finish", "final_answer", "final answer")
@@ -40,6 +41,8 @@ def read_json_calls(text: str, ctx: ReadContext, *, inline: bool = True) -> Pars
             if not inline and text[text.rfind("\n", 0, start) + 1 : start].strip():
                 continue
             found = calls_in_block(block.strip(), ctx)
+            if found is None and (spec := named_arguments(text[:start], loads_lenient(block.strip()), ctx)):
+                found = [bind_call(spec.name, loads_lenient(block.strip()), ctx)]  # "I will use `tool`. The arguments are: {...}"
             if found is None:
                 unreadable = loads_lenient(block.strip()) is None
                 broken = broken or (unreadable and (bool(CALL_SHAPE.search(block)) or whole.startswith("<")))

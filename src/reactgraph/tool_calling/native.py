@@ -20,6 +20,7 @@ from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
 from reactgraph.tool_calling.actions import read_text_actions
 from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls, through_last_call
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, reject
 from reactgraph.tool_calling.tags import Tags, cut_invented, find_tag, shown_observation
@@ -73,14 +74,14 @@ def own_part(step: dict[str, Any], ctx: ReadContext) -> str:
 def calls_else_answer(reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
     """The reply's calls: from the API, else an explicit ``Action:`` line, else calls written as JSON
     (a block quoted inside a line of prose does not count beside a ``Final Answer:`` line), else a
-    ``Final Answer:``; without any, its text is the answer."""
+    ``Final Answer:``; without any, its text is the answer (unless it describes calls instead of making them)."""
     tags = ctx.tags
     return (
         native_calls(reply, text, ctx)
         or (read_text_actions(text, ctx) if find_tag(text, tags.action) else None)
         or read_json_calls(text, ctx, inline=find_tag(text, tags.final_answer) is None)
         or read_text_actions(text, ctx)
-        or ParsedReply(thought=text, answer=text)
+        or answer_unless_described(text, ctx)
     )
 
 

@@ -20,6 +20,7 @@ from reactgraph import prompts
 from reactgraph.errors import ErrorKind
 from reactgraph.tool_calling.actions import read_text_actions
 from reactgraph.tool_calling.base import Format
+from reactgraph.tool_calling.described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls
 from reactgraph.tool_calling.native import native_calls
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
@@ -53,7 +54,7 @@ class TextFormat(Format):
             problem = f"your reply has a {tags.thought} but neither an {tags.action} nor a {tags.final_answer}"
             thought = without_thought_tag(text, tags)
             return ParsedReply(thought=thought, actions=[reject(ErrorKind.MISSING_ACTION, problem, ctx)], unanswered=thought)
-        return ParsedReply(thought=text, answer=text)
+        return answer_unless_described(text, ctx)
 
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
         tags = ctx.tags

@@ -1,0 +1,90 @@
+"""BFCL's own code and data, from the ``bfcl-eval`` package at the version pinned here.
+
+The package is installed without its dependencies (``pip install --no-deps``): as shipped, its AST checker
+imports ``bfcl_eval.constants.model_config``, which imports every vendor's SDK (about 470 MB) only to look up
+``underscore_to_dot`` by model name. ``ast_checker`` puts a small module of ours in its place before the
+import: the one model name the checker is given here, with dotted names compared as they are (the tools' names
+are mapped back to BFCL's before scoring, ``tools.bfcl_name``). The checker then needs the standard library only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from reactgraph.config import ConfigError
+
+VERSION = "2026.3.23"
+REQUIREMENT = f"bfcl-eval=={VERSION}"
+INSTALL = f'pip install -e ".[bench]" && pip install --no-deps "{REQUIREMENT}"'
+# The name the checker is told the model has: it decides only how dotted function names are compared.
+MODEL_NAME = "reactgraph"
+MODEL_CONFIG = "bfcl_eval.constants.model_config"
+
+
+class BfclUnavailable(ConfigError):
+    """bfcl-eval is not installed (or not at a version with the data and checker this eval reads)."""
+
+
+def installed_version() -> str | None:
+    """The installed bfcl-eval's version, or None."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bfcl-eval")
+    except PackageNotFoundError:
+        return None
+
+
+def data_dir() -> Path:
+    """BFCL's data: the entries of each category and ``possible_answer/`` (the ground truth)."""
+    try:
+        root = resources.files("bfcl_eval")
+    except ModuleNotFoundError:
+        raise BfclUnavailable(f"the BFCL suite needs the bfcl-eval package; install it with: {INSTALL}") from None
+    return Path(str(root / "data"))
+
+
+def version_prefix() -> str:
+    """The prefix of BFCL's data files (``BFCL_v4``)."""
+    data_dir()
+    from bfcl_eval.constants.category_mapping import VERSION_PREFIX
+
+    return VERSION_PREFIX
+
+
+def ast_checker() -> Any:
+    """BFCL's ``ast_checker`` function, imported without the model registry."""
+    data_dir()
+    if MODEL_CONFIG not in sys.modules:
+        sys.modules[MODEL_CONFIG] = _model_config()
+    mapping = sys.modules[MODEL_CONFIG].MODEL_CONFIG_MAPPING
+    if MODEL_NAME not in mapping:  # the real registry, imported by someone else: add our name to it
+        mapping[MODEL_NAME] = types.SimpleNamespace(underscore_to_dot=False)
+    return importlib.import_module("bfcl_eval.eval_checker.ast_eval.ast_checker").ast_checker
+
+
+def python_language() -> Any:
+    """BFCL's ``Language.PYTHON`` (every single-turn category run here is Python)."""
+    data_dir()
+    from bfcl_eval.constants.enums import Language
+
+    return Language.PYTHON
+
+
+def openapi_types() -> dict[str, str]:
+    """BFCL's mapping of its parameter types to JSON-schema types (``dict`` -> ``object``, ``float`` -> ``number``)."""
+    data_dir()
+    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+
+    return dict(GORILLA_TO_OPENAPI)
+
+
+def _model_config() -> types.ModuleType:
+    module = types.ModuleType(MODEL_CONFIG, "reactgraph's stand-in for BFCL's model registry: one model name.")
+    module.MODEL_CONFIG_MAPPING = {MODEL_NAME: types.SimpleNamespace(underscore_to_dot=False)}  # type: ignore[attr-defined]
+    return module

@@ -1,0 +1,136 @@
+"""One BFCL entry through one agent, kept as a record (a JSON line) that can be scored again without a model:
+the first calls the agent executed (the arguments as the model wrote them, before any coercion of ours), the calls
+of its first reply, every model reply as it came, the answer, the tokens and the seconds.
+
+"Executed" is the same test for every agent: the first turn in which a call to a tool on offer ran (reactgraph:
+its observation is ok, so a call refused for its arguments and made again after the re-prompt counts; the peers:
+its tool message is no error); the calls of that turn that ran are scored. The run stops there (reactgraph by
+``termination_callback``, the peers by the tools' ``return_direct``): what it did next is not scored. A run that
+executes nothing goes on to its answer: the right behaviour for the irrelevance categories."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, LLMResult
+
+from reactgraph.agent import ReActAgent
+from reactgraph.answers.result import ReActStep
+from reactgraph.config import AgentConfig
+from reactgraph.evaluation.bfcl.entries import Entry
+from reactgraph.evaluation.bfcl.tools import bfcl_name, entry_tools
+from reactgraph.evaluation.peers import PEERS
+from reactgraph.evaluation.runner import NON_INTERACTIVE, invoke_peer
+from reactgraph.tools.registry import ToolRegistry
+
+Record = dict[str, Any]
+
+
+class Replies(BaseCallbackHandler):
+    """Every chat model reply of a run, in order: its text and its native tool calls."""
+
+    def __init__(self) -> None:
+        self.replies: list[dict[str, Any]] = []
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        for generation in (g for batch in response.generations for g in batch):
+            if isinstance(generation, ChatGeneration) and isinstance(generation.message, AIMessage):
+                message = generation.message
+                calls = [{"name": c["name"], "args": c["args"]} for c in message.tool_calls]
+                self.replies.append({"text": message.text, "tool_calls": calls})
+            else:
+                self.replies.append({"text": generation.text, "tool_calls": []})
+
+
+def run_entry(entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str) -> Record:
+    """``entry`` through ``agent`` (reactgraph or a peer of ``PEERS``) with ``overrides`` (AgentConfig fields; the
+    peers honour max_iterations and the failure phrases), as a record."""
+    tools, names = entry_tools(entry)
+    replies = Replies()
+    start = time.perf_counter()
+    if agent == "reactgraph":
+        measured = _reactgraph(entry, tools, names, model, overrides, replies)
+    else:
+        measured = _peer(entry, PEERS[agent](model, tools), names, overrides, replies)
+    return {
+        "agent": agent,
+        "model": model_name,
+        "id": entry.id,
+        "category": entry.category,
+        **measured,
+        "replies": replies.replies,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def ran_a_call(step: ReActStep) -> bool:
+    """reactgraph's stop: the turn ran a call."""
+    return any(o.status == "ok" and o.tool for o in step.observations)
+
+
+def _reactgraph(
+    entry: Entry, tools: list[Any], names: dict[str, str], model: BaseChatModel, overrides: Mapping[str, Any], replies: Replies
+) -> dict[str, Any]:
+    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | {"termination_callback": ran_a_call}))
+    agent = ReActAgent(model=model, tools=ToolRegistry(tools), config=config, checkpointer=None)
+    try:
+        result = agent.run(entry.question, callbacks=[replies])
+    except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
+        return _crashed(exc)
+    steps = result.trace.steps
+    executed = next((s for s in steps if ran_a_call(s)), None)
+    ran = {o.call_id for o in executed.observations if o.status == "ok"} if executed else set()
+    first = steps[0].actions if steps else []
+    return {
+        "calls": [_call(a.tool, a.args, names) for a in (executed.actions if executed else []) if a.id in ran],
+        "first_reply_calls": [_call(a.tool, a.args, names) for a in first if a.tool],
+        "answer": None if executed else result.final_answer,
+        "reason": result.termination_reason.value,
+        "tokens": result.token_usage.total_tokens,
+        "error": "",
+    }
+
+
+def _peer(
+    entry: Entry, graph: Any, names: dict[str, str], overrides: Mapping[str, Any], replies: Replies
+) -> dict[str, Any]:
+    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides)))
+    messages, answer, reason, detail = invoke_peer(graph, entry.question, config, callbacks=[replies])
+    first = replies.replies[0]["tool_calls"] if replies.replies else []
+    calls = _executed(messages)
+    return {
+        "calls": [_call(c["name"], c["args"], names) for c in calls],
+        "first_reply_calls": [_call(c["name"], c["args"], names) for c in first],
+        "answer": None if calls else answer,
+        "reason": "error" if reason == "error" else ("custom" if calls else reason),
+        "tokens": sum((m.usage_metadata or {}).get("total_tokens", 0) for m in messages if isinstance(m, AIMessage)),
+        "error": detail if reason == "error" else "",
+    }
+
+
+def _executed(messages: list[BaseMessage]) -> list[dict[str, Any]]:
+    """The tool calls of the first AI message some of whose calls ran (their tool message is no error)."""
+    ok = {m.tool_call_id for m in messages if isinstance(m, ToolMessage) and m.status != "error"}
+    for message in messages:
+        if isinstance(message, AIMessage) and (ran := [c for c in message.tool_calls if c.get("id") in ok]):
+            return ran
+    return []
+
+
+def _call(name: str, args: Any, names: dict[str, str]) -> dict[str, Any]:
+    return {"name": bfcl_name(name, names), "args": args}
+
+
+def _crashed(exc: BaseException) -> dict[str, Any]:
+    return {
+        "calls": [], "first_reply_calls": [], "answer": None, "reason": "error", "tokens": 0,
+        "error": f"{type(exc).__name__}: {str(exc)[:300]}",
+    }
+
+
+RunEntry = Callable[[Entry, str, BaseChatModel, Mapping[str, Any], str], Record]

@@ -1,0 +1,309 @@
+"""The BFCL suite (``reactgraph eval --suite bfcl:...``) on real BFCL entries, scored with BFCL's own checker, with
+scripted models that answer each entry with its ground truth (or get one thing wrong)."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from reactgraph import cli
+from reactgraph.testing import ScriptedChatModel, tool_calls
+
+try:
+    from reactgraph.evaluation.bfcl.package import REQUIREMENT, VERSION, installed_version
+
+    HAVE_BFCL = installed_version() == VERSION
+except ImportError:  # pragma: no cover - the package's own module always imports
+    HAVE_BFCL = False
+
+if not HAVE_BFCL and os.environ.get("CI"):  # .ci/run installs it: a missing package there is a failure, not a skip
+    raise RuntimeError(f"CI needs {REQUIREMENT} (installed with --no-deps by .ci/run)")
+pytestmark = pytest.mark.skipif(
+    not HAVE_BFCL, reason=f"needs {REQUIREMENT}: pip install --no-deps '{REQUIREMENT}' (.ci/run installs it)"
+)
+
+if HAVE_BFCL:
+    from reactgraph.evaluation.bfcl.chart import bar_chart
+    from reactgraph.evaluation.bfcl.entries import SINGLE_TURN, Entry, select
+    from reactgraph.evaluation.bfcl.journal import FILE, Journal
+    from reactgraph.evaluation.bfcl.runs import run_entry
+    from reactgraph.evaluation.bfcl.scoring import score
+    from reactgraph.evaluation.bfcl.tools import entry_tools, tool_name
+
+IN_SCOPE = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple")
+IRRELEVANCE = ("irrelevance", "live_irrelevance")
+MODEL = "scripted"
+
+
+def pick(options: list[Any]) -> Any:
+    """A value the ground truth accepts: its first option that is not '' (the mark of an optional input)."""
+    value = next(o for o in options if o != "")
+    if isinstance(value, dict):  # a dict input: each key's options
+        return {k: pick(v) for k, v in value.items() if any(o != "" for o in v)}
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [{k: pick(o) for k, o in item.items() if any(x != "" for x in o)} for item in value]
+    return value
+
+
+def truth(entry: Entry) -> list[tuple[str, dict[str, Any]]]:
+    """The entry's ground truth as calls: (tool name as offered, arguments)."""
+    calls = []
+    for answer in entry.ground_truth or []:
+        (name, params), = answer.items()
+        calls.append((tool_name(name), {p: pick(o) for p, o in params.items() if any(x != "" for x in o)}))
+    return calls
+
+
+def as_json_text(calls: list[tuple[str, dict[str, Any]]]) -> str:
+    """The calls written into the reply's text, as small models write them."""
+    objects = [{"name": n, "arguments": a} for n, a in calls]
+    return "I will call the functions.\n```json\n" + json.dumps(objects if len(objects) > 1 else objects[0]) + "\n```"
+
+
+def entries(category: str, n: int = 2) -> list[Entry]:
+    return select([category], limit=n)
+
+
+@pytest.mark.parametrize("category", IN_SCOPE)
+def test_the_ground_truth_scores_right_through_reactgraph_natively_and_as_text(category):
+    for entry in entries(category):
+        calls = truth(entry)
+        for reply in (tool_calls(calls), as_json_text(calls)):
+            record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[reply]), {}, MODEL)
+            assert record["error"] == "", record
+            assert score(entry, record["calls"]).valid, (entry.id, record["calls"], score(entry, record["calls"]))
+            assert score(entry, record["first_reply_calls"]).valid
+
+
+@pytest.mark.parametrize("category", IN_SCOPE)
+def test_the_ground_truth_scores_right_through_the_text_format(category):
+    entry = entries(category, 1)[0]
+    model = ScriptedChatModel(responses=[as_json_text(truth(entry))])
+    record = run_entry(entry, "reactgraph", model, {"tool_calling": "text"}, MODEL)
+    assert not model.calls[0]["tools"]  # the tools were described in the prompt, not bound
+    assert score(entry, record["calls"]).valid, record
+
+
+@pytest.mark.parametrize("peer", ["prebuilt", "create_agent"])
+@pytest.mark.parametrize("category", IN_SCOPE)
+def test_the_ground_truth_scores_right_through_the_peers(category, peer):
+    for entry in entries(category, 1):
+        record = run_entry(entry, peer, ScriptedChatModel(responses=[tool_calls(truth(entry))]), {}, MODEL)
+        assert score(entry, record["calls"]).valid, record
+
+
+def test_dotted_names_are_offered_with_underscores_and_scored_with_dots():
+    entry = next(e for e in entries("simple_python", 5) if "." in e.functions[0]["name"])
+    tools, names = entry_tools(entry)
+    assert "." not in tools[0].name and names[tools[0].name] == entry.functions[0]["name"]
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[tool_calls(truth(entry))]), {}, MODEL)
+    assert record["calls"][0]["name"] == entry.functions[0]["name"]
+    assert score(entry, record["calls"]).valid
+
+
+def test_a_wrong_argument_is_scored_wrong():
+    entry = select(["simple_python"], only=["simple_python_0"])[0]  # triangle area, base 10 and height 5
+    (name, args), = truth(entry)
+    wrong = tool_calls([(name, args | {"base": 11})])
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[wrong]), {}, MODEL)
+    verdict = score(entry, record["calls"])
+    assert record["calls"] == [{"name": "calculate_triangle_area", "args": args | {"base": 11}}]
+    assert not verdict.valid and verdict.error_type.startswith("value_error")
+
+
+def test_the_arguments_are_scored_as_the_model_wrote_them_not_as_reactgraph_read_them():
+    """reactgraph reads "10" as 10 for an integer input, and the call runs; BFCL scores the text the model gave."""
+    entry = select(["simple_python"], only=["simple_python_0"])[0]
+    (name, args), = truth(entry)
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[tool_calls([(name, args | {"base": "10"})])]), {}, MODEL)
+    assert record["calls"][0]["args"]["base"] == "10"
+    assert score(entry, record["calls"]).error_type.startswith("type_error")
+
+
+def test_a_call_refused_for_its_arguments_and_made_again_counts_and_the_first_reply_is_reported_beside_it():
+    entry = select(["simple_python"], only=["simple_python_0"])[0]
+    (name, args), = truth(entry)
+    first = tool_calls([(name, {"base": 10})])  # height missing: refused, the model is asked again
+    model = ScriptedChatModel(responses=[first, tool_calls([(name, args)])])
+    record = run_entry(entry, "reactgraph", model, {}, MODEL)
+    assert score(entry, record["calls"]).valid
+    assert not score(entry, record["first_reply_calls"]).valid
+    assert len(record["replies"]) == 2
+
+
+@pytest.mark.parametrize("category", IRRELEVANCE)
+@pytest.mark.parametrize("agent", ["reactgraph", "prebuilt", "create_agent"])
+def test_irrelevance_is_right_only_without_any_call(category, agent):
+    entry = entries(category, 1)[0]
+    answered = run_entry(entry, agent, ScriptedChatModel(responses=["None of the functions fits this question."]), {}, MODEL)
+    assert answered["calls"] == [] and score(entry, answered["calls"]).valid
+    tool = entry_tools(entry)[0][0]
+    kinds = {"number": 1.5, "integer": 1, "boolean": True, "array": [1.0], "object": {}}
+    made_up = {p: kinds.get(tool.args_schema["properties"][p]["type"], "x") for p in tool.args_schema.get("required", [])}
+    called = run_entry(entry, agent, ScriptedChatModel(responses=[tool_calls([(tool.name, made_up)]), "done"]), {}, MODEL)
+    assert called["calls"] and not score(entry, called["calls"]).valid
+
+
+def test_a_call_named_in_prose_with_its_arguments_as_json_is_read_and_a_listed_call_is_not_the_answer():
+    """Issue 28's two misses, in the shapes Qwen2.5-Coder-1.5B wrote them on BFCL entries."""
+    entry = select(["simple_python"], only=["simple_python_0"])[0]
+    (name, args), = truth(entry)
+    announced = f"I will use the `{name}` function. The arguments are:\n```json\n{json.dumps(args)}\n```"
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[announced]), {}, MODEL)
+    assert score(entry, record["calls"]).valid, record
+    listed = f"1. **{name}** function:\n   - Base: 10\n   - Height: 5"
+    model = ScriptedChatModel(responses=[listed, tool_calls([(name, args)])])
+    record = run_entry(entry, "reactgraph", model, {}, MODEL)
+    assert record["first_reply_calls"] == [] and score(entry, record["calls"]).valid  # asked again, then called
+
+
+def write_factory(tmp_path, module: str, body: str) -> list[str]:
+    (tmp_path / f"{module}.py").write_text(body)
+    return ["--model", f"{module}:model"]
+
+
+GROUND_TRUTH_MODEL = """
+import json
+from reactgraph.evaluation.bfcl.entries import select
+from reactgraph.testing import ScriptedChatModel, by_prompt, tool_calls
+from tests.unit.test_bfcl import truth
+CALLS = []
+def model():
+    es = select(["simple_python", "irrelevance"], limit=2)
+    routes = [(e.question, tool_calls(truth(e)) if e.ground_truth else "No function fits.") for e in es]
+    def counted(messages):
+        CALLS.append(1)
+        return by_prompt(*routes, default="?")(messages)
+    return ScriptedChatModel(responses=[counted], repeat_last=True)
+"""
+
+
+def test_the_command_runs_reports_and_resumes_without_running_an_entry_again(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    model = write_factory(tmp_path, "gt_model", GROUND_TRUTH_MODEL)
+    out = tmp_path / "out"
+    command = ["eval", "--suite", "bfcl:simple_python,irrelevance", "--limit", "2", "--compare", "prebuilt", "--out", str(out), *model]
+    assert cli.main(command) == 0
+    lines = (out / FILE).read_text().splitlines()
+    assert len(lines) == 8  # 4 entries, 2 agents
+    totals = json.loads((out / "eval.json").read_text())["totals"]
+    assert {(t["category"], t["agent"]): (t["entries"], t["right"]) for t in totals} == {
+        ("simple_python", "reactgraph"): (2, 2), ("simple_python", "prebuilt"): (2, 2),
+        ("irrelevance", "reactgraph"): (2, 2), ("irrelevance", "prebuilt"): (2, 2),
+    }
+    assert "| simple_python | reactgraph | 100.0% (2/2) |" in (out / "eval.md").read_text()
+    svg = ET.fromstring((out / "bfcl.svg").read_text())
+    assert len([r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("height") not in (None, "12", "360")]) == 4
+
+    import gt_model
+
+    gt_model.CALLS.clear()
+    (out / FILE).write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:40])  # killed while writing the last record
+    assert cli.main(command) == 0
+    assert len(gt_model.CALLS) == 1  # only the run whose record was cut ran again
+    assert json.loads((out / "eval.json").read_text())["totals"] == totals
+
+
+def test_a_journal_of_another_model_is_refused(tmp_path):
+    Journal(tmp_path, "a").add({"agent": "reactgraph", "id": "x", "model": "a"})
+    with pytest.raises(ValueError, match="holds runs of model 'a'"):
+        Journal(tmp_path, "b")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--suite", "bfcl:multi_turn_base"], "need conversations"),
+        (["--suite", "bfcl:simple"], "unknown category 'simple'"),
+        (["--suite", "bfcl:simple_python", "--repeat", "2"], "does not take --repeat"),
+        (["--suite", "bfcl:simple_python", "--limit", "0"], "--limit takes"),
+        (["--suite", "bfcl:simple_python", "--only", "simple_python_9999"], "no entry simple_python_9999"),
+        (["--limit", "3"], "--limit is for a BFCL suite"),
+    ],
+)
+def test_bad_bfcl_options_are_usage_errors_before_any_model_call(tmp_path, capsys, argv, message):
+    assert cli.main(["eval", *argv, "--model", "ollama:none", "--out", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_every_single_turn_category_loads_with_its_ground_truth():
+    for category in SINGLE_TURN:
+        loaded = select([category], limit=3)
+        assert len(loaded) == 3 and all(e.category == category for e in loaded)
+        assert all((e.ground_truth is None) == ("irrelevance" in category) for e in loaded)
+
+
+def test_the_chart_draws_a_bar_per_agent_and_category_and_the_marks():
+    svg = ET.fromstring(bar_chart("t", {"a": {"x": 0.5, "y": 1.0}, "b": {"x": 0.0}}, marks={"a": 0.7}, mark_label="published"))
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"50%", "100%", "0%", "published", "x", "y"} <= set(texts)
+    dashed = [line for line in svg.iter("{http://www.w3.org/2000/svg}line") if line.get("stroke-dasharray")]
+    assert len(dashed) == 2  # the mark, and its legend
+
+
+def test_a_reply_with_a_native_call_to_a_tool_not_on_offer_is_no_call():
+    entry = entries("irrelevance", 1)[0]
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[tool_calls([("no_such_tool", {})]), "No."]), {}, MODEL)
+    assert record["calls"] == [] and score(entry, record["calls"]).valid
+    assert record["first_reply_calls"] == [{"name": "no_such_tool", "args": {}}]
+    assert isinstance(AIMessage(content="x"), AIMessage)
+
+
+def test_the_pin_is_the_one_the_install_instructions_give():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for name in ("pyproject.toml", "README.md"):
+        with open(os.path.join(root, name)) as file:
+            assert REQUIREMENT in file.read(), name
+
+
+# Recorded from Qwen2.5-Coder-1.5B (Q4, llama.cpp behind the Ollama shim) on live_simple_3-2-1, as every agent got it.
+RECORDED_ANNOUNCED = (
+    "To find a suitable Uber ride for your needs, I'll use the `uber_ride` function. Here are the arguments:\n\n```json\n{\n"
+    "  \"loc\": \"221B Baker Street, Berkeley, CA, USA\",\n  \"type\": \"plus\",\n  \"time\": 600\n}\n```\n\n"
+    "This will return a JSON object with the details of the Uber ride that meets your criteria."
+)
+
+
+@pytest.mark.parametrize("agent, right", [("reactgraph", True), ("prebuilt", False), ("create_agent", False)])
+def test_the_recorded_announced_call_is_read_as_the_call_by_reactgraph_only(agent, right):
+    entry = select(["live_simple"], only=["live_simple_3-2-1"])[0]
+    record = run_entry(entry, agent, ScriptedChatModel(responses=[RECORDED_ANNOUNCED]), {}, MODEL)
+    assert score(entry, record["calls"]).valid is right, record
+
+
+def test_ctrl_c_says_the_same_command_picks_up(tmp_path, capsys, monkeypatch):
+    import reactgraph.commands.benchmark as benchmark
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(benchmark.run_bfcl, "__defaults__", (interrupted,))
+    argv = ["eval", "--suite", "bfcl:simple_python", "--limit", "1", "--model", "ollama:none", "--out", str(tmp_path)]
+    assert cli.main(argv) == 130  # EXIT_INTERRUPTED
+    assert "the same command picks up where it stopped" in capsys.readouterr().err
+
+
+# Recorded on parallel_3 (reactgraph's first reply): the calls listed with the tool's name spelled out in words, each
+# with its arguments as JSON, and an invented result after each.
+RECORDED_LISTED = (
+    "To get the protein sequence of human HbA1c, normal hemoglobin, and rat hemoglobin along with their 3D models, you can "
+    "use the following tools:\n\n1. **Protein Info Get Sequence And 3D**:\n   - **Arguments**: `{\"protein_name\": \"HbA1c\", "
+    "\"model_3d\": true}`\n   - **Result**: {\"sequence\": \"Sequence of HbA1c\", \"3d_model\": \"3D model of HbA1c\"}\n\n"
+    "2. **Protein Info Get Sequence And 3D**:\n   - **Arguments**: `{\"protein_name\": \"Normal Hemoglobin\", \"model_3d\": true}`\n"
+    "   - **Result**: {\"sequence\": \"Sequence of Normal Hemoglobin\", \"3d_model\": \"3D model of Normal Hemoglobin\"}\n\n"
+    "3. **Protein Info Get Sequence And 3D**:\n   - **Arguments**: `{\"protein_name\": \"Rat Hemoglobin\", \"model_3d\": true}`\n"
+    "   - **Result**: {\"sequence\": \"Sequence of Rat Hemoglobin\", \"3d_model\": \"3D model of Rat Hemoglobin\"}\n\n"
+    "These tools will provide the sequence and 3D models for each specified protein."
+)
+
+
+def test_the_recorded_list_of_calls_with_the_tool_spelled_out_is_read_as_the_three_calls():
+    entry = select(["parallel"], only=["parallel_3"])[0]
+    record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[RECORDED_LISTED]), {}, MODEL)
+    assert [c["args"]["protein_name"] for c in record["calls"]] == ["HbA1c", "Normal Hemoglobin", "Rat Hemoglobin"]
+    assert score(entry, record["calls"]).valid
