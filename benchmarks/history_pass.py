@@ -3,9 +3,9 @@ LangGraph's prebuilt agent's ``get_state_history`` on the same saver class, in o
 
 The workload: a scripted model (reactgraph.testing.ScriptedChatModel) that calls one cheap tool per
 iteration (a 200-character result), then answers. Each run is written to its own SQLite file; then the
-history is read back ``--repeats`` times and the median wall time kept (the read is single-threaded and
-waits on nothing, so wall time is its CPU). Beside the time, what does not depend on the machine: the SQL
-statements the read sends (SQLite's trace callback) and the checkpoint rows it fetches.
+history is read back ``--repeats`` times and the median CPU time kept (``time.process_time``: the read is
+single-threaded and waits on nothing, and other load on a shared machine does not count). Beside the time, what
+does not depend on the machine: the SQL statements the read sends (SQLite's trace callback) and the checkpoints.
 
     python benchmarks/history_pass.py    # print the table (benchmarks/RESULTS.md, "Bookkeeping (issue 30)")
 """
@@ -59,12 +59,12 @@ class Counted:
 
 
 def timed(read: Callable[[], Any], repeats: int) -> tuple[float, int]:
-    """(median seconds of ``read``, entries it returned)."""
+    """(median CPU seconds of ``read``, entries it returned)."""
     times, entries = [], 0
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         entries = len(list(read()))
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return statistics.median(times), entries
 
 
@@ -115,7 +115,7 @@ def table(results: dict[str, dict[int, dict[str, float]]]) -> str:
     for name, rows in results.items():
         first, last = rows[SIZES[0]], rows[SIZES[-1]]
         cells = [f"{rows[n]['seconds'] * 1000:,.0f} ms" for n in SIZES]
-        lines.append(f"| {name}: history | {' | '.join(cells)} | {last['seconds'] / first['seconds']:.1f}x |")
+        lines.append(f"| {name}: history (CPU) | {' | '.join(cells)} | {last['seconds'] / first['seconds']:.1f}x |")
         cells = [f"{rows[n]['statements']:,.0f}" for n in SIZES]
         lines.append(f"| {name}: SQL statements | {' | '.join(cells)} | {last['statements'] / first['statements']:.1f}x |")
         cells = [f"{rows[n]['entries']:,.0f}" for n in SIZES]
