@@ -34,9 +34,6 @@ class LoadedThread(BaseCheckpointSaver):
         """Every checkpoint of ``thread_id`` (root namespace) with its pending writes, in one ``list`` call."""
         return cls(list(saver.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})), channels)
 
-    def __len__(self) -> int:
-        return len(self._newest_first)
-
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         wanted = get_checkpoint_id(config)
         if wanted is None:
