@@ -13,6 +13,7 @@ for each configuration.
 
     python benchmarks/queue_throughput.py            # print the table
     python benchmarks/queue_throughput.py --write    # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/queue_throughput.py --runs 40 --workers 1,4 --model-delay 0.2   # model calls that wait 200 ms
 """
 
 from __future__ import annotations
@@ -133,8 +134,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="runs per configuration (default 100)")
     parser.add_argument("--workers", default="1,2,4", help="worker counts on Postgres (default 1,2,4)")
+    parser.add_argument("--model-delay", type=float, default=0.0, help="seconds each model call waits (default 0)")
     parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
     args = parser.parse_args()
+    os.environ["QUEUE_MODEL_DELAY"] = str(args.model_delay)  # the workers inherit it
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     load_before = os.getloadavg()[0]
     server, stop = start_postgres()

@@ -55,7 +55,6 @@ from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
-DURABILITY = "sync"  # every checkpoint is on disk before the next step starts: a crash loses at most one step
 STEP_NODES = ("observe", "terminate")  # the nodes that write trace steps
 Update = tuple[str, dict[str, Any]]  # (node, the node's update)
 
@@ -339,7 +338,7 @@ class ReActAgent:
         async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, query):  # noqa: E501
             with self.store.errors(drive.thread_id):
                 chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
-                                       durability=DURABILITY, subgraphs=True)
+                                       durability=self._durability(drive), subgraphs=True)
                 async for namespace, mode, chunk in chunks:
                     for item in stream_items(mode, chunk, namespace):
                         for shown in steps_of(item):
@@ -455,6 +454,10 @@ class ReActAgent:
                 return self._output(snapshot_result(snapshot, drive.thread_id, self.output_schema), drive.context)
             payload = Command(resume=answers)
 
+    def _durability(self, drive: Drive) -> str:
+        """When the run's checkpoints are written (``AgentConfig.durability``, the run's own over the agent's)."""
+        return self.config.merge(drive.context).durability
+
     def _drive(self, drive: Drive) -> Any:
         """``_steps`` on the graph (its first invoke from ``drive.start``, a fork's checkpoint, when given)."""
         steps, start = self._steps(drive), drive.start or drive.config
@@ -465,7 +468,7 @@ class ReActAgent:
         ):
             payload = next(steps)
             while True:
-                self.graph.invoke(payload, start, context=drive.context, durability=DURABILITY)
+                self.graph.invoke(payload, start, context=drive.context, durability=self._durability(drive))
                 done, payload = advance(steps, self.graph.get_state(drive.config))
                 if done:
                     return payload
@@ -482,7 +485,7 @@ class ReActAgent:
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
-                    await graph.ainvoke(payload, drive.config, context=drive.context, durability=DURABILITY)
+                    await graph.ainvoke(payload, drive.config, context=drive.context, durability=self._durability(drive))
                     done, payload = advance(steps, await graph.aget_state(drive.config))
                     if done:
                         return payload
@@ -497,8 +500,8 @@ class ReActAgent:
         ):
             payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
             chunks = self.graph.stream(
-                payload, drive.start or drive.config, context=drive.context, stream_mode=modes, durability=DURABILITY,
-                subgraphs=True,
+                payload, drive.start or drive.config, context=drive.context, stream_mode=modes,
+                durability=self._durability(drive), subgraphs=True,
             )
             for namespace, mode, chunk in chunks:
                 yield from stream_items(mode, chunk, namespace)

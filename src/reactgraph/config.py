@@ -287,6 +287,13 @@ class AgentConfig(BaseModel):
     model_retries: int = Field(default=2, ge=0, description="Retries of a model call that failed with a transient error.")
     model_retry_delay: float = Field(default=1.0, ge=0, description="First wait before retrying a model call, in seconds.")
     model_retry_max_delay: float = Field(default=10.0, ge=0, description="Longest wait between model call retries, in seconds.")
+    durability: Literal["sync", "async", "exit"] = Field(
+        default="sync",
+        description="When the run's checkpoints are written (LangGraph's durability): 'sync' before the next step "
+        "starts (a crash loses at most the step running); 'async' while the next step runs (a crash can lose the "
+        "last step: a tool call that finished may run again on resume); 'exit' only when the run ends or waits (a "
+        "crash loses the whole run, and its history has no steps to fork from).",
+    )
     termination_callback: SkipJsonSchema[Callable[[Any], bool] | None] = Field(
         default=None,
         exclude=True,

@@ -327,28 +327,76 @@ def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STA
     return app
 
 
+class RunQueue:
+    """Queues runs for the workers on one Postgres database (default ``REACTGRAPH_DB``): its tables made sure of,
+    its connections opened (by the first ``submit``) and each distinct set of run options checked once, for as many
+    ``submit`` calls as the caller makes; ``close`` (or leaving a ``with`` block) gives the connections back."""
+
+    def __init__(self, db: str | None = None) -> None:
+        self.url = queue_url(db)
+        self._checked: dict[str, dict[str, Any]] = {}  # the options as JSON -> what a job carries
+        self._runs: Any = None  # the run store (cancels), and procrastinate's app: opened by the first submit
+        self._app: procrastinate.App | None = None
+
+    def submit(self, question: str, *, thread_id: str | None = None, **options: Any) -> str:
+        """Queue a run of ``question`` and return its thread id at once (``submit`` says what ``options`` take)."""
+        checked_query(question)
+        payload = self._options(options)
+        thread_id = checked_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex
+        app = self._opened()
+        self._runs.clear_cancel(thread_id)  # a cancel stored for an earlier run on this thread does not stop this one
+        with queue_errors(self.url):
+            app.configure_task(TASK, queue=QUEUE, lock=f"reactgraph:{thread_id}").defer(
+                question=question, thread_id=thread_id, options=payload
+            )
+        return thread_id
+
+    def _options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``checked_options`` once per distinct set of options (a set that is no JSON is checked, and refused, each time)."""
+        try:
+            key = json.dumps(options, sort_keys=True)
+        except TypeError:
+            return checked_options(dict(options))
+        if key not in self._checked:
+            self._checked[key] = checked_options(dict(options))
+        return json.loads(json.dumps(self._checked[key]))  # the job's own copy
+
+    def _opened(self) -> procrastinate.App:
+        if self._app is None:
+            ensure_schema(self.url)
+            self._runs = open_store(self.url)
+            app = queue_app(self.url)
+            try:
+                with queue_errors(self.url):
+                    app.open()
+            except BaseException:
+                self._runs.close()
+                raise
+            self._app = app
+        return self._app
+
+    def close(self) -> None:
+        if self._app is not None:
+            self._app.close()
+            self._runs.close()
+            self._app = self._runs = None
+
+    def __enter__(self) -> RunQueue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def submit(question: str, db: str | None = None, *, thread_id: str | None = None, **options: Any) -> str:
     """Queue a run of ``question`` for the workers on the Postgres database ``db`` (default
     ``REACTGRAPH_DB``) and return its thread id at once. ``options``: ``model`` ('provider:model' or
     'module:factory'), ``tools`` ('a,b': built-in names or 'module:attribute'), ``mcp`` (a servers
     file), ``documents`` (what search_documents searches), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
-    ``run`` command takes them. Runs on one thread are taken one after another."""
-    checked_query(question)
-    url = queue_url(db)
-    payload = checked_options(dict(options))
-    thread_id = checked_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex
-    ensure_schema(url)
-    runs = open_store(url)
-    try:  # a cancel stored for an earlier run on this thread does not stop this one
-        runs.clear_cancel(thread_id)
-    finally:
-        runs.close()
-    app = queue_app(url)
-    with queue_errors(url), app.open():
-        app.configure_task(TASK, queue=QUEUE, lock=f"reactgraph:{thread_id}").defer(
-            question=question, thread_id=thread_id, options=payload
-        )
-    return thread_id
+    ``run`` command takes them. Runs on one thread are taken one after another. Many runs: ``RunQueue(db).submit``,
+    which connects and checks the options once."""
+    with RunQueue(db) as queue:
+        return queue.submit(question, thread_id=thread_id, **options)
 
 
 def run_worker(

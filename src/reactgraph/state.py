@@ -8,12 +8,13 @@ stores only the new entries, so checkpoint bytes grow with the run, not its squa
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal, get_type_hints
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
+from langgraph.types import Overwrite
 from typing_extensions import (
     TypedDict,  # pydantic (the server's schemas) needs it on Python < 3.12
 )
@@ -273,3 +274,31 @@ class ReActState(InputState, OutputState, total=False):
     partial: bool
     # terminate: wall-clock end of the run.
     finished_at: float
+
+
+# the keys whose writes a reducer folds in (a write adds to the value instead of replacing it)
+ACCUMULATING = frozenset(k for k, hint in get_type_hints(ReActState, include_extras=True).items() if get_origin(hint) is Annotated)
+IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
+ALWAYS_WRITTEN = frozenset({"thought"})  # what a turn said is its own, also when it says what the last one did
+
+
+def changes(state: Mapping[str, Any], update: Any) -> Any:
+    """``update`` (a node's dict) without the writes that would leave the state as it is: a value the key
+    already holds, an ``Overwrite`` with it, nothing added to an accumulating key. Only for a node that runs
+    alone in its step (there an ``Overwrite`` races no other task's write); anything but a dict is returned as is."""
+    if not isinstance(update, dict):
+        return update
+    return {k: v for k, v in update.items() if k in ALWAYS_WRITTEN or not _idle(state, k, v)}
+
+
+def _idle(state: Mapping[str, Any], key: str, value: Any) -> bool:
+    if isinstance(value, Overwrite):
+        return key in state and _same(state[key], value.value)
+    if key in ACCUMULATING:
+        return isinstance(value, list | dict) and not value
+    return key in state and _same(state[key], value)
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Equal, and not one mutable object that a node may have changed in place (its write then kept)."""
+    return old == new and (old is not new or isinstance(new, IMMUTABLE))

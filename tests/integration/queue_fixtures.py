@@ -26,7 +26,8 @@ KEYS = ("a", "b", "c")
 
 
 def reply(messages: list[BaseMessage]) -> str | AIMessage:
-    """The next reply of the run named in the prompt."""
+    """The next reply of the run named in the prompt, after ``QUEUE_MODEL_DELAY`` seconds (default 0: a real model's wait)."""
+    time.sleep(float(os.environ.get("QUEUE_MODEL_DELAY", "0")))
     text = "\n".join(message_text(m) for m in messages)
     if SUMMARY_MARK in text:
         return "Notes: recording keys."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
@@ -17,7 +18,7 @@ from reactgraph.graph import routing
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
 from reactgraph.graph.subagents import AgentTool
-from reactgraph.state import InputState, OutputState, ReActState, typed_output_state
+from reactgraph.state import InputState, OutputState, ReActState, changes, typed_output_state
 from reactgraph.tools.registry import ToolRegistry
 
 NodeFactory = Callable[[NodeDeps], Callable[..., Any]]  # NodeDeps -> the node function (what make_think and the others are)
@@ -28,6 +29,17 @@ NODE_FACTORIES: dict[str, NodeFactory] = {
     "summarize": make_summarize,
     "terminate": make_terminate,
 }
+PARALLEL_NODES = frozenset({"act"})  # nodes that run as several tasks of one step (one per tool call)
+
+
+def changes_only(node: Callable[[ReActState], Any]) -> Callable[[ReActState], Any]:
+    """``node`` writing only the keys it changes (``state.changes``): fewer rows per checkpoint."""
+
+    @functools.wraps(node)
+    def changed(state: ReActState) -> Any:
+        return changes(state, node(state))
+
+    return changed
 
 
 def build_deps(
@@ -71,7 +83,9 @@ def build_graph(
     output = typed_output_state(deps.output_schema) if deps.output_schema else OutputState
     builder = StateGraph(ReActState, context_schema=AgentConfig, input_schema=InputState, output_schema=output)
     for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
-        builder.add_node(name, factory(deps))
+        node = factory(deps)
+        own = factory is NODE_FACTORIES[name] and name not in PARALLEL_NODES  # a custom node writes as it returns
+        builder.add_node(name, changes_only(node) if own else node)
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_at_start(state: ReActState) -> Literal["summarize", "think"]:

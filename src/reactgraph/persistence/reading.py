@@ -1,5 +1,5 @@
 """Reading runs back from any LangGraph saver, through the compiled graph (``get_state`` /
-``get_state_history``): where a run stands (``run_info``, ``list_runs``), its history (``history``, ``fork_point``),
+``get_state_history``, the latter on the thread read once: ``replay``): where a run stands (``run_info``, ``list_runs``), its history (``history``, ``fork_point``),
 its result (``snapshot_result``) and its trace as text, JSON or Markdown (``format_trace``)."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from reactgraph.answers.result import ConversationTurn, ReActResult, ReActTrace,
 from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import RunNotFoundError
+from reactgraph.persistence.replay import LoadedThread
 
 
 class ForkError(ValueError):
@@ -157,8 +158,11 @@ def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
     """The state after each super-step of the run's current branch, oldest first.
 
     After a fork the thread holds several branches; this follows the parent links back
-    from the latest checkpoint, so the entries are exactly the ones that led to it."""
-    snapshots = {s.config["configurable"]["checkpoint_id"]: s for s in graph.get_state_history(thread_config(thread_id))}
+    from the latest checkpoint, so the entries are exactly the ones that led to it. The checkpoints are
+    read once (``replay.LoadedThread``): one pass over the run, however long."""
+    loaded = LoadedThread.read(graph.checkpointer, thread_id, graph.channels)
+    replayed = graph.copy({"checkpointer": loaded}).get_state_history(thread_config(thread_id))
+    snapshots = {s.config["configurable"]["checkpoint_id"]: s for s in replayed}
     if not snapshots:
         raise RunNotFoundError(f"no run with thread id {thread_id!r}")
     chain = []

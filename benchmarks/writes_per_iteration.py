@@ -1,0 +1,132 @@
+"""What a run writes per iteration (issue 30): checkpoints, write rows, SQL statements and bytes on SQLite, and CPU
+per iteration in memory and on SQLite, for reactgraph and LangGraph's prebuilt agent side by side in one process.
+
+The workload is history_pass.py's: a scripted model that calls one cheap tool per iteration (a 200-character
+result), then answers. Both agents run with ``durability="sync"`` (reactgraph's default) on a real SqliteSaver
+whose connection counts the statements (SQLite's trace callback). Rows and statements do not depend on the
+machine; CPU time (``time.process_time``, median of ``--repeats`` runs after a warm-up) does.
+
+    python benchmarks/writes_per_iteration.py    # print the tables (benchmarks/RESULTS.md, "Bookkeeping (issue 30)")
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from history_pass import lookup, scripted  # beside this script
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from reactgraph import AgentConfig, ReActAgent
+
+SIZES = (20, 40, 200)
+CPU_ITERATIONS = 40
+
+
+def reactgraph_run(iterations: int, saver: Any) -> Callable[[str], Any]:
+    cfg = AgentConfig(max_iterations=iterations + 1, stall_threshold=1000, allow_clarification=False)
+    agent = ReActAgent(scripted(iterations), [lookup], cfg, checkpointer=saver)
+    return lambda thread: agent.run("Read the entries.", thread_id=thread)
+
+
+def prebuilt_run(iterations: int, saver: Any) -> Callable[[str], Any]:
+    from langgraph.prebuilt import create_react_agent
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent
+        graph = create_react_agent(scripted(iterations), [lookup], checkpointer=saver)
+    return lambda thread: graph.invoke(
+        {"messages": [HumanMessage("Read the entries.")]},
+        {"configurable": {"thread_id": thread}, "recursion_limit": 3 * iterations + 20},
+        durability="sync",
+    )
+
+
+AGENTS = {"reactgraph": reactgraph_run, "prebuilt create_react_agent": prebuilt_run}
+
+
+def writes(name: str, iterations: int, workdir: Path) -> dict[str, float]:
+    """Per iteration: checkpoints, write rows, SQL statements (all, and INSERTs), stored bytes."""
+    conn = sqlite3.connect(workdir / f"{name.split()[0]}-{iterations}.sqlite", check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    run = AGENTS[name](iterations, saver)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    run("bench")
+    conn.set_trace_callback(None)
+    checkpoints, blob = conn.execute("SELECT COUNT(*), SUM(LENGTH(checkpoint) + LENGTH(metadata)) FROM checkpoints").fetchone()
+    rows, values = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(value)), 0) FROM writes").fetchone()
+    conn.close()
+    inserts = sum(1 for s in statements if s.lstrip().upper().startswith("INSERT"))
+    per = float(iterations)
+    return {"checkpoints": checkpoints / per, "rows": rows / per, "statements": len(statements) / per,
+            "inserts": inserts / per, "bytes": (blob + values) / per}
+
+
+def cpu_per_iteration(name: str, on_sqlite: bool, repeats: int, workdir: Path) -> float:
+    """Median CPU seconds per iteration of a CPU_ITERATIONS run (the first run warms up)."""
+    times = []
+    for i in range(repeats + 1):
+        conn = sqlite3.connect(workdir / f"cpu-{name.split()[0]}-{i}.sqlite", check_same_thread=False) if on_sqlite else None
+        run = AGENTS[name](CPU_ITERATIONS, SqliteSaver(conn) if conn else InMemorySaver())
+        start = time.process_time()
+        run(f"cpu-{i}")
+        times.append((time.process_time() - start) / CPU_ITERATIONS)
+        if conn:
+            conn.close()
+    return statistics.median(times[1:])
+
+
+def measure(repeats: int) -> dict[str, dict[str, Any]]:
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in AGENTS:
+            print(f"measuring {name} ...", file=sys.stderr)
+            results[name] = {n: writes(name, n, Path(tmp)) for n in SIZES}
+            results[name]["cpu memory"] = cpu_per_iteration(name, False, repeats, Path(tmp))
+            results[name]["cpu sqlite"] = cpu_per_iteration(name, True, repeats, Path(tmp))
+    return results
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    ours, peer = results["reactgraph"], results["prebuilt create_react_agent"]
+    lines = [
+        f"| per iteration, on SQLite | agent | {' | '.join(f'{n} it.' for n in SIZES)} | reactgraph / prebuilt at {SIZES[1]} |",
+        "| --- | --- |" + " ---: |" * (len(SIZES) + 1),
+    ]
+    labels = {"checkpoints": "checkpoints", "rows": "write rows", "statements": "SQL statements",
+              "inserts": "INSERT statements", "bytes": "bytes stored"}
+    for key, label in labels.items():
+        for name, row in results.items():
+            cells = [f"{row[n][key]:,.1f}" if key != "bytes" else f"{row[n][key] / 1024:,.1f} KB" for n in SIZES]
+            ratio = f"{ours[SIZES[1]][key] / peer[SIZES[1]][key]:.2f}x" if name == "reactgraph" else ""
+            lines.append(f"| {label} | {name} | {' | '.join(cells)} | {ratio} |")
+    for name, row in results.items():
+        creep = row[SIZES[-1]]["bytes"] / row[SIZES[0]]["bytes"]
+        lines.append(f"| bytes per iteration, {SIZES[-1]} it. / {SIZES[0]} it. | {name} | | | {creep:.2f}x | |")
+    lines += ["", f"| CPU per iteration, {CPU_ITERATIONS} it. | reactgraph | prebuilt | reactgraph / prebuilt |", "| --- | ---: | ---: | ---: |"]
+    for key in ("cpu memory", "cpu sqlite"):
+        lines.append(f"| {key.split()[1]} | {ours[key] * 1000:.2f} ms | {peer[key] * 1000:.2f} ms | {ours[key] / peer[key]:.2f}x |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5, help="runs per CPU measurement (median)")
+    args = parser.parse_args(argv)
+    print(table(measure(args.repeats)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Fewer writes per iteration (issue 30): the nodes write only the keys they change, counted in a real SQLite file."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Overwrite
+
+from reactgraph import AgentConfig, ReActAgent, TerminationReason
+from reactgraph.state import ALWAYS_WRITTEN, changes
+from reactgraph.testing import ScriptedChatModel, tool_call
+
+ITERATIONS = 10
+NODES = ("think", "observe", "summarize", "terminate")  # the nodes that run alone in their step
+
+
+def lookup(n: int) -> str:
+    """Look up entry n."""
+    return f"entry {n}"
+
+
+@pytest.fixture
+def conn(tmp_path) -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def agent(conn) -> ReActAgent:
+    replies = [tool_call("lookup", {"n": n}, thought="Look up the next entry.") for n in range(ITERATIONS)]
+    model = ScriptedChatModel(responses=[*replies, "The entries are 0 to 9."], repeat_last=True)
+    config = AgentConfig(max_iterations=ITERATIONS + 1, stall_threshold=100, allow_clarification=False)
+    agent = ReActAgent(model, [lookup], config, checkpointer=SqliteSaver(conn))
+    assert agent.run("Look them up.", thread_id="t").termination_reason == TerminationReason.SUCCESS
+    return agent
+
+
+def test_rows_per_iteration(agent, conn):
+    rows = conn.execute("SELECT COUNT(*) FROM writes WHERE thread_id = 't'").fetchone()[0]
+    checkpoints = conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = 't'").fetchone()[0]
+    assert rows / ITERATIONS <= 20  # 27.4 when every node wrote every key it returns (issue 30)
+    assert checkpoints / ITERATIONS <= 3.2  # think, act, observe; a summary every 3 iterations
+
+
+def test_no_node_rewrites_a_value_the_state_holds(agent):
+    """Each write of a node that runs alone in its step changes the state (what the turn thought aside)."""
+    tuples = {t.config["configurable"]["checkpoint_id"]: t for t in agent.checkpointer.list({"configurable": {"thread_id": "t"}})}
+    idle = []
+    for entry in agent.history("t"):
+        ran = set(entry.next) & set(NODES)
+        for _, key, value in tuples[entry.checkpoint_id].pending_writes or []:
+            if ran and key in entry.values and key not in ALWAYS_WRITTEN:
+                new = value.value if isinstance(value, Overwrite) else value
+                if new == entry.values[key] and not isinstance(new, list | dict):
+                    idle.append((entry.step, key, new))
+    assert idle == []
+
+
+def test_changes_drops_what_leaves_the_state_as_it_is():
+    state: dict[str, Any] = {"iteration": 3, "steps": [{"n": 1}], "outcomes": [], "termination": None, "tool_usage": {"a": 1}}
+    update = {"iteration": 3, "steps": [], "outcomes": Overwrite([]), "termination": None, "summary": "", "thought": "same"}
+    assert changes(state, update) == {"summary": "", "thought": "same"}  # a key not yet written is written
+    assert changes(state, {"iteration": 4, "steps": [{"n": 2}]}) == {"iteration": 4, "steps": [{"n": 2}]}
+    assert changes(state, {"token_usage": {}}) == {}  # nothing added to an accumulating key
+
+
+def test_changes_keeps_a_value_changed_in_place():
+    usage = {"a": 1}
+    state = {"tool_usage": usage}
+    usage["a"] += 1  # a node that changed the state's own object: its write is kept
+    assert changes(state, {"tool_usage": usage}) == {"tool_usage": usage}
+    assert changes(state, {"tool_usage": {"a": 2}}) == {}
