@@ -280,15 +280,18 @@ class ReActState(InputState, OutputState, total=False):
 ACCUMULATING = frozenset(k for k, hint in get_type_hints(ReActState, include_extras=True).items() if get_origin(hint) is Annotated)
 IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
 ALWAYS_WRITTEN = frozenset({"thought"})  # what a turn said is its own, also when it says what the last one did
+# The run's outcome is in terminate's update, as a client streaming updates reads it, also when think set it first.
+OUTCOME = frozenset({"final_answer", "termination", "partial"})
 
 
-def changes(state: Mapping[str, Any], update: Any) -> Any:
+def changes(state: Mapping[str, Any], update: Any, keep: frozenset[str] = ALWAYS_WRITTEN) -> Any:
     """``update`` (a node's dict) without the writes that would leave the state as it is: a value the key
-    already holds, an ``Overwrite`` with it, nothing added to an accumulating key. Only for a node that runs
-    alone in its step (there an ``Overwrite`` races no other task's write); anything but a dict is returned as is."""
+    already holds, an ``Overwrite`` with it, nothing added to an accumulating key; the keys in ``keep`` are
+    written as given. Only for a node that runs alone in its step (there an ``Overwrite`` races no other task's
+    write); anything but a dict is returned as is."""
     if not isinstance(update, dict):
         return update
-    return {k: v for k, v in update.items() if k in ALWAYS_WRITTEN or not _idle(state, k, v)}
+    return {k: v for k, v in update.items() if k in keep or not _idle(state, k, v)}
 
 
 def _idle(state: Mapping[str, Any], key: str, value: Any) -> bool:

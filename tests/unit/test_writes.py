@@ -11,7 +11,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Overwrite
 
 from reactgraph import AgentConfig, ReActAgent, TerminationReason
-from reactgraph.state import ALWAYS_WRITTEN, changes
+from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, changes
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 ITERATIONS = 10
@@ -48,13 +48,15 @@ def test_rows_per_iteration(agent, conn):
 
 
 def test_no_node_rewrites_a_value_the_state_holds(agent):
-    """Each write of a node that runs alone in its step changes the state (what the turn thought aside)."""
+    """Each write of a node that runs alone in its step changes the state (what the turn thought, and the
+    outcome terminate reports, aside)."""
     tuples = {t.config["configurable"]["checkpoint_id"]: t for t in agent.checkpointer.list({"configurable": {"thread_id": "t"}})}
     idle = []
     for entry in agent.history("t"):
         ran = set(entry.next) & set(NODES)
         for _, key, value in tuples[entry.checkpoint_id].pending_writes or []:
-            if ran and key in entry.values and key not in ALWAYS_WRITTEN:
+            kept = ALWAYS_WRITTEN | OUTCOME if "terminate" in ran else ALWAYS_WRITTEN
+            if ran and key in entry.values and key not in kept:
                 new = value.value if isinstance(value, Overwrite) else value
                 if new == entry.values[key] and not isinstance(new, list | dict):
                     idle.append((entry.step, key, new))
@@ -75,3 +77,13 @@ def test_changes_keeps_a_value_changed_in_place():
     usage["a"] += 1  # a node that changed the state's own object: its write is kept
     assert changes(state, {"tool_usage": usage}) == {"tool_usage": usage}
     assert changes(state, {"tool_usage": {"a": 2}}) == {}
+
+
+
+def test_terminate_reports_the_outcome_though_think_set_it(agent):
+    """A client streaming updates reads the answer from terminate's update, also when think set it first."""
+    tuples = {t.config["configurable"]["checkpoint_id"]: t for t in agent.checkpointer.list({"configurable": {"thread_id": "t"}})}
+    before = next(entry for entry in agent.history("t") if "terminate" in entry.next)
+    written = {key: value for _, key, value in tuples[before.checkpoint_id].pending_writes}
+    assert written["final_answer"] == before.values["final_answer"] == "The entries are 0 to 9."
+    assert written["termination"]["reason"] == "success"

@@ -18,7 +18,7 @@ from reactgraph.graph import routing
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
 from reactgraph.graph.subagents import AgentTool
-from reactgraph.state import InputState, OutputState, ReActState, changes, typed_output_state
+from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, InputState, OutputState, ReActState, changes, typed_output_state
 from reactgraph.tools.registry import ToolRegistry
 
 NodeFactory = Callable[[NodeDeps], Callable[..., Any]]  # NodeDeps -> the node function (what make_think and the others are)
@@ -32,12 +32,12 @@ NODE_FACTORIES: dict[str, NodeFactory] = {
 PARALLEL_NODES = frozenset({"act"})  # nodes that run as several tasks of one step (one per tool call)
 
 
-def changes_only(node: Callable[[ReActState], Any]) -> Callable[[ReActState], Any]:
-    """``node`` writing only the keys it changes (``state.changes``): fewer rows per checkpoint."""
+def changes_only(node: Callable[[ReActState], Any], keep: frozenset[str] = ALWAYS_WRITTEN) -> Callable[[ReActState], Any]:
+    """``node`` writing only the keys it changes (``state.changes``), and those in ``keep``: fewer rows per checkpoint."""
 
     @functools.wraps(node)
     def changed(state: ReActState) -> Any:
-        return changes(state, node(state))
+        return changes(state, node(state), keep)
 
     return changed
 
@@ -85,7 +85,8 @@ def build_graph(
     for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
         node = factory(deps)
         own = factory is NODE_FACTORIES[name] and name not in PARALLEL_NODES  # a custom node writes as it returns
-        builder.add_node(name, changes_only(node) if own else node)
+        keep = ALWAYS_WRITTEN | OUTCOME if name == "terminate" else ALWAYS_WRITTEN
+        builder.add_node(name, changes_only(node, keep) if own else node)
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_at_start(state: ReActState) -> Literal["summarize", "think"]:
