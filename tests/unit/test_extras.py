@@ -42,7 +42,7 @@ def test_the_base_install_holds_no_extra_s_package():
         assert name not in base
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {"postgres", "server", "openai", "mcp"} <= set(extras)
-    assert "reactgraph[postgres,server,openai,mcp]" in extras["dev"]  # what .ci/run installs: every feature is tested
+    assert "reactgraph[postgres,server,openai,mcp,bench]" in extras["dev"]  # what .ci/run installs: every feature is tested
 
 
 def test_a_sqlite_run_and_its_listing_need_no_extra(tmp_path):
