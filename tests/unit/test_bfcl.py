@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from reactgraph import cli
+from reactgraph import cli, prompts
 from reactgraph.testing import ScriptedChatModel, tool_calls
 
 try:
@@ -218,7 +218,7 @@ def test_a_journal_of_another_model_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--suite", "bfcl:multi_turn_base"], "need conversations"),
+        (["--suite", "bfcl:multi_turn_miss_func"], "only multi_turn_base is offered"),
         (["--suite", "bfcl:simple"], "unknown category 'simple'"),
         (["--suite", "bfcl:simple_python", "--repeat", "2"], "does not take --repeat"),
         (["--suite", "bfcl:simple_python", "--limit", "0"], "--limit takes"),
@@ -307,3 +307,170 @@ def test_the_recorded_list_of_calls_with_the_tool_spelled_out_is_read_as_the_thr
     record = run_entry(entry, "reactgraph", ScriptedChatModel(responses=[RECORDED_LISTED]), {}, MODEL)
     assert [c["args"]["protein_name"] for c in record["calls"]] == ["HbA1c", "Normal Hemoglobin", "Rat Hemoglobin"]
     assert score(entry, record["calls"]).valid
+
+
+# Multi-turn: an entry's user turns as turns of one conversation, its tools running on BFCL's API instances.
+MULTI_TURN_IDS = ["multi_turn_base_0", "multi_turn_base_1"]  # a file system and a social feed; 4 turns each
+DONE = "The request of this turn is complete."
+
+
+def structured(call: str, entry: Entry) -> tuple[str, dict[str, Any]]:
+    """A ground-truth call string (``sort('a.pdf')``) as a structured call, positional arguments named by the
+    method's signature."""
+    import ast
+    import importlib
+    import inspect
+
+    from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
+
+    node = ast.parse(call, mode="eval").body
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    args = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    if node.args:
+        method = next(
+            getattr(cls, node.func.id)
+            for cls in (getattr(importlib.import_module(CLASS_FILE_PATH_MAPPING[c]), c) for c in entry.involved_classes)
+            if hasattr(cls, node.func.id)
+        )
+        names = [p for p in inspect.signature(method).parameters if p != "self"]
+        args |= {names[i]: ast.literal_eval(a) for i, a in enumerate(node.args)}
+    return node.func.id, args
+
+
+def conversation_model(
+    entry: Entry, text: bool = False, wrong: tuple[int, str, str] | None = None, together: bool = False
+) -> ScriptedChatModel:
+    """Answers each turn of ``entry`` with its ground truth, a call per reply (``together``: the turn's calls in one
+    reply), then a final answer (natively, or as JSON in the text); any other prompt (notes on earlier steps or
+    turns) gets a note. ``wrong`` (turn, key, value): that turn's first call has that argument changed."""
+    plans = {}
+    for turn, (question, calls) in enumerate(zip(entry.questions, entry.ground_truth or [], strict=True)):
+        made = [structured(call, entry) for call in calls]
+        if wrong and wrong[0] == turn:
+            made[0] = (made[0][0], made[0][1] | {wrong[1]: wrong[2]})
+        groups = [made] if together and made else [[call] for call in made]
+        plans[question] = [as_json_text(group) if text else tool_calls(group) for group in groups]
+
+    notes = tuple(prompt.split("\n")[0] for prompt in (prompts.SUMMARIZE_PROMPT, prompts.FOLD_PROMPT))
+
+    def reply(messages: list[Any]) -> Any:
+        asked = [m.text for m in messages if m.type == "human"]
+        if not asked or asked[-1].startswith(notes):  # reactgraph's notes on earlier steps or turns
+            return "Notes on the earlier steps."
+        plan = next(p for text in reversed(asked) for q, p in plans.items() if q in text)  # the turn's question
+        return plan.pop(0) if plan else DONE
+
+    return ScriptedChatModel(responses=[reply], repeat_last=True)
+
+
+@pytest.mark.parametrize("entry_id", MULTI_TURN_IDS)
+@pytest.mark.parametrize("fmt", ["native", "text"])
+def test_a_multi_turn_entry_replayed_from_its_ground_truth_passes_the_multi_turn_checker_through_reactgraph(entry_id, fmt):
+    entry = select(["multi_turn_base"], only=[entry_id])[0]
+    overrides = {"tool_calling": "text"} if fmt == "text" else {}
+    record = run_entry(entry, "reactgraph", conversation_model(entry, text=fmt == "text"), overrides, MODEL)
+    assert record["error"] == "", record
+    assert len(record["turns"]) == len(entry.questions) and [t["answer"] for t in record["turns"]] == [DONE] * len(entry.questions)
+    assert [len(c) for c in record["calls"]] == [len(t) for t in entry.ground_truth]
+    assert score(entry, record["calls"]).valid, score(entry, record["calls"])
+
+
+@pytest.mark.parametrize("peer", ["prebuilt", "create_agent"])
+def test_a_multi_turn_entry_replayed_from_its_ground_truth_passes_through_the_peers(peer):
+    entry = select(["multi_turn_base"], only=[MULTI_TURN_IDS[0]])[0]
+    record = run_entry(entry, peer, conversation_model(entry), {}, MODEL)
+    assert record["error"] == "" and len(record["turns"]) == len(entry.questions), record
+    assert score(entry, record["calls"]).valid, score(entry, record["calls"])
+
+
+@pytest.mark.parametrize("agent, fmt", [("reactgraph", "native"), ("reactgraph", "text"), ("prebuilt", "native"), ("create_agent", "native")])
+def test_the_calls_of_one_reply_run_in_the_order_the_model_wrote_them(agent, fmt):
+    """cd, mkdir, mv in one reply: BFCL runs them in that order, and so must every agent (run concurrently, the mv
+    would sometimes go first and the entry be scored wrong)."""
+    entry = select(["multi_turn_base"], only=["multi_turn_base_0"])[0]
+    overrides = {"tool_calling": "text"} if fmt == "text" else {}
+    for _ in range(5):
+        record = run_entry(entry, agent, conversation_model(entry, text=fmt == "text", together=True), overrides, MODEL)
+        assert [[c.split("(")[0] for c in turn] for turn in record["calls"]] == [
+            [c.split("(")[0] for c in turn] for turn in entry.ground_truth
+        ]
+        assert score(entry, record["calls"]).valid
+
+
+def test_the_tools_give_back_bfcls_results_and_each_turn_sees_the_state_the_earlier_ones_left():
+    entry = select(["multi_turn_base"], only=["multi_turn_base_0"])[0]
+    model = conversation_model(entry)
+    record = run_entry(entry, "reactgraph", model, {}, MODEL)
+    assert record["calls"][0] == ["cd(folder='document')", "mkdir(dir_name='temp')", "mv(source='final_report.pdf',destination='temp')"]
+    results = [m.content for call in model.calls for m in call["messages"] if m.type == "tool"]
+    assert '{"matching_lines": ["Year2024 This is the final report content including budget analysis and other sections."]}' in results
+    assert record["turns"][0]["replies"][0]["tool_calls"] == [{"name": "cd", "args": {"folder": "document"}}]
+
+
+@pytest.mark.parametrize("agent", ["reactgraph", "prebuilt"])
+def test_a_wrong_call_in_one_turn_fails_the_multi_turn_checker(agent):
+    entry = select(["multi_turn_base"], only=["multi_turn_base_0"])[0]
+    record = run_entry(entry, agent, conversation_model(entry, wrong=(1, "pattern", "budget")), {}, MODEL)
+    assert record["error"] == "" and len(record["turns"]) == len(entry.questions)
+    verdict = score(entry, record["calls"])
+    assert not verdict.valid and verdict.error_type == "multi_turn:execution_response_mismatch", verdict
+
+
+def test_two_runs_of_one_entry_are_both_scored_right_though_bfcl_caches_instances_by_model_and_entry():
+    """BFCL keeps each run's API instances in its executor's globals by model name and entry id: a run (or a
+    scoring) under a name used before would start from the state the earlier one left."""
+    from reactgraph.evaluation.bfcl.package import multi_turn_checker, multi_turn_executor
+
+    entry = select(["multi_turn_base"], only=["multi_turn_base_0"])[0]
+    wrong = run_entry(entry, "reactgraph", conversation_model(entry, wrong=(0, "dir_name", "tmp")), {}, MODEL)
+    right = [run_entry(entry, "reactgraph", conversation_model(entry), {}, MODEL) for _ in range(2)]
+    assert not score(entry, wrong["calls"]).valid
+    assert all(score(entry, r["calls"]).valid for r in right)
+    assert not [k for k in vars(multi_turn_executor()) if k.startswith("reactgraph_")]  # every run's instances dropped
+
+    # the trap itself: the checker under one name for both scorings judges the right run by the wrong one's state
+    test_entry = {"id": entry.id, "initial_config": entry.initial_config, "involved_classes": list(entry.involved_classes)}
+    checked = [
+        multi_turn_checker()([[c] for c in calls], entry.ground_truth, dict(test_entry), entry.category, "one_name")["valid"]
+        for calls in (wrong["calls"], right[0]["calls"])
+    ]
+    assert checked == [False, False]
+
+
+@pytest.mark.parametrize("agent, ran", [("reactgraph", 21), ("prebuilt", 20)])
+def test_a_turn_past_bfcls_step_limit_ends_the_entry_and_it_is_scored_force_terminated(agent, ran):
+    """20 replies with calls per user turn, then an answer; one more reply with calls ends BFCL's loop (reactgraph
+    runs that 21st call, as BFCL does; a peer stops at its recursion limit before its tools run)."""
+    entry = select(["multi_turn_base"], only=["multi_turn_base_1"])[0]
+    model = ScriptedChatModel(responses=[tool_calls([("pwd", {})])], repeat_last=True)
+    record = run_entry(entry, agent, model, {"stall_threshold": 100, "max_iterations": 3}, MODEL)
+    assert record["reason"] == "max_iterations" and len(record["turns"]) == 1 and len(record["calls"][0]) == ran
+    assert score(entry, record["calls"]).error_type == "multi_turn:force_terminated"
+
+
+def test_a_call_with_a_key_that_is_not_a_name_is_refused_before_it_reaches_bfcls_eval():
+    from reactgraph.evaluation.bfcl.multi_turn import Session, call_string
+
+    assert call_string("cd", {"folder": "a'b"}) == 'cd(folder="a\'b")'
+    entry = select(["multi_turn_base"], only=["multi_turn_base_0"])[0]
+    tools, _ = entry_tools(entry, Session(entry).execute)
+    cd = next(t for t in tools if t.name == "cd")
+    assert "not a parameter name" in cd.invoke({"folder='x'),print('x'),dict(a": 1})
+
+
+def test_the_multi_turn_command_reports_its_accuracy_with_no_first_reply_figure(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    model = write_factory(tmp_path, "mt_model", MULTI_TURN_MODEL)
+    out = tmp_path / "out"
+    assert cli.main(["eval", "--suite", "bfcl:multi_turn_base", "--limit", "1", "--out", str(out), *model]) == 0
+    record = json.loads((out / FILE).read_text())
+    assert record["id"] == "multi_turn_base_0" and len(record["turns"]) == 4
+    assert "| multi_turn_base | reactgraph | 100.0% (1/1) | n/a |" in (out / "eval.md").read_text()
+
+
+MULTI_TURN_MODEL = """
+from reactgraph.evaluation.bfcl.entries import select
+from tests.unit.test_bfcl import conversation_model
+def model():
+    return conversation_model(select(["multi_turn_base"], limit=1)[0])
+"""

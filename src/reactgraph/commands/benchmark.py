@@ -97,6 +97,8 @@ def write(report: BfclReport, entries: list[Entry], args: argparse.Namespace) ->
     (out / "eval.md").write_text(
         f"# BFCL: {args.model}\n\n{stamp}; command: `{command}`; {len(entries)} entries, raw replies in bfcl.jsonl\n\n"
         f"Accuracy: the first calls the agent executed, scored with BFCL's AST checker (irrelevance: right with no "
-        f"call); first reply: the calls of the model's first reply.\n\n{report.to_markdown()}\n"
+        f"call); first reply: the calls of the model's first reply. Multi-turn: every call of the conversation, run "
+        f"again by BFCL's multi-turn checker beside the ground truth (states and results after each turn); no first "
+        f"reply figure.\n\n{report.to_markdown()}\n"
     )
     (out / "bfcl.svg").write_text(bar_chart(f"BFCL accuracy: {args.model}", summary(report)))

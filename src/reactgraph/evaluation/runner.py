@@ -123,17 +123,26 @@ def run_peer(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[
 
 
 def invoke_peer(
-    graph: CompiledStateGraph, question: str, config: AgentConfig, callbacks: list[BaseCallbackHandler] | None = None
+    graph: CompiledStateGraph,
+    question: str,
+    config: AgentConfig,
+    callbacks: list[BaseCallbackHandler] | None = None,
+    thread_id: str | None = None,
+    max_concurrency: int | None = None,
 ) -> tuple[list[BaseMessage], str | None, str, str]:
     """A peer's run of ``question``: its messages, its answer (the last AI message's text), the termination reason
     as reactgraph names it (success, failure by the failure phrases, max_iterations at the recursion limit of a
-    model and a tools step per turn, error when it crashed) and a detail."""
+    model and a tools step per turn, error when it crashed) and a detail. With ``thread_id`` (a graph with a
+    checkpointer) the question is the next turn of that thread, and the messages are the whole thread's;
+    ``max_concurrency=1`` runs the calls of a reply one at a time, in order."""
     messages: list[BaseMessage] = []
+    run: dict[str, Any] = {"recursion_limit": 2 * config.max_iterations + 1, "callbacks": callbacks or []}
+    if thread_id is not None:
+        run["configurable"] = {"thread_id": thread_id}
+    if max_concurrency is not None:
+        run["max_concurrency"] = max_concurrency
     try:
-        out = graph.invoke(
-            {"messages": [("user", question)]},
-            {"recursion_limit": 2 * config.max_iterations + 1, "callbacks": callbacks or []},
-        )
+        out = graph.invoke({"messages": [("user", question)]}, run)
         messages = out["messages"]
         last = messages[-1]
         answer = last.text if isinstance(last, AIMessage) else None

@@ -9,11 +9,8 @@ reactgraph and its peers (``reactgraph eval --suite bfcl:CATEGORY[,...]``).
 - ``scoring``: a record judged by BFCL's AST checker (irrelevance: right only without any call);
 - ``report``: accuracy, entries, tokens, seconds and errors per category and agent; ``chart`` draws them.
 
-Multi-turn categories (``multi_turn_base``) need a conversation per entry on one thread (issue 26) and are
-not offered yet: ``entries.categories`` refuses them by name. Where they plug in: an entry with several user
-turns, its tools made from instances of its API classes (built from its initial configuration, under a model name
-fresh for each run, since BFCL caches instances by model name and entry id), each turn one turn of the
-conversation; the record keeps each turn's calls (structured, so BFCL's executor is given call strings we build,
-never model text), and ``scoring`` hands them to BFCL's multi-turn checker. ``runs.run_entry`` is the one place
-that would dispatch on the kind of entry.
+Multi-turn (``multi_turn_base``): ``multi_turn`` holds a run's live API instances (BFCL's executor, a fresh model
+name per run and per scoring: BFCL caches instances by model name and entry id) and builds the call strings from
+structured calls; ``runs`` runs each user turn as a turn of one conversation on one thread; ``scoring`` hands the
+calls of each turn to BFCL's multi-turn checker.
 """

@@ -1,5 +1,8 @@
 """BFCL entries: a category's questions, functions and ground truth, read from the package's data files
-(JSON lines), in the order BFCL lists them, so ``--limit N`` and ``--only`` pick the same entries every run."""
+(JSON lines), in the order BFCL lists them, so ``--limit N`` and ``--only`` pick the same entries every run.
+A multi-turn entry has a question per user turn, the initial configuration of its API classes, and as functions
+BFCL's own docs of those classes (``multi_turn_func_doc/``), as BFCL's ``populate_test_cases_with_predefined_functions``
+gathers them."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reactgraph.config import ConfigError
-from reactgraph.evaluation.bfcl.package import data_dir, version_prefix
+from reactgraph.evaluation.bfcl.package import data_dir, func_doc_files, version_prefix
 
 # The single-turn Python categories: the first calls are scored with BFCL's AST checker; in the
 # irrelevance ones the right behaviour is no call at all.
@@ -25,52 +28,69 @@ SINGLE_TURN = (
     "irrelevance",
     "live_irrelevance",
 )
-# Each user turn is a turn of one conversation on one thread: waits for conversations (issue 26).
-MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+# Each user turn is a turn of one conversation on one thread, the entry's API instances kept across its turns.
+MULTI_TURN = ("multi_turn_base",)
+# Not offered yet: functions held out until a later turn (miss_func), questions short of a parameter, long-context states.
+MULTI_TURN_LATER = ("multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+CATEGORIES = SINGLE_TURN + MULTI_TURN
 
 
 @dataclass(frozen=True)
 class Entry:
     """One BFCL entry: its id and category, the chat messages of its question, the functions on offer (BFCL's
-    own descriptions, which the checker reads) and the possible answers (None for irrelevance)."""
+    own descriptions, which the checker reads) and the possible answers (None for irrelevance). A multi-turn entry
+    also has the messages of each later user turn (``turns``: every turn, the first one's being ``messages``), the
+    initial configuration of its API classes and their names; its possible answers are call strings per turn."""
 
     id: str
     category: str
     messages: tuple[dict[str, str], ...]
     functions: tuple[dict[str, Any], ...]
-    ground_truth: list[dict[str, Any]] | None = field(default=None, compare=False)
+    ground_truth: list[Any] | None = field(default=None, compare=False)
+    turns: tuple[tuple[dict[str, str], ...], ...] = ()
+    initial_config: dict[str, Any] = field(default_factory=dict, compare=False)
+    involved_classes: tuple[str, ...] = ()
 
     @property
     def irrelevance(self) -> bool:
         return "irrelevance" in self.category
 
     @property
+    def multi_turn(self) -> bool:
+        return bool(self.turns)
+
+    @property
     def question(self) -> str:
         """The question as one text, the same for every agent: a single user message as it is; with a system
         message or earlier turns, each message on its own paragraph, named by its role."""
-        if len(self.messages) == 1:
-            return self.messages[0]["content"]
-        return "\n\n".join(f"{m['role']}: {m['content']}" for m in self.messages)
+        return _text(self.messages)
+
+    @property
+    def questions(self) -> list[str]:
+        """The question of each user turn (a single-turn entry: its one question)."""
+        return [_text(turn) for turn in self.turns] if self.turns else [self.question]
 
 
 def categories(spec: str) -> list[str]:
     """The categories of ``bfcl:CAT[,CAT...]`` (the part after ``bfcl:``), checked."""
     names = list(dict.fromkeys(c.strip() for c in spec.split(",") if c.strip()))
     if not names:
-        raise ConfigError(f"--suite bfcl: names no category; choose from {', '.join(SINGLE_TURN)}")
+        raise ConfigError(f"--suite bfcl: names no category; choose from {', '.join(CATEGORIES)}")
     for name in names:
-        if name in MULTI_TURN:
+        if name in MULTI_TURN_LATER:
             raise ConfigError(
-                f"--suite bfcl:{name}: the multi-turn categories need conversations on one thread (issue 26) and are not "
-                f"offered yet; the single-turn ones are {', '.join(SINGLE_TURN)}"
+                f"--suite bfcl:{name}: of the multi-turn categories only {', '.join(MULTI_TURN)} is offered yet; "
+                f"choose from {', '.join(CATEGORIES)}"
             )
-        if name not in SINGLE_TURN:
-            raise ConfigError(f"--suite bfcl: unknown category {name!r}; choose from {', '.join(SINGLE_TURN)}")
+        if name not in CATEGORIES:
+            raise ConfigError(f"--suite bfcl: unknown category {name!r}; choose from {', '.join(CATEGORIES)}")
     return names
 
 
 def load_category(category: str) -> list[Entry]:
     """Every entry of ``category``, with its ground truth, in BFCL's order."""
+    if category in MULTI_TURN:
+        return _multi_turn(category)
     data, prefix = data_dir(), version_prefix()
     answers: dict[str, list[dict[str, Any]]] = {}
     if "irrelevance" not in category:
@@ -105,6 +125,41 @@ def select(categories: Iterable[str], *, limit: int | None = None, only: Iterabl
     if wanted and (missing := sorted(wanted - {e.id for e in chosen})):
         raise ConfigError(f"--only: no entry {', '.join(missing)} in bfcl:{','.join(categories)}")
     return chosen
+
+
+def _multi_turn(category: str) -> list[Entry]:
+    data, prefix = data_dir(), version_prefix()
+    answers = {row["id"]: row["ground_truth"] for row in _json_lines(data / "possible_answer" / f"{prefix}_{category}.json")}
+    files, docs = func_doc_files(), {}
+    entries = []
+    for row in _json_lines(data / f"{prefix}_{category}.json"):
+        if row["id"] not in answers or len(answers[row["id"]]) != len(row["question"]):
+            raise ConfigError(f"BFCL entry {row['id']} has no ground truth for each of its turns in possible_answer/")
+        functions = []
+        for name in row["involved_classes"]:
+            if name not in docs:
+                docs[name] = _json_lines(data / "multi_turn_func_doc" / files[name])
+            functions += docs[name]
+        turns = tuple(tuple(turn) for turn in row["question"])
+        entries.append(
+            Entry(
+                id=row["id"],
+                category=category,
+                messages=turns[0],
+                functions=tuple(functions),
+                ground_truth=answers[row["id"]],
+                turns=turns,
+                initial_config=row.get("initial_config") or {},
+                involved_classes=tuple(row["involved_classes"]),
+            )
+        )
+    return entries
+
+
+def _text(messages: tuple[dict[str, str], ...]) -> str:
+    if len(messages) == 1:
+        return messages[0]["content"]
+    return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages)
 
 
 def _json_lines(path: Any) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,35 @@ def openapi_types() -> dict[str, str]:
     from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
 
     return dict(GORILLA_TO_OPENAPI)
+
+
+def multi_turn_checker() -> Callable[..., dict[str, Any]]:
+    """BFCL's ``multi_turn_checker`` (state and execution-response checks after each turn; standard library only)."""
+    data_dir()
+    return importlib.import_module("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker").multi_turn_checker
+
+
+def multi_turn_executor() -> types.ModuleType:
+    """BFCL's ``multi_turn_utils``: ``execute_multi_turn_func_call``, which keeps each run's API instances in the
+    module's globals, named by model name, entry id and class."""
+    data_dir()
+    return importlib.import_module("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils")
+
+
+def step_limit() -> int:
+    """The model replies with calls BFCL allows per user turn (``MAXIMUM_STEP_LIMIT``; one more ends the entry)."""
+    data_dir()
+    from bfcl_eval.constants.default_prompts import MAXIMUM_STEP_LIMIT
+
+    return int(MAXIMUM_STEP_LIMIT)
+
+
+def func_doc_files() -> dict[str, str]:
+    """The file of each multi-turn API class's function docs, in ``multi_turn_func_doc/``."""
+    data_dir()
+    from bfcl_eval.constants.executable_backend_config import MULTI_TURN_FUNC_DOC_FILE_MAPPING
+
+    return dict(MULTI_TURN_FUNC_DOC_FILE_MAPPING)
 
 
 def _model_config() -> types.ModuleType:

@@ -1,6 +1,6 @@
 """A BFCL eval's report: every record scored with BFCL's checker, then per category and agent the accuracy (the
-first calls executed; beside it the first reply's), the entries, tokens, seconds and errors; as JSON, Markdown
-and a chart. The records alone make the report: a report is made again from ``bfcl.jsonl`` without a model."""
+first calls executed; beside it the first reply's, which a multi-turn category has not), the entries, tokens,
+seconds and errors; as JSON, Markdown and a chart. The records alone make the report: a report is made again from ``bfcl.jsonl`` without a model."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class Scored:
     id: str
     category: str
     right: bool
-    first_reply_right: bool
+    first_reply_right: bool | None  # None: a multi-turn entry, judged on its whole conversation only
     error_type: str
     error: str
     tokens: int
@@ -35,7 +35,7 @@ class Totals:
     agent: str
     entries: int
     right: int
-    first_reply_right: int
+    first_reply_right: int | None
     tokens: int
     seconds: float
     errors: int
@@ -45,7 +45,9 @@ class Totals:
         return self.right / self.entries if self.entries else 0.0
 
     @property
-    def first_reply_accuracy(self) -> float:
+    def first_reply_accuracy(self) -> float | None:
+        if self.first_reply_right is None:
+            return None
         return self.first_reply_right / self.entries if self.entries else 0.0
 
 
@@ -57,13 +59,14 @@ def scored(entries: list[Entry], records: list[Record]) -> list[Scored]:
     for record in sorted((r for r in records if r["id"] in by_id), key=lambda r: order[r["id"]]):
         entry = by_id[record["id"]]
         verdict = score(entry, record["calls"])
+        first = record.get("first_reply_calls")
         out.append(
             Scored(
                 agent=record["agent"],
                 id=record["id"],
                 category=record["category"],
                 right=verdict.valid and not record.get("error"),
-                first_reply_right=score(entry, record["first_reply_calls"]).valid and not record.get("error"),
+                first_reply_right=None if first is None else (score(entry, first).valid and not record.get("error")),
                 error_type="crashed" if record.get("error") else verdict.error_type,
                 error=record.get("error") or verdict.error,
                 tokens=int(record.get("tokens") or 0),
@@ -89,7 +92,9 @@ class BfclReport:
             agent=agent,
             entries=len(runs),
             right=sum(r.right for r in runs),
-            first_reply_right=sum(r.first_reply_right for r in runs),
+            first_reply_right=(
+                None if any(r.first_reply_right is None for r in runs) else sum(bool(r.first_reply_right) for r in runs)
+            ),
             tokens=sum(r.tokens for r in runs),
             seconds=round(sum(r.seconds for r in runs), 1),
             errors=sum(r.crashed for r in runs),
@@ -103,8 +108,8 @@ class BfclReport:
     def rows(self) -> list[list[str]]:
         return [
             [
-                t.category, t.agent, f"{t.accuracy:.1%} ({t.right}/{t.entries})", f"{t.first_reply_accuracy:.1%}",
-                str(t.entries), str(t.tokens), f"{t.seconds:.0f}", str(t.errors),
+                t.category, t.agent, f"{t.accuracy:.1%} ({t.right}/{t.entries})",
+                "n/a" if t.first_reply_accuracy is None else f"{t.first_reply_accuracy:.1%}", str(t.entries), str(t.tokens), f"{t.seconds:.0f}", str(t.errors),
             ]
             for t in self.table()
         ]

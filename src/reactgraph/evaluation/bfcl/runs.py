@@ -6,7 +6,16 @@ of its first reply, every model reply as it came, the answer, the tokens and the
 its observation is ok, so a call refused for its arguments and made again after the re-prompt counts; the peers:
 its tool message is no error); the calls of that turn that ran are scored. The run stops there (reactgraph by
 ``termination_callback``, the peers by the tools' ``return_direct``): what it did next is not scored. A run that
-executes nothing goes on to its answer: the right behaviour for the irrelevance categories."""
+executes nothing goes on to its answer: the right behaviour for the irrelevance categories.
+
+A multi-turn entry is one conversation on one thread (reactgraph's thread; each peer's own checkpointer and thread,
+its messages kept across turns), a user turn per ``run``/``invoke``, its tools running on the run's API instances
+(``multi_turn.Session``). Each turn may take BFCL's step limit of model replies with calls (20) and then answer; a
+turn that reaches one more ends the entry, as BFCL's inference loop force-quits it (the turns left unrun make it
+wrong). The calls of a reply run one at a time, in the order the model wrote them, as BFCL runs them (reactgraph
+with ``max_parallel_tools=1``, the peers with ``max_concurrency=1``: one worker, first in first out). The
+record's ``calls`` are the call strings executed, per turn, in the order they ran (what BFCL's multi-turn checker
+runs again on fresh instances); ``turns`` keeps each turn's replies, answer, reason and tokens."""
 
 from __future__ import annotations
 
@@ -18,11 +27,14 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
+from langgraph.checkpoint.memory import InMemorySaver
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.evaluation.bfcl.entries import Entry
+from reactgraph.evaluation.bfcl.multi_turn import Session
+from reactgraph.evaluation.bfcl.package import step_limit
 from reactgraph.evaluation.bfcl.tools import bfcl_name, entry_tools
 from reactgraph.evaluation.peers import PEERS
 from reactgraph.evaluation.runner import NON_INTERACTIVE, invoke_peer
@@ -50,6 +62,8 @@ class Replies(BaseCallbackHandler):
 def run_entry(entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str) -> Record:
     """``entry`` through ``agent`` (reactgraph or a peer of ``PEERS``) with ``overrides`` (AgentConfig fields; the
     peers honour max_iterations and the failure phrases), as a record."""
+    if entry.multi_turn:
+        return _multi_turn(entry, agent, model, overrides, model_name)
     tools, names = entry_tools(entry)
     replies = Replies()
     start = time.perf_counter()
@@ -111,6 +125,76 @@ def _peer(
         "tokens": sum((m.usage_metadata or {}).get("total_tokens", 0) for m in messages if isinstance(m, AIMessage)),
         "error": detail if reason == "error" else "",
     }
+
+
+def _multi_turn(entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str) -> Record:
+    session = Session(entry)
+    tools, _ = entry_tools(entry, session.execute)
+    start = time.perf_counter()
+    try:
+        if agent == "reactgraph":
+            turns, error = _reactgraph_turns(entry, session, tools, model, overrides)
+        else:
+            turns, error = _peer_turns(entry, session, PEERS[agent](model, tools, checkpointer=InMemorySaver()), overrides)
+    finally:
+        session.close()
+    return {
+        "agent": agent,
+        "model": model_name,
+        "id": entry.id,
+        "category": entry.category,
+        "calls": session.turns[: len(turns)],
+        "first_reply_calls": None,
+        "answer": turns[-1]["answer"] if turns else None,
+        "reason": "error" if error else (turns[-1]["reason"] if turns else "error"),
+        "tokens": sum(t["tokens"] for t in turns),
+        "error": error,
+        "turns": turns,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def _reactgraph_turns(
+    entry: Entry, session: Session, tools: list[Any], model: BaseChatModel, overrides: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], str]:
+    # the turn that reaches the limit ended BFCL's loop; a reply's calls run one at a time, in order, as in BFCL's
+    limit = {"max_iterations": step_limit() + 1, "max_parallel_tools": 1}
+    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | limit))
+    turns: list[dict[str, Any]] = []
+    with ReActAgent(model=model, tools=ToolRegistry(tools), config=config, checkpointer=None) as agent:
+        for question in entry.questions:
+            session.start_turn()
+            replies = Replies()
+            try:
+                result = agent.run(question, thread_id=session.name, callbacks=[replies])
+            except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
+                return turns, _crashed(exc)["error"]
+            reason = result.termination_reason.value
+            tokens = result.token_usage.total_tokens
+            turns.append({"replies": replies.replies, "answer": result.final_answer, "reason": reason, "tokens": tokens})
+            if reason == "max_iterations":
+                break
+    return turns, ""
+
+
+def _peer_turns(entry: Entry, session: Session, graph: Any, overrides: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | {"max_iterations": step_limit()}))
+    turns: list[dict[str, Any]] = []
+    seen = 0
+    for question in entry.questions:
+        session.start_turn()
+        replies = Replies()
+        messages, answer, reason, detail = invoke_peer(
+            graph, question, config, callbacks=[replies], thread_id=session.name, max_concurrency=1
+        )
+        if reason == "error":
+            return turns, detail
+        tokens = sum((m.usage_metadata or {}).get("total_tokens", 0) for m in messages[seen:] if isinstance(m, AIMessage))
+        seen = len(messages)
+        turns.append({"replies": replies.replies, "answer": answer, "reason": reason, "tokens": tokens})
+        if reason == "max_iterations":  # the recursion limit: a reply with calls after BFCL's step limit
+            break
+    return turns, ""
 
 
 def _executed(messages: list[BaseMessage]) -> list[dict[str, Any]]:

@@ -3,16 +3,18 @@
 the JSON schema BFCL's own function-calling handlers send (``dict`` -> ``object``, ``float`` -> ``number`` with a
 note, the Python hint on the description).
 
-A tool records the call and returns directly (``return_direct``: the peers end their run on it; reactgraph's run
-ends by its ``termination_callback``): BFCL scores the first calls an agent makes, and its single-turn functions
-have no implementation to run."""
+A single-turn tool records the call and returns directly (``return_direct``: the peers end their run on it;
+reactgraph's run ends by its ``termination_callback``): BFCL scores the first calls an agent makes, and its
+single-turn functions have no implementation to run. A multi-turn entry's tools run each call on the run's API
+instances (``execute``, a ``multi_turn.Session``'s) and give back BFCL's result text; a call refused before it
+runs comes back as an error text (``handle_tool_error``), the same for every agent."""
 
 from __future__ import annotations
 
 import copy
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.tools import StructuredTool
@@ -30,8 +32,11 @@ def tool_name(name: str) -> str:
     return NOT_A_NAME.sub("_", name)[:64]
 
 
-def entry_tools(entry: Entry) -> tuple[list[StructuredTool], dict[str, str]]:
-    """The entry's tools, and the map from each tool's name back to BFCL's function name."""
+def entry_tools(
+    entry: Entry, execute: Callable[[str, Any], str] | None = None
+) -> tuple[list[StructuredTool], dict[str, str]]:
+    """The entry's tools, and the map from each tool's name back to BFCL's function name; with ``execute``
+    (BFCL's function name, the arguments -> the result text) the tools run their calls through it."""
     names: dict[str, str] = {}
     tools = []
     mapping = openapi_types()
@@ -45,8 +50,9 @@ def entry_tools(entry: Entry) -> tuple[list[StructuredTool], dict[str, str]]:
                 name=name,
                 description=function.get("description", "") + PYTHON_HINT,
                 args_schema=json_schema(function.get("parameters") or {}, mapping),
-                func=_recorder(name),
-                return_direct=True,
+                func=_recorder(name) if execute is None else _executor(function["name"], execute),
+                return_direct=execute is None,
+                handle_tool_error=execute is not None,
             )
         )
     return tools, names
@@ -89,6 +95,13 @@ def _recorder(name: str) -> Any:
         return f"Recorded the call {name}({json.dumps(arguments, ensure_ascii=False, default=str)})."
 
     return record
+
+
+def _executor(function: str, execute: Callable[[str, Any], str]) -> Any:
+    def run(**arguments: Any) -> str:
+        return execute(function, arguments)
+
+    return run
 
 
 def bfcl_name(name: str, names: Mapping[str, str]) -> str:
