@@ -47,6 +47,8 @@ Turns:
 CONVERSATION_NOTES = "Notes on the earlier conversation:\n{notes}"
 EARLIER_TURNS = "Earlier in this conversation (context for the question; answer only the question):\n{turns}"
 EARLIER_TURN = "User: {question}\nYou answered: {answer}"
+# An earlier turn that ended without an answer, said as a sentence (a "(none: failure)" placeholder got copied as an answer).
+EARLIER_TURN_UNANSWERED = "User: {question}\nYou gave no answer to that (the turn ended: {reason})."
 
 PARTIAL_ANSWER_PROMPT = """You must stop now: {detail}
 Using only what the observations above showed, give the best answer you can to the question. \

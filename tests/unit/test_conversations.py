@@ -8,7 +8,8 @@ import sqlite3
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from reactgraph import ReActAgent, RunWaitingError, TerminationReason
+from reactgraph import AgentConfig, ReActAgent, RunWaitingError, TerminationReason
+from reactgraph.graph.conversation import conversation_text, turn_text
 from reactgraph.models.tokens import message_text
 from reactgraph.testing import ScriptedChatModel, tool_call
 
@@ -199,3 +200,15 @@ def test_the_prompt_shows_the_recent_turns_verbatim_and_cuts_long_answers(math_t
     shown = system[system.index("Earlier in this conversation"):]
     assert shown.startswith("Earlier in this conversation (context for the question; answer only the question):\nUser: Say a lot.")
     assert len(shown) < 500 and "characters truncated" in shown and model.calls[1]["messages"][1].content == "Question: And now?"
+
+
+
+def test_an_earlier_turn_without_an_answer_is_said_in_a_sentence_not_a_placeholder():
+    """A '(none: failure)' placeholder for an unanswered turn was copied by the local model as its next answer."""
+    turns = [{"turn": 1, "question": "Move the report.", "answer": None, "reason": "failure", "steps": []},
+             {"turn": 2, "question": "And the notes?", "answer": "Moved.", "reason": "success", "steps": []}]
+    state = {"turn": 3, "turns": turns, "folded_turns": 0}
+    shown = conversation_text(state, AgentConfig())
+    assert "(none" not in shown and "User: Move the report.\nYou gave no answer to that (the turn ended: failure)." in shown
+    assert "User: And the notes?\nYou answered: Moved." in shown
+    assert "(none" not in turn_text(turns[0]) and "No answer (the turn ended: failure)" in turn_text(turns[0])

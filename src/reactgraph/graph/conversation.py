@@ -83,7 +83,8 @@ def turn_text(turn: dict[str, Any]) -> str:
         for action, obs in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
             if action.get("tool") and obs.get("status") == "ok":
                 lines.append(f"    {action['tool']} returned: {' '.join(obs['content'].split())[:FOLDED_RESULT_CHARS]}")
-    lines.append(f"    Answer: {turn.get('answer') or '(none: ' + turn.get('reason', '') + ')'}")
+    answer = turn.get("answer")
+    lines.append(f"    Answer: {answer}" if answer else f"    No answer (the turn ended: {turn.get('reason', 'failure')})")
     return "\n".join(lines)
 
 
@@ -107,10 +108,9 @@ def conversation_text(state: ReActState, cfg: AgentConfig) -> str:
     with its context (a small model kept calling tools when the earlier turns came as chat messages)."""
     parts = [prompts.CONVERSATION_NOTES.format(notes=notes)] if (notes := state.get("conversation_summary")) else []
     shown = [
-        prompts.EARLIER_TURN.format(
-            question=turn["question"],
-            answer=truncate(turn.get("answer") or f"(none: {turn.get('reason', 'failure')})", cfg.max_observation_tokens)[0],
-        )
+        prompts.EARLIER_TURN.format(question=turn["question"], answer=truncate(turn["answer"], cfg.max_observation_tokens)[0])
+        if turn.get("answer")
+        else prompts.EARLIER_TURN_UNANSWERED.format(question=turn["question"], reason=turn.get("reason", "failure"))
         for turn in shown_turns(state, cfg)
     ]
     if shown:
