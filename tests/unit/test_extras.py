@@ -41,8 +41,8 @@ def test_the_base_install_holds_no_extra_s_package():
     for name in ("psycopg", "procrastinate", "langgraph-checkpoint-postgres", "langchain-openai", "mcp", "langgraph-cli"):
         assert name not in base
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert {"postgres", "server", "openai", "mcp"} <= set(extras)
-    assert "reactgraph[postgres,server,openai,mcp]" in extras["dev"]  # what .ci/run installs: every feature is tested
+    assert {"postgres", "server", "openai", "mcp", "bench"} <= set(extras)
+    assert "reactgraph[postgres,server,openai,mcp,bench]" in extras["dev"]  # what .ci/run installs: every feature is tested
 
 
 def test_a_sqlite_run_and_its_listing_need_no_extra(tmp_path):
