@@ -97,6 +97,14 @@ def test_model_retry_calls_the_model_again(math_tools):
     assert result.final_answer == "42" and model.position == 2  # one failed call, one retry
 
 
+def test_a_reply_made_up_for_a_failed_model_is_no_answer(math_tools):
+    model = ScriptedChatModel(responses=[failing(ValueError("down"))], repeat_last=True)
+    retry = ModelRetryMiddleware(max_retries=1, initial_delay=0, jitter=False, on_failure="continue")
+    result = agent_with(model, math_tools, [retry]).run("Anything?")
+    assert result.termination_reason is TerminationReason.FAILURE and result.final_answer is None
+    assert result.termination_detail == "model call failed: ValueError: down"
+
+
 def test_tool_retry_runs_a_failing_tool_again(log):
     attempts = []
 

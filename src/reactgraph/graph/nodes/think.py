@@ -296,9 +296,10 @@ def wrapped(
     request holds the prompt reactgraph ``built``, the tools on offer and the model. The innermost call binds
     the request's tools to the request's model in the turn's format (a format that describes the tools in the
     prompt describes the request's tools instead) and sends the request's messages. A cut call (the deadline,
-    a cancel) stays cut whatever a middleware made of it."""
+    a cancel) stays cut, and a model that raised stays failed, whatever reply a middleware made up for it
+    (``ModelRetryMiddleware(on_failure="continue")``'s text is no answer)."""
     sent: list[Exchange] = []
-    cuts: list[CallCut] = []
+    failed: list[Exception] = []
 
     def call(request: ModelRequest) -> AIMessage:
         tools = list(request.tools)
@@ -306,8 +307,8 @@ def wrapped(
         messages = retold(request_prompt(request), built.fmt.tools_prompt(built.ctx), fmt.tools_prompt(ctx))
         try:
             reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
-        except CallCut as cut:
-            cuts.append(cut)
+        except Exception as exc:
+            failed.append(exc)
             raise
         sent.append(Exchange(reply, messages, request.model, fmt, ctx))
         return reply
@@ -320,10 +321,12 @@ def wrapped(
     if not isinstance(system, SystemMessage):
         request = request.override(messages=list(built.messages))
     outcome = model_call(wrapping, request, call)
-    if cuts:
-        raise cuts[-1]
+    if cut := next((e for e in failed if isinstance(e, CallCut)), None):
+        raise cut
     names = tuple(m.name for m in wrapping)
     answered = next((e for e in reversed(sent) if e.reply is outcome.reply), None)
+    if answered is None and failed:  # a middleware wrote a reply for a model that raised: the model failed
+        raise failed[-1]
     return (answered or built._replace(reply=outcome.reply))._replace(middleware=names, update=outcome.update)
 
 
