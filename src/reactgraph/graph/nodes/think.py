@@ -295,7 +295,8 @@ def wrapped(
     """The turn's model call through the wrap_model_call middleware (``graph.middleware.model_call``): the
     request holds the prompt reactgraph ``built``, the tools on offer and the model. The innermost call binds
     the request's tools to the request's model in the turn's format (a format that describes the tools in the
-    prompt describes the request's tools instead) and sends the request's messages. A cut call (the deadline,
+    prompt describes the request's tools instead), with the request's ``model_settings``, and sends the request's
+    messages. A cut call (the deadline,
     a cancel) stays cut, and a model that raised stays failed, whatever reply a middleware made up for it
     (``ModelRetryMiddleware(on_failure="continue")``'s text is no answer)."""
     sent: list[Exchange] = []
@@ -304,6 +305,8 @@ def wrapped(
     def call(request: ModelRequest) -> AIMessage:
         tools = list(request.tools)
         bound, fmt, ctx = prepare(request.model, tools, tool_specs(tools), offer.tags, built.fmt.name, cfg.tool_calling)
+        if request.model_settings:  # what a middleware asked of this call (create_agent binds them too)
+            bound = bound.bind(**request.model_settings)
         messages = retold(request_prompt(request), built.fmt.tools_prompt(built.ctx), fmt.tools_prompt(ctx))
         try:
             reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
