@@ -31,8 +31,7 @@ from langchain.agents.middleware import (
 )
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.middleware import MiddlewareError
+from reactgraph import MiddlewareError, ReActAgent, TerminationReason
 from reactgraph.server import make_graph
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 
