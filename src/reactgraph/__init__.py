@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.config import AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
+    from reactgraph.graph.middleware import MiddlewareError
     from reactgraph.graph.subagents import AgentTool
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
@@ -56,6 +57,7 @@ _HOMES = {  # public name -> the module that defines it
     "ErrorKind": "reactgraph.errors",
     "ForkError": "reactgraph.persistence.reading",
     "InvalidInputError": "reactgraph.state",
+    "MiddlewareError": "reactgraph.graph.middleware",
     "ModelUnavailableError": "reactgraph.models.resolve",
     "PendingApproval": "reactgraph.answers.result",
     "ReActAgent": "reactgraph.agent",
@@ -88,6 +90,7 @@ __all__ = [
     "ErrorKind",
     "ForkError",
     "InvalidInputError",
+    "MiddlewareError",
     "ModelUnavailableError",
     "PendingApproval",
     "ReActAgent",

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, ParamSpec, TypeVar
 
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.callbacks import Callbacks
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -32,6 +33,7 @@ from reactgraph.answers.waiting import (
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.conversation import turn_of
+from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.models.resolve import check_model, default_model
@@ -120,7 +122,10 @@ class ReActAgent:
     ``playbook=True`` learns from every finished run into a playbook shown to later runs on similar
     questions (``reactgraph.playbook``), kept in ``playbook.sqlite`` beside the checkpoints (in
     memory without a checkpoint file); ``playbook=<a LangGraph BaseStore>`` keeps it there.
-    ``agent.playbook`` lists and edits it.
+    ``agent.playbook`` lists and edits it. ``middleware`` takes LangChain's agent middleware
+    (``langchain.agents.middleware``: ``AgentMiddleware`` objects and decorated hooks), run at the matching points
+    of the loop (``reactgraph.graph.middleware``); one that overlaps reactgraph's own machinery is refused with a
+    MiddlewareError naming the equivalent.
 
     Every way to run takes ``callbacks`` (LangChain callback handlers: LangSmith, OpenTelemetry,
     your own see each model and tool call) and ``config`` (a LangChain RunnableConfig merged into
@@ -137,12 +142,13 @@ class ReActAgent:
         nodes: Mapping[str, NodeFactory] | None = None,
         output_schema: OutputSchema | None = None,
         playbook: bool | BaseStore = False,
+        middleware: Iterable[AgentMiddleware] = (),
         **options: Any,
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         if playbook is not False:
             config = config.override(playbook=True)
-        self._deps = build_deps(model, tools, config, output_schema)
+        self._deps = build_deps(model, tools, config, output_schema, middleware)
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.store = open_store(checkpointer)
         self.checkpointer = self.store.saver
@@ -163,6 +169,11 @@ class ReActAgent:
     @property
     def registry(self) -> ToolRegistry:
         return self._deps.registry
+
+    @property
+    def middleware(self) -> tuple[AgentMiddleware, ...]:
+        """The LangChain middleware the agent runs (``reactgraph.graph.middleware``)."""
+        return self._deps.middleware
 
     @property
     def output_schema(self) -> type[BaseModel] | None:
@@ -565,7 +576,7 @@ class ReActAgent:
         self._last_thread = thread_id
         own = thread_config(thread_id) | {
             "max_concurrency": effective.max_parallel_tools,
-            "recursion_limit": recursion_limit(effective.max_iterations),
+            "recursion_limit": recursion_limit(effective.max_iterations, hook_nodes(self._deps.middleware)),
             "metadata": {RUN_OVERRIDES: json.dumps({k: v for k, v in overrides.items() if not callable(v)})},
         }
         merged = merge_configs(config, {"callbacks": callbacks} if callbacks else None, own)

@@ -26,13 +26,15 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.answers.typed import OutputSchema
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.errors import did_you_mean
-from reactgraph.graph import build_graph
+from reactgraph.graph import build_deps, build_graph
+from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.models.resolve import check_model, default_model
 from reactgraph.tools.registry import ToolRegistry
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
 # An explicit limit keeps served runs independent of LangGraph's default and covers
 # max_iterations up to MAX_SERVED_ITERATIONS. A run may still set its own ``recursion_limit``.
 MAX_SERVED_ITERATIONS = 250
-SERVER_RECURSION_LIMIT = recursion_limit(MAX_SERVED_ITERATIONS)
 
 FILES_ROOT_ENV = "REACTGRAPH_FILES_ROOT"
 
@@ -62,22 +63,25 @@ def make_graph(
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
+    middleware: Iterable[AgentMiddleware] = (),
     **options: Any,
 ) -> CompiledStateGraph:
     """The served graph: ``build_graph`` without a checkpointer, with a recursion limit that
     lets a run reach its own stop rules (max_iterations and the budgets) first; ``output_schema``
-    types the final answer (the run's ``output``). ``options`` are AgentConfig fields set over ``config``
+    types the final answer (the run's ``output``); ``middleware`` is LangChain's agent middleware, as
+    ``ReActAgent`` takes it. ``options`` are AgentConfig fields set over ``config``
     (``make_graph(tools=[...], max_iterations=5)``); an unknown one is a ConfigError that lists the known ones."""
     if unknown := [name for name in options if name not in AgentConfig.model_fields]:
-        known = ", ".join(["model", "tools", "config", "output_schema", *AgentConfig.model_fields])
+        known = ", ".join(["model", "tools", "config", "output_schema", "middleware", *AgentConfig.model_fields])
         raise ConfigError(
             "; ".join(f"make_graph: unknown option {name!r}{did_you_mean(name, AgentConfig.model_fields)}" for name in unknown)
             + f". It takes: {known}"
         )
     if options:
         config = (config or AgentConfig()).override(**options)
-    compiled = build_graph(model, served_tools() if tools is None else tools, config, output_schema=output_schema)
-    return compiled.with_config(recursion_limit=SERVER_RECURSION_LIMIT)
+    deps = build_deps(model, served_tools() if tools is None else tools, config, output_schema, middleware)
+    limit = recursion_limit(MAX_SERVED_ITERATIONS, hook_nodes(deps.middleware))
+    return build_graph(deps=deps).with_config(recursion_limit=limit)
 
 
 TOOLS = served_tools()

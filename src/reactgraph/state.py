@@ -249,6 +249,9 @@ class ReActState(InputState, OutputState, total=False):
     # summarize and think append each model call {purpose, token_usage}; observe and terminate put
     # them on the step they write and clear the list, so every call belongs to one step.
     model_calls: Annotated[list[dict], merge_outcomes]
+    # the middleware's hook nodes (graph.nodes.hook) append each run {hook, changed, jump_to}; observe and
+    # terminate put them on the step they write and clear the list, as with model_calls.
+    hooks: Annotated[list[dict], merge_outcomes]
     # think: when the current turn started (observe computes the step's duration).
     turn_started: float
     # act (one write per task), reset by think: outcomes of the current turn.

@@ -260,6 +260,13 @@ def check_testing(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12 and 30"
 
 
+def check_middleware(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "12.5 times 8 is 100."
+    prompts = [text(call["messages"]) for call in MODEL.current.calls]
+    assert prompts and all("ann@example.com" not in p and "[REDACTED_EMAIL]" in p for p in prompts)
+    assert out.startswith("model call: ") and "PIIMiddleware[email].before_model" in out
+
+
 CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
     'agent = ReActAgent(tools=[multiply, add], max_iterations=8': Case(multiplying, check_first),
     'nodes={"terminate": make_checked_terminate}': Case(multiplying, check_terminate),
@@ -277,6 +284,7 @@ CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
         'with_builtins(root="docs/")': f'with_builtins(root={str(ROOT / "docs")!r})',  # the repository's docs
     }),
     'approve_tools=["send_email"]': Case(emailing, check_approval, before_approval),
+    'PIIMiddleware("email", strategy="redact")': Case(multiplying, check_middleware),
     "load_dotenv()": Case(multiplying, check_dotenv, before_dotenv),
     'config={"run_name": "pricing"': Case(multiplying, check_tracing),
     'agent.fork("job-1", iteration=2': Case(multiplying_twice, check_checkpoints),

@@ -68,6 +68,7 @@ class Observation(BaseModel):
     cached: bool = False
     truncated: bool = False
     trace: ReActTrace | None = Field(default=None, description="A sub-agent's whole run, when the tool was a sub-agent.")
+    middleware: list[str] = Field(default_factory=list, description="The wrap_tool_call middleware the call went through, outermost first.")
 
     def __str__(self) -> str:
         return self.content
@@ -78,6 +79,16 @@ class ModelCall(BaseModel):
 
     purpose: Literal["think", "summarize", "conversation", "condense", "partial_answer", "structured_output", "sub_agent"]
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    middleware: list[str] = Field(default_factory=list, description="The wrap_model_call middleware the call went through, outermost first.")
+    model: str | None = Field(default=None, description="The model that answered, when middleware wrapped the call (a fallback's name).")
+
+
+class HookRun(BaseModel):
+    """One run of a middleware's hook node (``PIIMiddleware.before_model``): the state fields it changed and where it jumped."""
+
+    hook: str
+    changed: list[str] = Field(default_factory=list)
+    jump_to: str | None = None
 
 
 class ReActStep(BaseModel):
@@ -101,6 +112,7 @@ class ReActStep(BaseModel):
     format: str | None = Field(default=None, description="The tool-calling format of the turn: native, text or json.")
     written: str | None = Field(default=None, description="The model's own text, when its calls were read from it.")
     calls: list[ModelCall] = Field(default_factory=list)
+    hooks: list[HookRun] = Field(default_factory=list, description="The middleware hooks that ran in the turn (before it, for the first).")
 
     @property
     def action(self) -> ToolAction | None:

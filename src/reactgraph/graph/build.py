@@ -1,4 +1,5 @@
-"""Build the StateGraph: five nodes (``nodes``), the conditional edges (``routing``), compiled."""
+"""Build the StateGraph: five nodes (``nodes``), the conditional edges (``routing``), LangChain middleware's hooks
+as nodes of their own (``graph.middleware``), compiled."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -16,7 +18,9 @@ from reactgraph.answers.typed import OutputSchema, output_model
 from reactgraph.config import AgentConfig
 from reactgraph.graph import routing
 from reactgraph.graph.deps import NodeDeps
-from reactgraph.graph.nodes import make_act, make_observe, make_summarize, make_terminate, make_think
+from reactgraph.graph.middleware import HookName, approvals, can_jump_to, merged_state, node_name, with_hook
+from reactgraph.graph.middleware import checked as middleware_checked
+from reactgraph.graph.nodes import make_act, make_hook, make_observe, make_summarize, make_terminate, make_think
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, InputState, OutputState, ReActState, changes, typed_output_state
 from reactgraph.tools.registry import ToolRegistry
@@ -47,15 +51,66 @@ def build_deps(
     tools: Iterable[Any] | ToolRegistry | None = None,
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
+    middleware: Iterable[AgentMiddleware] = (),
 ) -> NodeDeps:
     """What the nodes share: config, model (an instance, or by name from config), the tool registry
-    and the output schema (a pydantic model, or a signature string made into one)."""
+    (with the middleware's tools), the output schema (a pydantic model, or a signature string made into one)
+    and LangChain middleware (checked: ``graph.middleware.checked``; a HumanInTheLoopMiddleware's gated tools
+    join ``approve_tools``)."""
     config = config or AgentConfig()
     if isinstance(model, str):
         config = config.model_copy(update={"model": model})
         model = None
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
-    return NodeDeps(config=config, registry=registry, model=model, output_schema=output_model(output_schema))
+    checked, gated = approvals(middleware_checked(middleware))
+    if gated:  # HumanInTheLoopMiddleware: reactgraph's own approval
+        config = config.model_copy(update={"approve_tools": tuple(dict.fromkeys((*config.approve_tools, *gated)))})
+    for tool in (t for m in checked for t in getattr(m, "tools", ())):
+        if not registry.has(tool.name):
+            registry.register(tool)
+    return NodeDeps(config=config, registry=registry, model=model, output_schema=output_model(output_schema), middleware=checked)
+
+
+Router = Callable[[Any], Any]  # a conditional edge: the state -> a node's name, or Sends
+
+
+def chain_hooks(
+    builder: StateGraph,
+    deps: NodeDeps,
+    hook: HookName,
+    onward: str | Router,
+    targets: list[str],
+    *,
+    model: str,
+    tools: Router,
+) -> str | None:
+    """The nodes of one hook (``<middleware>.<hook>``, in create_agent's order: before hooks as listed, after hooks
+    reversed), each leading to the next and the last ``onward`` (``targets``: where that may lead). A hook that may
+    jump (``middleware.can_jump_to``) goes where its jump says (``routing.route_after_hook``): ``end`` to terminate,
+    ``model`` to ``model``, ``tools`` on to act. Returns the first node (None without any)."""
+    chain = with_hook(deps.middleware, hook)[:: -1 if hook.startswith("after") else 1]
+    state = builder.state_schema
+    for i, m in enumerate(chain):
+        name = node_name(m, hook)
+        builder.add_node(name, make_hook(m, hook)(deps), input_schema=state)
+        after: str | Router = node_name(chain[i + 1], hook) if i + 1 < len(chain) else onward
+        leads = [after] if i + 1 < len(chain) else targets
+        if not (allowed := can_jump_to(m, hook)):
+            if isinstance(after, str):
+                builder.add_edge(name, after)
+            else:
+                builder.add_conditional_edges(name, after, leads)
+            continue
+        jumps: dict[str, str | Router] = {"end": "terminate", "model": model, "tools": tools}
+
+        # typed as a plain mapping: LangGraph then hands the router the whole state, the middleware's jump_to too
+        def route_after_hook(state: Mapping[str, Any], allowed: frozenset[str] = allowed, after: str | Router = after) -> Any:
+            to = jumps.get(routing.route_after_hook(state, allowed), after)
+            return to if isinstance(to, str) else to(state)
+
+        ends = {"terminate"} | ({model} if "model" in allowed else set()) | ({"act"} if "tools" in allowed else set())
+        builder.add_conditional_edges(name, route_after_hook, sorted(ends | set(leads)))
+    return node_name(chain[0], hook) if chain else None
 
 
 def build_graph(
@@ -81,12 +136,16 @@ def build_graph(
     if unknown := sorted(set(nodes or {}) - set(NODE_FACTORIES)):
         raise ValueError(f"nodes: no node named {', '.join(map(repr, unknown))}; the nodes are {', '.join(NODE_FACTORIES)}")
     output = typed_output_state(deps.output_schema) if deps.output_schema else OutputState
-    builder = StateGraph(ReActState, context_schema=AgentConfig, input_schema=InputState, output_schema=output)
+    state = merged_state(ReActState, deps.middleware)
+    builder = StateGraph(state, context_schema=AgentConfig, input_schema=InputState, output_schema=output)
     for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
         node = factory(deps)
         own = factory is NODE_FACTORIES[name] and name not in PARALLEL_NODES  # a custom node writes as it returns
         keep = ALWAYS_WRITTEN | OUTCOME if name == "terminate" else ALWAYS_WRITTEN
         builder.add_node(name, changes_only(node, keep) if own else node)
+    before_model = with_hook(deps.middleware, "before_model")
+    loop = node_name(before_model[0], "before_model") if before_model else "think"  # every way into think passes them
+    into = {"think": loop, "summarize": "summarize", "terminate": "terminate"}
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_at_start(state: ReActState) -> Literal["summarize", "think"]:
@@ -98,12 +157,27 @@ def build_graph(
     def route_after_observe(state: ReActState) -> Literal["terminate", "summarize", "think"]:
         return routing.route_after_observe(state, deps.run_config())
 
-    builder.add_conditional_edges(START, route_at_start, ["summarize", "think"])
-    builder.add_conditional_edges("think", route_after_think, ["act", "terminate"])
+    def route_into_loop(state: ReActState) -> str:
+        return into[route_at_start(state)]
+
+    # LangChain middleware: its hooks as nodes around think and the run (graph.middleware)
+    jumps = {"model": loop, "tools": route_after_think}
+    first = chain_hooks(builder, deps, "before_agent", route_into_loop, ["summarize", loop], **jumps)
+    chain_hooks(builder, deps, "before_model", "think", ["think"], model="think", tools=route_after_think)
+    after_model = chain_hooks(builder, deps, "after_model", route_after_think, ["act", "terminate"], **jumps)
+    last = chain_hooks(builder, deps, "after_agent", END, [END], **jumps)
+    if first:
+        builder.add_edge(START, first)
+    else:
+        builder.add_conditional_edges(START, route_at_start, {"summarize": "summarize", "think": loop})
+    if after_model:
+        builder.add_edge("think", after_model)
+    else:
+        builder.add_conditional_edges("think", route_after_think, ["act", "terminate"])
     builder.add_edge("act", "observe")
-    builder.add_conditional_edges("observe", route_after_observe, ["think", "summarize", "terminate"])
-    builder.add_edge("summarize", "think")
-    builder.add_edge("terminate", END)
+    builder.add_conditional_edges("observe", route_after_observe, into)
+    builder.add_edge("summarize", loop)
+    builder.add_edge("terminate", last or END)
     graph = builder.compile(checkpointer=checkpointer, store=store, name="reactgraph")
     if children := [e.tool.graph for e in deps.registry.list() if isinstance(e.tool, AgentTool)]:
         # act runs sub-agents as subgraphs; LangGraph knows one graph per node (Studio draws it, and

@@ -1,4 +1,4 @@
-"""What the nodes share at run time: the agent's config, model, tool registry, output schema, cancel
+"""What the nodes share at run time: the agent's config, model, tool registry, output schema, middleware, cancel
 requests, and the tool-calling format learnt for each model (``tool_calling="auto"``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -76,6 +77,7 @@ class NodeDeps:
     model: BaseChatModel | None = None
     output_schema: type[BaseModel] | None = None  # the final answer's type (ReActAgent(output_schema=...))
     cancels: CancelBoard | None = None  # cancel requests in the agent's database (from any process)
+    middleware: tuple[AgentMiddleware, ...] = ()  # LangChain middleware, checked (graph.middleware.checked)
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
     _cancel_all_before: float = float("-inf")

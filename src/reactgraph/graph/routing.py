@@ -5,12 +5,14 @@ first, which folds them into the conversation's notes (``conversation.fold_due``
 summarize when a summary is due (every ``summary_every`` iterations, or when the next prompt would pass
 ``summary_token_threshold``), else think again. After think: the model's own stops (final answer -> success,
 giving up -> failure) go to terminate; tool calls fan out to act (one ``Send`` task per call; a call that needs
-approval waits there; a sub-agent's call carries its share of the tokens left).
+approval waits there; a sub-agent's call carries its share of the tokens left). Out of a middleware hook's node:
+where its ``jump_to`` says, where reactgraph allows it (``route_after_hook``).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from langgraph.types import Send
 
@@ -69,3 +71,10 @@ def tokens_left(state: ReActState, cfg: AgentConfig, shares: int) -> int | None:
         return None
     used = (state.get("token_usage") or {}).get("total_tokens", 0)
     return max(0, cfg.token_budget - used) // shares
+
+
+def route_after_hook(state: Mapping[str, Any], allowed: frozenset[str]) -> Literal["end", "model", "tools", "on"]:
+    """Out of a LangChain middleware hook's node: where its ``jump_to`` says, if its hook may jump there
+    (``graph.middleware.can_jump_to``: end -> terminate, model -> the model call, tools -> act), else on."""
+    jump = state.get("jump_to")
+    return jump if jump in allowed else "on"

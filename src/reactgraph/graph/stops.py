@@ -95,7 +95,8 @@ def stop_reason(state: ReActState, cfg: AgentConfig, now: float | None = None) -
     return None
 
 
-def recursion_limit(max_iterations: int) -> int:
+def recursion_limit(max_iterations: int, hook_nodes: int = 0) -> int:
     """LangGraph supersteps a run of ``max_iterations`` may need: think, act, observe and summarize
-    per iteration, and terminate, so that the run's own stop rules fire before LangGraph's limit."""
-    return 4 * max_iterations + 10
+    per iteration, and terminate, so that the run's own stop rules fire before LangGraph's limit; with
+    middleware, each of its ``hook_nodes`` may run once per iteration too."""
+    return (4 + hook_nodes) * max_iterations + 10 + hook_nodes

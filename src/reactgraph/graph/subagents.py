@@ -27,6 +27,7 @@ from reactgraph.answers.result import ReActTrace, TerminationReason, TokenUsage,
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import outer_cancel
+from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.base import RegisteredTool
@@ -95,7 +96,7 @@ def delegate(
         kind, problem = short
         return error_outcome(action, kind, error_text(kind, tool=tool.name, problem=problem)), None
     limits |= inherited_containment(cfg, registry, tool.agent.registry)
-    own_config = {"recursion_limit": recursion_limit(tool.agent.config.max_iterations)}
+    own_config = {"recursion_limit": recursion_limit(tool.agent.config.max_iterations, hook_nodes(tool.agent.middleware))}
     with outer_cancel(cancelled):
         try:
             # every channel: the updates streamed to the parent show the child's thoughts and calls

@@ -194,12 +194,12 @@ def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
 def fork_point(entries: list[HistoryEntry], turn: int, iteration: int) -> HistoryEntry:
     """Where a fork "after iteration k of turn t" starts: the checkpoint holding that iteration's tool
     results, before observe (so observe and the stop rules run again under the fork's config); for k = 0,
-    the checkpoint before the turn's first think."""
+    the checkpoint before the turn's first think (or its first middleware ``before_model`` hook)."""
     ours = [e for e in entries if e.turn == turn]
     if not ours:
         raise ForkError(f"cannot fork turn {turn}: the thread has turns {sorted({e.turn for e in entries})}")
-    if iteration == 0:
-        found = [e for e in ours if e.next == ["think"]][:1]
+    if iteration == 0:  # before think, or before the middleware hooks that run ahead of it
+        found = [e for e in ours if e.next == ["think"] or [n.rsplit(".", 1)[-1] for n in e.next] == ["before_model"]][:1]
     else:
         found = [e for e in ours if e.next == ["observe"] and e.iteration == iteration][-1:]
     if not found:

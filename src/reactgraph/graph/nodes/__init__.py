@@ -1,9 +1,11 @@
-"""The five nodes of the graph, one per module. Each ``make_*`` binds a node to the agent's NodeDeps."""
+"""The five nodes of the graph, one per module, and ``hook`` (a LangChain middleware hook as a node). Each ``make_*``
+binds a node to the agent's NodeDeps."""
 
 from reactgraph.graph.nodes.act import make_act
+from reactgraph.graph.nodes.hook import make_hook
 from reactgraph.graph.nodes.observe import make_observe
 from reactgraph.graph.nodes.summarize import make_summarize
 from reactgraph.graph.nodes.terminate import make_terminate
 from reactgraph.graph.nodes.think import make_think
 
-__all__ = ["make_act", "make_observe", "make_summarize", "make_terminate", "make_think"]
+__all__ = ["make_act", "make_hook", "make_observe", "make_summarize", "make_terminate", "make_think"]

@@ -1,5 +1,8 @@
 """act: run one tool call (one task per call, so a crash re-runs only unfinished calls); a call that
-needs approval waits for a person's decision first (``reactgraph.tools.approval``)."""
+needs approval waits for a person's decision first (``reactgraph.tools.approval``). LangChain middleware's
+``wrap_tool_call`` wraps the call after approval (a middleware sees the approved, or edited, call; a rejected or
+cached one never runs) and outside reactgraph's policy (validation, timeouts, retries, isolation), which runs in
+the innermost handler (``through_middleware``)."""
 
 from __future__ import annotations
 
@@ -8,15 +11,20 @@ import time
 from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
-from langchain_core.messages import ToolMessage
-from langgraph.types import interrupt
+from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
+from langchain_core.messages import ToolMessage, convert_to_messages
+from langgraph.config import get_config
+from langgraph.prebuilt import ToolRuntime
+from langgraph.runtime import get_runtime
+from langgraph.types import Command, interrupt
 
 from reactgraph import prompts
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
+from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
-from reactgraph.state import Action, Outcome
+from reactgraph.state import Action, Outcome, TokenCount
 from reactgraph.tools import approval
 from reactgraph.tools.execution import (
     CallSlots,
@@ -79,23 +87,30 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
-        child_usage = None
-        agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
-        delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
-        # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
-        cancelled = deps.cancel_check(thread_id, delegated["started_at"] if delegated else time.time())
-        try:
-            with slots.hold(thread_id, cfg.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
-                if delegated is not None:
-                    outcome, child_usage = delegate(
-                        deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
-                        tokens_left=delegated["tokens_left"], cancelled=cancelled,
-                    )
-                else:
-                    outcome = execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled)
-        except (ToolTimeout, ToolCancelled) as exc:  # no slot before the run's time ran out or it was cancelled
-            kind = ErrorKind.TIMEOUT if isinstance(exc, ToolTimeout) else ErrorKind.EXECUTION_FAILED
-            return reported(error_outcome(action, kind, error_text(kind, tool=action["tool"], problem=str(exc))), cfg.max_observation_tokens)
+
+        def run(action: Action) -> tuple[Outcome, TokenCount | None]:
+            """The call under reactgraph's policy, in a slot: (its outcome, a sub-agent's token usage)."""
+            agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
+            delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
+            # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
+            cancelled = deps.cancel_check(thread_id, delegated["started_at"] if delegated else time.time())
+            try:
+                with slots.hold(thread_id, cfg.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
+                    if delegated is not None:
+                        return delegate(
+                            deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
+                            tokens_left=delegated["tokens_left"], cancelled=cancelled,
+                        )
+                    return execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled), None
+            except (ToolTimeout, ToolCancelled) as exc:  # no slot before the run's time ran out or it was cancelled
+                kind = ErrorKind.TIMEOUT if isinstance(exc, ToolTimeout) else ErrorKind.EXECUTION_FAILED
+                return error_outcome(action, kind, error_text(kind, tool=action["tool"], problem=str(exc))), None
+
+        extra: dict[str, Any] = {}
+        if wrapping := with_hook(deps.middleware, "wrap_tool_call"):
+            outcome, child_usage, extra = through_middleware(wrapping, action, deps, payload, run)
+        else:
+            outcome, child_usage = run(action)
         if asked is not None:
             note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
             outcome = outcome | {"content": note + outcome["content"]}
@@ -105,9 +120,82 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
-        return update
+        return extra | update
 
     return act
+
+
+class ToolCallFailed(Exception):
+    """The tool itself failed: raised to the wrap_tool_call middleware as ToolNode raises a tool's error (a
+    ``ToolRetryMiddleware`` retries it); an error nobody handled becomes the outcome again."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome["content"])
+        self.outcome = outcome
+
+
+Run = Callable[[Action], tuple[Outcome, TokenCount | None]]
+
+
+def through_middleware(
+    wrapping: list[AgentMiddleware], action: Action, deps: NodeDeps, payload: ActInput, run: Run
+) -> tuple[Outcome, TokenCount | None, dict[str, Any]]:
+    """The call through the wrap_tool_call middleware, first outermost (``graph.middleware.tool_call``): the
+    innermost handler runs the request's call (its tool and arguments, as a middleware left them) under
+    reactgraph's policy and answers with a ToolMessage, or raises ToolCallFailed when the tool failed. Returns
+    the outcome (the middleware's answer when it gave its own; ``retries`` counts the handler's extra runs),
+    a sub-agent's usage and the state update of a Command a middleware returned. ``request.state`` is the
+    act task's input (the action, the deadline ...)."""
+    runs: list[tuple[ToolMessage, Outcome, TokenCount | None]] = []
+
+    def call(request: ToolCallRequest) -> ToolMessage:
+        called: Action = {**action, "tool": request.tool_call["name"], "args": request.tool_call["args"]}
+        outcome, usage = run(called)
+        status = "success" if outcome["status"] == "ok" else "error"
+        message = ToolMessage(outcome["content"], tool_call_id=action["id"], name=called["tool"], status=status)
+        runs.append((message, outcome, usage))
+        if outcome["status"] == "error" and outcome.get("ran"):
+            raise ToolCallFailed(outcome)
+        return message
+
+    runtime = get_runtime()
+    entry = deps.registry.get(action["tool"])
+    request = ToolCallRequest(
+        tool_call={"name": action["tool"], "args": action["args"], "id": action["id"], "type": "tool_call"},
+        tool=entry.tool if entry is not None else None,
+        state=dict(payload),
+        runtime=ToolRuntime(
+            state=dict(payload), context=runtime.context, config=get_config(), stream_writer=runtime.stream_writer,
+            tool_call_id=action["id"], store=runtime.store,
+        ),
+    )
+    names = [m.name for m in wrapping]
+    try:
+        result: ToolMessage | Command | None = tool_call(wrapping, request, call)
+    except ToolCallFailed as failed:
+        return failed.outcome | {"middleware": names, "retries": retried(failed.outcome, runs)}, runs[-1][2], {}
+    update: dict[str, Any] = {}
+    if isinstance(result, Command):
+        update = hook_update(result, f"{names[0]}.wrap_tool_call")
+        result = next((m for m in convert_to_messages(update.pop("messages", None) or [])
+                       if isinstance(m, ToolMessage) and m.tool_call_id == action["id"]), None)
+    if result is None:
+        raise MiddlewareError(f"wrap_tool_call ({', '.join(names)}): no ToolMessage answers the call {action['id']}")
+    for message, outcome, usage in reversed(runs):
+        if message is result:
+            return outcome | {"middleware": names, "retries": retried(outcome, runs)}, usage, update
+    # the middleware answered itself: its text, on the last run's outcome when there was one
+    last = runs[-1][1] if runs else None
+    if result.status == "error":
+        outcome = (last or error_outcome(action, ErrorKind.EXECUTION_FAILED, result.text)) | {"status": "error", "content": result.text}
+    else:
+        outcome = (last or ok_outcome(action, result.text)) | {"status": "ok", "error_kind": None, "content": result.text}
+    return outcome | {"middleware": names, "retries": retried(outcome, runs)}, runs[-1][2] if runs else None, update
+
+
+def retried(outcome: Outcome, runs: list[Any]) -> int:
+    """The call's retries: reactgraph's own, and the handler's runs after the first (a middleware's retries)."""
+    return outcome.get("retries", 0) + max(0, len(runs) - 1)
 
 
 def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:

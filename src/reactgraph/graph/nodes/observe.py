@@ -84,6 +84,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
                 | {"content": content, "truncated": cut}
                 | ({"trace": o["trace"]} if o.get("trace") else {})
+                | ({"middleware": o["middleware"]} if o.get("middleware") else {})
             )
         stall = stall_signals(state.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
@@ -102,6 +103,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         }
         if written := state.get("turn_written"):
             step["written"] = written
+        if hooks := state.get("hooks"):
+            step["hooks"] = hooks
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
         signals = {
@@ -111,6 +114,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         }
         view = {**state, **signals, "token_usage": add_usage(state.get("token_usage"), spent)}
         update = {"steps": [step], "tool_usage": usage, "tool_failures": failures, "errors": errors, "model_calls": Overwrite([])}
+        if hooks:
+            update["hooks"] = Overwrite([])
         return update | signals | {"termination": stop_reason(view, cfg, now)} | ({"token_usage": spent} if spent else {})
 
     return observe

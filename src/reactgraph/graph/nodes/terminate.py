@@ -71,13 +71,15 @@ def closing_step(
     state: ReActState, final: bool, calls: list[dict[str, Any]], now: float, phrases: tuple[str, ...]
 ) -> dict[str, Any] | None:
     """The run's last step: the turn that ended it (``final``, see ``turn_open``), else the
-    partial-answer call (kind ``partial_answer``), else None."""
+    partial-answer call (kind ``partial_answer``), else the middleware hooks that ended the run before its
+    model call (kind ``final``), else None."""
     iteration = state.get("iteration", 0)
-    if not final and not calls:
+    hooks = state.get("hooks") or []
+    if not final and not calls and not hooks:
         return None
     step: dict[str, Any] = {
         "iteration": iteration,
-        "kind": "final" if final else "partial_answer",
+        "kind": "final" if final or not calls else "partial_answer",
         "thought": own_thought(state.get("thought", ""), state.get("final_answer"), phrases) if final else "",
         "actions": [],
         "observations": [],
@@ -88,6 +90,8 @@ def closing_step(
     }
     if final:
         step |= {"format": state.get("turn_format"), "written": state.get("turn_written")}
+    if hooks:
+        step["hooks"] = hooks
     return step
 
 
@@ -130,6 +134,7 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                     calls.append({"purpose": "partial_answer", "token_usage": extra["token_usage"]})
         if step := closing_step(state, final, calls, now, cfg.success_phrases):
             update["steps"] = [step]
+            update["hooks"] = Overwrite([])
         answer, estimate = own_estimate(state, answer, final, cfg)
         update["final_answer"] = answer
         if answer:

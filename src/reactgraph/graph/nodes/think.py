@@ -7,7 +7,8 @@ its calls as text moves the run to the text format. An unreadable reply, or a fi
 no answer (empty, a copied error or status line), becomes an error observation, and
 ``max_parse_retries`` of them in a row end the run with failure. With an output schema, the final
 answer is read into it (``checked_output``); one that does not fit is sent back, up to
-``max_output_retries`` times."""
+``max_output_retries`` times. LangChain middleware's ``wrap_model_call`` wraps the model call itself (``wrapped``),
+inside reactgraph's retries and fallback models."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import get_runtime
 from langgraph.types import Overwrite
 from pydantic import BaseModel
 
@@ -32,8 +35,9 @@ from reactgraph.graph import stops
 from reactgraph.graph.conversation import is_new_turn, last_human, question_of
 from reactgraph.graph.deps import ASK_USER, NodeDeps
 from reactgraph.graph.learning import shown_block
+from reactgraph.graph.middleware import model_call, request_prompt, with_hook
 from reactgraph.graph.scratchpad import status_text, think_messages
-from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, with_retries
+from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, model_label, with_retries
 from reactgraph.models.tokens import usage_of
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, ReActState, Termination, TokenCount, checked_query, sum_usage
@@ -54,13 +58,16 @@ from reactgraph.tools.specs import ToolSpec, tool_specs
 
 
 class Exchange(NamedTuple):
-    """One answered model call: the reply, the prompt, the model that answered, and its format."""
+    """One answered model call: the reply, the prompt, the model that answered, and its format; with
+    wrap_model_call middleware, their names and the state updates their commands made."""
 
     reply: AIMessage
     messages: list[BaseMessage]
     model: BaseChatModel
     fmt: Format
     ctx: ReadContext
+    middleware: tuple[str, ...] = ()
+    update: dict[str, Any] = {}
 
 
 DEGENERATE_THOUGHT = re.compile(
@@ -237,7 +244,7 @@ def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["messages"] = [*update.get("messages", []), message]
         carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
         counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
-        return update | formats | counts | {"thought": parsed.thought} | decision
+        return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
 
     return think
 
@@ -273,10 +280,66 @@ def asked(
         messages = think_messages(
             state, cfg, question=state["question"], iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
         )
-        reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
-        return Exchange(reply, messages, model, fmt, ctx)
+        if not (wrapping := with_hook(deps.middleware, "wrap_model_call")):
+            reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
+            return Exchange(reply, messages, model, fmt, ctx)
+        return wrapped(deps, state, cfg, offer, bounds, Exchange(AIMessage(""), messages, model, fmt, ctx), wrapping)
 
     return deps.call_model(cfg, attempt, deadline=bounds.deadline)
+
+
+def wrapped(
+    deps: NodeDeps, state: ReActState, cfg: AgentConfig, offer: Offer, bounds: Bounds, built: Exchange,
+    wrapping: list[AgentMiddleware],
+) -> Exchange:
+    """The turn's model call through the wrap_model_call middleware (``graph.middleware.model_call``): the
+    request holds the prompt reactgraph ``built``, the tools on offer and the model. The innermost call binds
+    the request's tools to the request's model in the turn's format (a format that describes the tools in the
+    prompt describes the request's tools instead), with the request's ``model_settings``, and sends the request's
+    messages. A cut call (the deadline,
+    a cancel) stays cut, and a model that raised stays failed, whatever reply a middleware made up for it
+    (``ModelRetryMiddleware(on_failure="continue")``'s text is no answer)."""
+    sent: list[Exchange] = []
+    failed: list[Exception] = []
+
+    def call(request: ModelRequest) -> AIMessage:
+        tools = list(request.tools)
+        bound, fmt, ctx = prepare(request.model, tools, tool_specs(tools), offer.tags, built.fmt.name, cfg.tool_calling)
+        if request.model_settings:  # what a middleware asked of this call (create_agent binds them too)
+            bound = bound.bind(**request.model_settings)
+        messages = retold(request_prompt(request), built.fmt.tools_prompt(built.ctx), fmt.tools_prompt(ctx))
+        try:
+            reply = invoke_within(bound, messages, deadline=bounds.deadline, cancelled=bounds.cancelled)
+        except Exception as exc:
+            failed.append(exc)
+            raise
+        sent.append(Exchange(reply, messages, request.model, fmt, ctx))
+        return reply
+
+    system, *rest = built.messages
+    request = ModelRequest(
+        model=built.model, messages=rest, system_message=system if isinstance(system, SystemMessage) else None,
+        tools=list(offer.tools), state=state, runtime=get_runtime(),
+    )
+    if not isinstance(system, SystemMessage):
+        request = request.override(messages=list(built.messages))
+    outcome = model_call(wrapping, request, call)
+    if cut := next((e for e in failed if isinstance(e, CallCut)), None):
+        raise cut
+    names = tuple(m.name for m in wrapping)
+    answered = next((e for e in reversed(sent) if e.reply is outcome.reply), None)
+    if answered is None and failed:  # a middleware wrote a reply for a model that raised: the model failed
+        raise failed[-1]
+    return (answered or built._replace(reply=outcome.reply))._replace(middleware=names, update=outcome.update)
+
+
+def retold(messages: list[BaseMessage], described: str, describe: str) -> list[BaseMessage]:
+    """``messages`` with the tools' description in the system prompt (``described``) replaced by ``describe``
+    (a middleware changed the tools); the rest as the middleware left it."""
+    if described == describe or not messages or not isinstance(messages[0], SystemMessage):
+        return messages
+    system = messages[0]
+    return [system.model_copy(update={"content": system.text.replace(described, describe)}), *messages[1:]]
 
 
 def decided(
@@ -318,7 +381,10 @@ def accounted(
     fold, for a new turn), its own, and the ones ``after`` it (typing the answer); a new turn restarts the count
     and the call list."""
     usage = usage_of(exchange.reply, exchange.messages)
-    calls = [*before, {"purpose": "think", "token_usage": usage}, *after]
+    own: dict[str, Any] = {"purpose": "think", "token_usage": usage}
+    if exchange.middleware:
+        own |= {"middleware": list(exchange.middleware), "model": model_label(exchange.model)}
+    calls = [*before, own, *after]
     spent = sum_usage(c["token_usage"] for c in calls) if len(calls) > 1 else usage
     return {
         "turn_usage": usage,
