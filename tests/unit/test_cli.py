@@ -10,6 +10,7 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -420,14 +421,15 @@ def test_runs_at_100_columns_keeps_whole_thread_ids_and_reasons(db):
 def test_run_names_its_thread_first_and_ctrl_c_says_how_to_resume(db, tmp_path):
     block = tmp_path / "blocked"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CLI_FIXTURE_BLOCK_FILE": str(block)}
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # Ctrl-C as a shell's foreground command gets it, also when these tests run in the background
         [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a `cmd &` without job control ignores SIGINT
     )
     deadline = time.monotonic() + 60
     while not block.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    proc.send_signal(2)  # SIGINT, as Ctrl-C
+    proc.send_signal(signal.SIGINT)  # as Ctrl-C
     out, err = proc.communicate(timeout=60)
     thread = out.splitlines()[0].removeprefix("thread ").strip()
     assert len(thread) == 32 and f"continue with `reactgraph resume {thread}`" in err
