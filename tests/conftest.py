@@ -12,7 +12,9 @@ model or a service that happens to run on the machine.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -90,6 +92,14 @@ class CallLog:
     def add(self, tool: str, **args) -> None:
         with self._lock:
             self.calls.append((tool, args))
+
+
+@pytest.fixture
+def conn(tmp_path) -> Iterator[sqlite3.Connection]:
+    """A SQLite connection on a file of the test's own, for a SqliteSaver whose rows a test counts."""
+    conn = sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False)
+    yield conn
+    conn.close()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ SQLite file."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -21,13 +20,6 @@ def three_lookups() -> ScriptedChatModel:
 def lookup(n: int) -> str:
     """Look up entry n."""
     return f"entry {n}"
-
-
-@pytest.fixture
-def conn(tmp_path) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False)
-    yield conn
-    conn.close()
 
 
 def checkpoints(conn: sqlite3.Connection, thread: str) -> int:

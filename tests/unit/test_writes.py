@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,13 +19,6 @@ NODES = ("think", "observe", "summarize", "terminate")  # the nodes that run alo
 def lookup(n: int) -> str:
     """Look up entry n."""
     return f"entry {n}"
-
-
-@pytest.fixture
-def conn(tmp_path) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False)
-    yield conn
-    conn.close()
 
 
 @pytest.fixture
