@@ -161,6 +161,19 @@ def test_turns_meant_to_act_that_made_a_readable_call_are_counted():
     assert "turns meant to act that made a readable call 33% of 3" in report.to_markdown()
 
 
+def test_answers_sent_back_to_be_checked_are_counted_and_the_steps_kept():
+    """With answer_checks on, an answer given with no tool call is sent back once: the run records the
+    check, and its steps keep what was called with which arguments and what came back."""
+    model = ScriptedChatModel(responses=["41", tool_call("calculator", {"expression": "6*7"}), "42"])
+    report = run_suite([faulty_task(fault=None)], lambda t: model, SUITE, overrides={"answer_checks": 1})
+    run, = report.runs
+    assert run.correct and run.checks == 1
+    assert [s["kind"] for s in run.steps] == ["check", "tools", "final"]
+    assert run.steps[1]["calls"] == [{"tool": "calculator", "args": {"expression": "6*7"}}]
+    assert run.steps[1]["results"][0]["status"] == "ok" and "42" in run.steps[1]["results"][0]["content"]
+    assert report.totals("reactgraph")["checks"] == 1 and "answers sent back to be checked 1" in report.to_markdown()
+
+
 def test_eval_command_through_the_cli_writes_reports(tmp_path, monkeypatch, capsys):
     from reactgraph import cli
 

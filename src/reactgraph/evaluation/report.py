@@ -41,6 +41,8 @@ class TaskRun(BaseModel):
     non_answer_replies: int = 0  # replies refused as no answer during the run (reactgraph only)
     confidence: float | None = None  # result.confidence (reactgraph only; None without an answer)
     playbook: list[str] = []  # the playbook bullets shown in the run's prompt (eval --learn)
+    checks: int = 0  # final answers sent back to be checked with a tool (answer_checks; reactgraph only)
+    steps: list[dict[str, Any]] = []  # the run's trace, shortened: kind, thought, calls, results (reactgraph only)
 
 
 class SuiteReport(BaseModel):
@@ -71,6 +73,7 @@ class SuiteReport(BaseModel):
             "acted_rate": sum(r.acted_turns for r in runs) / acting if acting else None,
             "copied_answers": sum(r.copied_answer for r in runs),
             "non_answer_replies": sum(r.non_answer_replies for r in runs),
+            "checks": sum(r.checks for r in runs),
             "tool_errors": sum(r.tool_errors for r in runs),
             "tokens": sum(r.tokens for r in runs),
             "seconds": round(sum(r.seconds for r in runs), 2),
@@ -138,6 +141,7 @@ class SuiteReport(BaseModel):
                 f"turns meant to act that made a readable call {acted}, "
                 f"final answers that are no answer (empty, a copied error or budget line) {t['copied_answers']}, "
                 f"replies refused as no answer {t['non_answer_replies']}, "
+                f"answers sent back to be checked {t['checks']}, "
                 f"tool errors {t['tool_errors']}, tokens {t['tokens']}, {t['seconds']} s, {confidence_text(t)}"
             )
         return lines

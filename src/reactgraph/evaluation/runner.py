@@ -82,7 +82,19 @@ def run_reactgraph(
         non_answer_replies=sum(o.error_kind in (ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY) for o in observations),
         confidence=result.confidence,
         playbook=shown_contents(agent, shown),
+        checks=sum(step.kind == "check" for step in result.trace.steps),
+        steps=[brief_step(step) for step in result.trace.steps],
     )
+
+
+def brief_step(step: ReActStep, limit: int = 400) -> dict[str, Any]:
+    """A trace step as the eval keeps it, to read why a run missed: texts cut at ``limit`` characters."""
+    return {
+        "kind": step.kind,
+        "thought": step.thought[:limit],
+        "calls": [{"tool": a.tool, "args": a.args} for a in step.actions],
+        "results": [{"status": o.status, "content": str(o.content)[:limit]} for o in step.observations],
+    }
 
 
 def shown_contents(agent: ReActAgent, ids: list[str]) -> list[str]:
