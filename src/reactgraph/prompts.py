@@ -9,6 +9,9 @@ the question, reply with the answer (short, with the number or name asked for) a
 - Call a tool only with the arguments its schema describes.
 - Say that you cannot complete the task only after the tools failed, or when no tool fits the question at all."""
 
+# After a call to a tool that is not offered and none close to it: the way out that is not another call.
+NO_TOOL_FITS = "if none of them fits the question, call none: answer without a tool, or say that you cannot complete the task and why"
+
 # Added to the default system prompt when the ask_user tool is offered (allow_clarification).
 CLARIFY_RULE = "- If the question is ambiguous and only the user can decide, call ask_user with your question."
 

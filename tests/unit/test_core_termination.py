@@ -305,3 +305,16 @@ def test_a_repeated_action_is_pointed_out_before_the_stall_stops_it(math_tools):
     assert sum(isinstance(m, ToolMessage) for m in third) == 1  # the repeated step is shown once
     assert third[-1].content.startswith("You made exactly this call again and got the same result.")
     assert result.termination_reason is TerminationReason.SUCCESS
+
+
+def test_alternating_between_two_calls_is_pointed_out_too(math_tools):
+    """A model that alternates two calls (recorded: text 'count' then an unknown operation, over and over) never
+    repeats its last step, so no stall stops it: a call made before with the same result gets the same request."""
+    a, b = tool_call("lookup", {"key": "paris"}), tool_call("add", {"a": 1, "b": 2})
+    agent, model = agent_with([a, b, a, "France"], math_tools, stall_threshold=3, summary_every=0)
+    result = agent.run("Where is Paris?")
+    assert [s.action.tool for s in result.trace.steps[:3]] == ["lookup", "add", "lookup"]
+    turns = [call["messages"][-1].content for call in model.calls]
+    assert not any("made exactly this call again" in text for text in turns[:3])
+    assert turns[3].startswith("You made exactly this call again and got the same result.")
+    assert result.final_answer == "France"

@@ -176,7 +176,9 @@ def test_unknown_tool_lists_the_available_ones():
     registry = ToolRegistry.with_builtins(["calculator", "text"])
     outcome = execute(action("weather", city="Oslo"), registry, AgentConfig())
     assert outcome["error_kind"] == "tool_not_found"
-    assert "there is no tool 'weather'; the tools are: calculator, text." in outcome["content"]
+    assert "there is no tool 'weather'; the tools are: calculator, text; if none of them fits the question, call none" in outcome["content"]
+    close = execute(action("calculater", expression="1+1"), registry, AgentConfig())
+    assert close["content"].endswith("the closest name is calculator.")  # a likely typo: no way out offered
     hidden = execute(action("text", operation="upper", text="a"), registry, AgentConfig(tools=("calculator",)))
     assert hidden["error_kind"] == "tool_not_found"  # registered but not offered in this run
 

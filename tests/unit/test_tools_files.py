@@ -46,6 +46,7 @@ def test_read_file_returns_lines_with_a_header(tools):
     read_file = tools[0]
     assert read_file("notes.txt") == "notes.txt (lines 1-3 of 3)\nalpha line\nbeta line\nGamma Line"
     assert read_file("docs/guide.md", start_line=2, max_lines=1) == "docs/guide.md (lines 2-2 of 3)\nInstall with pip."
+    assert read_file("notes.txt", max_lines=10**6).startswith("notes.txt (lines 1-3 of 3)")  # over the cap: the cap
     assert read_file("docs/../notes.txt").startswith("notes.txt (lines 1-3")  # '..' that stays inside is fine
     assert read_file("docs/notes-link.txt").startswith("notes.txt")  # a link inside the root is followed
 
@@ -61,6 +62,7 @@ def test_list_directory_shows_dirs_sizes_and_links_out(tools):
         "notes.txt (32 bytes)",
     ]
     assert tools[1]("docs").splitlines() == ["docs/", "guide.md (39 bytes)", "notes-link.txt (32 bytes)"]
+    assert tools[1]("/") == listing  # "/" alone is the root, as a model may call it
 
 
 def test_grep_search_finds_literal_text_in_text_files_only(tools):
@@ -73,6 +75,7 @@ def test_grep_search_finds_literal_text_in_text_files_only(tools):
         "notes.txt:2: beta line",
         "(stopped at 2 results)",
     ]
+    assert grep("a", max_results=10_000) == grep("a", max_results=500)  # more than the cap asked for: the cap, no error
     assert SECRET not in grep("SECRET")  # the links out are not followed
     assert grep("a.*line") == "No line contains 'a.*line' under .."  # literal, not a regex
 
@@ -118,7 +121,7 @@ def test_a_symlink_loop_is_listed_as_inaccessible_and_breaks_no_tool(tmp_path):
     assert grep_search("needle") == "a.txt:1: needle"
 
 
-@pytest.mark.parametrize("path", ["..", "../private", "/", "escape", "leak.txt"])
+@pytest.mark.parametrize("path", ["..", "../private", "/etc", "escape", "leak.txt"])
 def test_listing_and_grep_outside_are_refused(tools, path):
     with pytest.raises(InvalidArguments):
         tools[1](path)

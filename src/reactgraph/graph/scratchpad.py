@@ -10,6 +10,7 @@ already covers are dropped, oldest first.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from typing import Any
 
@@ -31,6 +32,25 @@ def system_text(cfg: AgentConfig) -> str:
     text = cfg.system_prompt or prompts.SYSTEM_PROMPT + ("\n" + prompts.CLARIFY_RULE if cfg.allow_clarification else "")
     text += "\n" + prompts.CONFIDENCE_RULE if cfg.ask_confidence else ""
     return f"{text}\n\n{cfg.thought_prompt}" if cfg.thought_prompt else text
+
+
+def made_before(steps: list[dict[str, Any]]) -> bool:
+    """Whether the newest step made the same calls as an earlier step and got the same results: the one right
+    before it (observe marks that one ``repeated``) or any earlier one (a model that alternates two calls)."""
+    if not steps:
+        return False
+    if steps[-1].get("repeated"):
+        return True
+    newest = _calls_and_results(steps[-1])
+    return newest is not None and any(_calls_and_results(step) == newest for step in steps[:-1])
+
+
+def _calls_and_results(step: dict[str, Any]) -> tuple[str, ...] | None:
+    """A step's calls and results, compared by ``made_before``; None for a step with a refused reply (no tool name)."""
+    if not step["actions"] or not all(a["tool"] for a in step["actions"]):
+        return None
+    calls = [json.dumps([a["tool"], a["args"]], sort_keys=True, default=str) for a in step["actions"]]
+    return (*calls, *(o["content"] for o in step["observations"]))
 
 
 def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int) -> str:
@@ -84,7 +104,7 @@ def think_messages(
         head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
     status = status_text(state, cfg, now, iteration)
     steps = state.get("steps") or []
-    repeated = bool(steps) and bool(steps[-1].get("repeated"))
+    repeated = made_before(steps)
     # a step that only repeated the one before it is shown once: small models copy their last turn
     recent = [s for s in steps if not s.get("repeated")][-cfg.keep_recent_steps :]
     # Some formats put the budget last, after the newest observations: the prompt then starts as

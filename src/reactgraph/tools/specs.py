@@ -10,6 +10,8 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from reactgraph import prompts
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -71,7 +73,8 @@ def fits(value: str, kind: str) -> bool:
 
 def unknown_tool(name: str, specs: Sequence[ToolSpec]) -> str:
     """What to tell a model that called a tool that is not on offer: the tools there are, and the
-    one it probably meant (a close name, or a tool that takes ``name`` as one of its options)."""
+    one it probably meant (a close name, or a tool that takes ``name`` as one of its options); with
+    neither, that it may call none (a made-up call to the one tool there is is worse than no call)."""
     names = [spec.name for spec in specs]
     text = f"there is no tool {name!r}; the tools are: {', '.join(names) or 'none'}"
     for spec in specs:
@@ -80,4 +83,4 @@ def unknown_tool(name: str, specs: Sequence[ToolSpec]) -> str:
                 return f"{text}. {name!r} is an option ({param}) of {spec.name}: call {spec.name} with {param}={name!r}"
     if close := difflib.get_close_matches(name, names, n=1, cutoff=0.7):
         return f"{text}; the closest name is {close[0]}"
-    return text
+    return f"{text}; {prompts.NO_TOOL_FITS}"

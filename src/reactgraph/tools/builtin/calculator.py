@@ -119,7 +119,10 @@ def _eval(node: ast.AST) -> Number:
     if isinstance(node, ast.Name):
         if node.id in CONSTANTS:
             return CONSTANTS[node.id]
-        raise CalculatorError(f"unknown name {node.id!r}; constants: {', '.join(CONSTANTS)}")
+        raise CalculatorError(
+            f"unknown name {node.id!r}: write the number itself (from the question or a tool result), not a name; "
+            f"the only names are the constants {', '.join(CONSTANTS)}"
+        )
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _eval(node.left), _eval(node.right)
         if isinstance(node.op, ast.Pow):

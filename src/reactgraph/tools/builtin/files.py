@@ -25,6 +25,9 @@ from reactgraph.tools.policy import InvalidArguments
 MAX_READ_BYTES = 2_000_000
 MAX_LISTED = 200
 MAX_GREP_FILES = 2_000
+# Caps on how much one call returns; a larger request gets the cap (asking for "all" is no error).
+MAX_READ_LINES = 2_000
+MAX_GREP_RESULTS = 500
 SHOWN_PATH_CHARS = 60  # a path quoted in a message is shortened to this
 # OS errors that say the path is wrong (the model can give another), not that the tool broke.
 PATH_ERRNOS = frozenset(
@@ -72,9 +75,11 @@ class Sandbox:
                 f"path {quoted(path)} is too long: a name may have at most {self.name_max} bytes, "
                 f"a path inside the root about {self.path_max - len(bytes(self.root)) - 1}"
             )
-        relative = Path(path.strip() or ".")
+        relative = Path("." if path.strip() in ("", "/") else path.strip())  # "/" alone: the root, as a model may say
         if relative.is_absolute() or relative.drive:
-            raise InvalidArguments(f"absolute path {quoted(path)} refused; give a path relative to the root directory")
+            raise InvalidArguments(
+                f"absolute path {quoted(path)} refused; give a path relative to the root directory ('.' or '/' is the root)"
+            )
         with self.guard(path):
             try:
                 target = (self.root / relative).resolve()
@@ -160,7 +165,7 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
     def read_file(
         path: Annotated[str, Field(description="File path relative to the root directory.")],
         start_line: Annotated[int, Field(description="First line to return (1-based).", ge=1)] = 1,
-        max_lines: Annotated[int, Field(description="How many lines at most.", ge=1, le=2000)] = 200,
+        max_lines: Annotated[int, Field(description=f"How many lines at most (up to {MAX_READ_LINES}).", ge=1)] = 200,
     ) -> str:
         """Read a text file inside the root directory; returns the requested lines with a header
         saying which lines of how many were shown."""
@@ -172,7 +177,7 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
         if text is None:
             raise InvalidArguments(f"{quoted(path)} is binary or larger than {MAX_READ_BYTES} bytes")
         lines = text.splitlines()
-        chunk = lines[start_line - 1 : start_line - 1 + max_lines]
+        chunk = lines[start_line - 1 : start_line - 1 + min(max_lines, MAX_READ_LINES)]
         last = start_line + len(chunk) - 1
         header = f"{box.shown(target)} (lines {start_line}-{last} of {len(lines)})"
         return "\n".join([header, *chunk])
@@ -205,7 +210,7 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
         text: Annotated[str, Field(description="The exact text to look for (not a regex).", min_length=1)],
         path: Annotated[str, Field(description="File or directory relative to the root.")] = ".",
         ignore_case: Annotated[bool, Field(description="Match regardless of case.")] = True,
-        max_results: Annotated[int, Field(description="How many matching lines at most.", ge=1, le=500)] = 50,
+        max_results: Annotated[int, Field(description=f"How many matching lines at most (up to {MAX_GREP_RESULTS}).", ge=1)] = 50,
     ) -> str:
         """Find lines containing `text` in the text files under a path inside the root directory;
         each result is 'file:line: content'."""
@@ -215,6 +220,7 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
         if bodies is None:  # a directory: its text files, an unreadable one skipped like a binary one
             bodies = ((file, readable_text(file)) for file in islice(box.walk(target), MAX_GREP_FILES))
         needle = text.lower() if ignore_case else text
+        max_results = min(max_results, MAX_GREP_RESULTS)
         results: list[str] = []
         for file, body in bodies:
             for number, line in enumerate((body or "").splitlines(), start=1):
