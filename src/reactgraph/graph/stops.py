@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from reactgraph.config import AgentConfig
-from reactgraph.state import ReActState, Termination
+from reactgraph.state import ReActState, Termination, current_turn
 
 Rule = Callable[[ReActState, AgentConfig, float], Termination | None]
 
@@ -51,7 +51,7 @@ def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination
     if budget is None:
         return None
     used = (state.get("token_usage") or {}).get("total_tokens", 0)
-    projected = used + (state.get("turn_usage") or {}).get("total_tokens", 0)
+    projected = used + (current_turn(state).get("usage") or {}).get("total_tokens", 0)
     if projected > budget:
         return {
             "reason": "token_budget",

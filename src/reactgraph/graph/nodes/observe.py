@@ -18,7 +18,7 @@ from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.nodes.summarize import condense_observation
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import truncate
-from reactgraph.state import Outcome, ReActState, add_usage, sum_usage
+from reactgraph.state import Outcome, ReActState, add_usage, current_turn, sum_usage
 from reactgraph.tools.breaker import count_failure
 
 
@@ -87,21 +87,22 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 | ({"middleware": o["middleware"]} if o.get("middleware") else {})
             )
         stall = stall_signals(state.get("stall") or {}, outcomes)
+        turn = current_turn(state)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
         step: dict[str, Any] = {
             "iteration": state.get("iteration", 0),
             "kind": "check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
-            "thought": state.get("thought", ""),
+            "thought": turn.get("thought", ""),
             "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
             "observations": observations,
             "timestamp": now,
             "token_usage": sum_usage(call["token_usage"] for call in calls),
             "calls": calls,
-            "duration": now - state.get("turn_started", now),
-            "format": state.get("turn_format"),
+            "duration": now - turn.get("started", now),
+            "format": turn.get("format"),
         }
-        if written := state.get("turn_written"):
+        if written := turn.get("written"):
             step["written"] = written
         if hooks := state.get("hooks"):
             step["hooks"] = hooks
@@ -121,12 +122,15 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     return observe
 
 
+BEFORE_THINK = frozenset({"summarize", "conversation"})  # the purposes of model calls made before the turn's think
+
+
 def turn_calls(state: ReActState) -> list[dict[str, Any]]:
-    """The model calls of the current turn (think's, and a summary before it). A turn always has
-    think's call; a run checkpointed before calls were kept has only ``turn_usage``."""
-    if calls := list(state.get("model_calls") or []):
-        return calls
-    return [{"purpose": "think", "token_usage": state["turn_usage"]}] if state.get("turn_usage") else []
+    """The model calls of the current turn, in order: a summary before it, think's (its own and typing the
+    answer), then those of its tool calls (a sub-agent's)."""
+    extra = state.get("model_calls") or []
+    before = [c for c in extra if c["purpose"] in BEFORE_THINK]
+    return [*before, *current_turn(state).get("calls", []), *(c for c in extra if c["purpose"] not in BEFORE_THINK)]
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:

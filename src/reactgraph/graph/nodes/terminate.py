@@ -24,7 +24,7 @@ from reactgraph.graph.nodes.think import not_answers
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import usage_of
-from reactgraph.state import ReActState, Termination, add_usage, sum_usage
+from reactgraph.state import ReActState, Termination, add_usage, current_turn, sum_usage
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
@@ -74,22 +74,23 @@ def closing_step(
     partial-answer call (kind ``partial_answer``), else the middleware hooks that ended the run before its
     model call (kind ``final``), else None."""
     iteration = state.get("iteration", 0)
+    turn = current_turn(state)
     hooks = state.get("hooks") or []
     if not final and not calls and not hooks:
         return None
     step: dict[str, Any] = {
         "iteration": iteration,
         "kind": "final" if final or not calls else "partial_answer",
-        "thought": own_thought(state.get("thought", ""), state.get("final_answer"), phrases) if final else "",
+        "thought": own_thought(turn.get("thought", ""), state.get("final_answer"), phrases) if final else "",
         "actions": [],
         "observations": [],
         "timestamp": now,
         "token_usage": sum_usage(call["token_usage"] for call in calls),
         "calls": calls,
-        "duration": now - state.get("turn_started", now) if final else 0.0,
+        "duration": now - turn.get("started", now) if final else 0.0,
     }
     if final:
-        step |= {"format": state.get("turn_format"), "written": state.get("turn_written")}
+        step |= {"format": turn.get("format"), "written": turn.get("written")}
     if hooks:
         step["hooks"] = hooks
     return step
@@ -102,7 +103,7 @@ def own_estimate(state: ReActState, answer: str | None, final: bool, cfg: AgentC
         return answer, None
     answer, estimate = read_estimate(answer)
     if estimate is None and final:
-        _, estimate = read_estimate(state.get("thought", ""))
+        _, estimate = read_estimate(current_turn(state).get("thought", ""))
     return answer, estimate
 
 

@@ -40,7 +40,7 @@ from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, model_label, with_retries
 from reactgraph.models.tokens import usage_of
 from reactgraph.playbook.bullets import keywords
-from reactgraph.state import Action, ReActState, Termination, TokenCount, checked_query, sum_usage
+from reactgraph.state import Action, ReActState, Termination, TokenCount, Turn, checked_query, sum_usage
 from reactgraph.tool_calling import (
     Format,
     ParsedReply,
@@ -211,49 +211,72 @@ class Bounds(NamedTuple):
     cancelled: Callable[[], bool]
 
 
+TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``current_turn``), by field
+    "thought": "thought",
+    "pending_actions": "actions",
+    "turn_format": "format",
+    "turn_written": "written",
+    "turn_usage": "usage",
+    "turn_calls": "calls",
+}
+
+
 def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
         """Reads question, summary, recent steps, tools, budgets, the run's format and parse failures
-        so far; writes thought, pending actions or the final answer, the call's token usage, the
-        turn's format (and the run's next one) and parse failures."""
-        cfg = deps.run_config()
-        now = time.time()
-        state, update = started_turn(state, now, cfg)
-        if not state["question"]:
-            return update | _stop("failure", "no question: send a 'query' or a human message", None)
-        update["iteration"] = iteration = state.get("iteration", 0) + 1
-        offer = offered(deps, cfg, state)
-        if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
-            update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
-            state = {**state, "playbook": update["playbook"]}
-        bounds = Bounds(*deps.run_bounds(state, cfg))
-        try:
-            exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
-        except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
-            return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
-        except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
-            return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), reply_text(exchange.reply), deps.output_schema)
-        following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
-        if following != exchange.fmt.name:
-            deps.learn_format(exchange.model, following)
-        decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
-        written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
-        formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
-        if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
-            update["messages"] = [*update.get("messages", []), message]
-        carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
-        counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
-        return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
+        so far; writes the turn's record (thought, pending actions, format, the call's usage) or the final
+        answer, the run's token usage and next format, and parse failures."""
+        return folded(turned(deps, state))
 
     return think
 
 
+def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
+    """think's update, with the turn's fields still apart (``TURN_FIELDS``; ``folded`` puts them in its record)."""
+    cfg = deps.run_config()
+    now = time.time()
+    state, update = started_turn(state, now, cfg)
+    if not state["question"]:
+        return update | _stop("failure", "no question: send a 'query' or a human message", None)
+    update["iteration"] = iteration = state.get("iteration", 0) + 1
+    offer = offered(deps, cfg, state)
+    if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
+        update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
+        state = {**state, "playbook": update["playbook"]}
+    bounds = Bounds(*deps.run_bounds(state, cfg))
+    try:
+        exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
+    except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
+        return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
+    except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
+        return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
+    parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), reply_text(exchange.reply), deps.output_schema)
+    following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
+    if following != exchange.fmt.name:
+        deps.learn_format(exchange.model, following)
+    decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
+    written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
+    formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
+    if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
+        update["messages"] = [*update.get("messages", []), message]
+    carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
+    counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
+    return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
+
+
+def folded(update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` with the turn's fields (``TURN_FIELDS``) moved into its record."""
+    turn = dict(update.pop("current_turn"))
+    for key, field in TURN_FIELDS.items():
+        if key in update:
+            turn[field] = update.pop(key)  # type: ignore[literal-required]
+    return update | {"current_turn": turn}
+
+
 def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
-    """(the state as the turn sees it, the turn's first update): the current turn's fields cleared, and a new
+    """(the state as the turn sees it, the turn's first update): the current turn's record started, and a new
     turn's fields reset when a new turn of the conversation starts (``is_new_turn``)."""
-    update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
-    update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set once the model answers
+    update: dict[str, Any] = {"current_turn": Turn(thought="", actions=[], started=now, format=None, written=None, usage={}, calls=[])}
     if is_new_turn(state):
         state, fresh = _fresh_turn(state, now, cfg)
         update |= fresh
@@ -375,22 +398,21 @@ def decided(
 
 
 def accounted(
-    exchange: Exchange, before: list[dict[str, Any]], after: list[dict[str, Any]], *, fresh_run: bool
+    exchange: Exchange, carried: list[dict[str, Any]], typing: list[dict[str, Any]], *, fresh_run: bool
 ) -> dict[str, Any]:
-    """The model calls and tokens think accounts for: the calls made ``before`` its own for it (the conversation's
-    fold, for a new turn), its own, and the ones ``after`` it (typing the answer); a new turn restarts the count
-    and the call list."""
+    """The model calls and tokens think accounts for: its own call and the ones typing the answer (the turn's
+    ``turn_calls``), and the ones made for it before (the conversation's fold, ``carried``, for a new turn); a
+    new turn restarts the count and keeps only the carried calls in ``model_calls``."""
     usage = usage_of(exchange.reply, exchange.messages)
     own: dict[str, Any] = {"purpose": "think", "token_usage": usage}
     if exchange.middleware:
         own |= {"middleware": list(exchange.middleware), "model": model_label(exchange.model)}
-    calls = [*before, own, *after]
-    spent = sum_usage(c["token_usage"] for c in calls) if len(calls) > 1 else usage
-    return {
-        "turn_usage": usage,
-        "token_usage": Overwrite(spent) if fresh_run else spent,
-        "model_calls": Overwrite(calls) if fresh_run else calls,
-    }
+    calls = [own, *typing]
+    counted = [*carried, *calls]
+    spent = sum_usage(c["token_usage"] for c in counted) if len(counted) > 1 else usage
+    if not fresh_run:
+        return {"turn_usage": usage, "turn_calls": calls, "token_usage": spent}
+    return {"turn_usage": usage, "turn_calls": calls, "token_usage": Overwrite(spent), "model_calls": Overwrite(carried)}
 
 
 Structure = Callable[[str], tuple[BaseModel | None, TokenCount | None]]
