@@ -127,6 +127,7 @@ class Outcome(TypedDict, total=False):
 class Turn(TypedDict, total=False):
     """The current turn, as think records it: one channel, so a turn costs one write, not one per field."""
 
+    iteration: int  # the run's model turns so far, this one counted
     thought: str  # the reasoning text of the turn
     actions: list[Action]  # the tool calls of the turn; act runs one task per call
     started: float  # when the turn started (time.time(); observe computes the step's duration)
@@ -134,6 +135,14 @@ class Turn(TypedDict, total=False):
     written: str | None  # the model's own reply text when the calls were read from it, else None
     usage: TokenCount  # usage of the turn's model call (the token budget projects the next call from it)
     calls: list[dict[str, Any]]  # think's model calls {purpose, token_usage}: its own, then typing the answer
+
+
+class ToolStats(TypedDict, total=False):
+    """What the run's tool calls add up to, after each turn: one channel, so a turn costs one write."""
+
+    usage: dict[str, int]  # how often each tool ran
+    failures: dict[str, int]  # failures per tool in this run (the circuit breaker reads it)
+    stall: dict[str, Any]  # consecutive repeats of the same action / observation signature
 
 
 class Termination(TypedDict, total=False):
@@ -155,6 +164,16 @@ class TokenCount(TypedDict, total=False):
 def current_turn(state: Mapping[str, Any]) -> Turn:
     """The current turn's record (empty before the first)."""
     return state.get("current_turn") or {}
+
+
+def tool_stats(state: Mapping[str, Any]) -> ToolStats:
+    """The run's tool statistics (empty before the first tool call)."""
+    return state.get("tool_stats") or {}
+
+
+def iteration_of(state: Mapping[str, Any]) -> int:
+    """The run's model turns so far (the current turn's iteration; 0 before the first)."""
+    return current_turn(state).get("iteration", 0)
 
 
 class InvalidInputError(TypeError):
@@ -246,10 +265,8 @@ class ReActState(InputState, OutputState, total=False):
     question_message: str | None
     # think: wall-clock start of the run (time.time()).
     started_at: float
-    # think: model turns so far.
-    iteration: int
-    # think: the current turn (thought, tool calls, start, format, usage, think's model calls); hooks may
-    # answer its calls. One record, rewritten once a turn.
+    # think: the current turn (its iteration, thought, tool calls, start, format, usage, think's model calls);
+    # hooks may answer its calls. One record, rewritten once a turn.
     current_turn: Turn
     # think: consecutive replies that could not be read (max_parse_retries ends the run).
     parse_failures: int
@@ -265,21 +282,13 @@ class ReActState(InputState, OutputState, total=False):
     # act (one write per task): outcomes of the current turn, read by observe in the next step; a Topic
     # that empties itself after that step, so no node writes to clear it.
     outcomes: Annotated[list[Outcome], Topic(dict)]
-    # observe: how often each tool ran.
-    tool_usage: dict[str, int]
+    # observe (think resets it for a new run): what the run's tool calls add up to, one record.
+    tool_stats: ToolStats
     # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
     errors: Annotated[list[dict], DeltaChannel(append_batches)]
-    # observe: consecutive repeats of the same action / observation signature.
-    stall: dict[str, Any]
-    # observe: failures per tool in this run (the circuit breaker reads it).
-    tool_failures: dict[str, int]
     # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands
     # a hit to the act task instead of running the tool again. think resets it for a new run.
     tool_cache: Annotated[dict[str, str], DeltaChannel(merge_batches)]
-    # observe: why termination_callback stopped the run (it returned True, or raised), else None.
-    callback_stop: str | None
-    # observe: ReActAgent.cancel asked this run to stop.
-    cancel_requested: bool
     # summarize: the last iteration the summary covers.
     summarized_through: int
     # terminate: True when a limit cut the run short and the answer is partial.

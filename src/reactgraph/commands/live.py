@@ -76,7 +76,7 @@ class LiveView:
             turn = update.get("current_turn") or {}
             if thought := (turn.get("thought") or "").strip():
                 if not update.get("termination"):
-                    out(f"[bold cyan]Thought[/] (iteration {update.get('iteration', '?')}): {escape(thought)}")
+                    out(f"[bold cyan]Thought[/] (iteration {turn.get('iteration', '?')}): {escape(thought)}")
             for action in turn.get("actions") or []:
                 if action.get("tool"):
                     args = json.dumps(action.get("args") or {}, ensure_ascii=False)

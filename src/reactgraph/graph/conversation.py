@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.models.tokens import truncate
-from reactgraph.state import ReActState, checked_query
+from reactgraph.state import ReActState, checked_query, iteration_of
 
 FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
 
@@ -127,7 +127,7 @@ def turn_record(state: ReActState, turn_number: int) -> dict[str, Any]:
         "reason": (state.get("termination") or {}).get("reason", "failure"),
         "detail": (state.get("termination") or {}).get("detail", ""),
         "partial": bool(state.get("partial")),
-        "iterations": state.get("iteration", 0),
+        "iterations": iteration_of(state),
         "token_usage": dict(state.get("token_usage") or {}),
         "confidence": state.get("confidence"),
         "output": state.get("output"),

@@ -20,7 +20,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import fold_due
 from reactgraph.graph.scratchpad import over_threshold
 from reactgraph.graph.subagents import is_agent
-from reactgraph.state import ReActState, current_turn
+from reactgraph.state import ReActState, current_turn, iteration_of
 from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
 from reactgraph.tools.registry import ToolRegistry
@@ -34,7 +34,7 @@ def route_at_start(state: ReActState, cfg: AgentConfig) -> Literal["summarize", 
 def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
     """Every ``summary_every`` iterations, or when the next prompt would pass ``summary_token_threshold``."""
     every = cfg.summary_every
-    if every > 0 and state.get("iteration", 0) - state.get("summarized_through", 0) >= every:
+    if every > 0 and iteration_of(state) - state.get("summarized_through", 0) >= every:
         return True
     return over_threshold(state, cfg)
 

@@ -25,7 +25,7 @@ from reactgraph.graph.conversation import is_new_turn, last_human
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, can_jump_to, hook_update, node_name
 from reactgraph.graph.nodes.think import started_turn
-from reactgraph.state import ReActState, Termination, checked_query, current_turn
+from reactgraph.state import ReActState, Termination, checked_query, current_turn, iteration_of
 
 QUERY_MESSAGE = "question-query"  # the id of the human message a query is shown to a hook as
 
@@ -120,6 +120,6 @@ def ended(deps: NodeDeps, state: ReActState, update: dict[str, Any], name: str, 
         "reason": "custom",
         "detail": f"{name} jumped to the end" + (f": {said}" if said else ""),
         "limit": None,
-        "observed": state.get("iteration", 0),
+        "observed": iteration_of(state),
     }
     return update | {"termination": termination, "current_turn": {**(update.get("current_turn") or current_turn(state)), "actions": []}}

@@ -40,7 +40,17 @@ from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, model_label, with_retries
 from reactgraph.models.tokens import usage_of
 from reactgraph.playbook.bullets import keywords
-from reactgraph.state import Action, ReActState, Termination, TokenCount, Turn, checked_query, sum_usage
+from reactgraph.state import (
+    Action,
+    ReActState,
+    Termination,
+    TokenCount,
+    Turn,
+    checked_query,
+    iteration_of,
+    sum_usage,
+    tool_stats,
+)
 from reactgraph.tool_calling import (
     Format,
     ParsedReply,
@@ -212,6 +222,7 @@ class Bounds(NamedTuple):
 
 
 TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``current_turn``), by field
+    "iteration": "iteration",
     "thought": "thought",
     "pending_actions": "actions",
     "turn_format": "format",
@@ -238,7 +249,7 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
     state, update = started_turn(state, now, cfg)
     if not state["question"]:
         return update | _stop("failure", "no question: send a 'query' or a human message", None)
-    update["iteration"] = iteration = state.get("iteration", 0) + 1
+    update["iteration"] = iteration = iteration_of(state) + 1
     offer = offered(deps, cfg, state)
     if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
         update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
@@ -274,18 +285,21 @@ def folded(update: dict[str, Any]) -> dict[str, Any]:
 
 
 def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
-    """(the state as the turn sees it, the turn's first update): the current turn's record started, and a new
-    turn's fields reset when a new turn of the conversation starts (``is_new_turn``)."""
-    update: dict[str, Any] = {"current_turn": Turn(thought="", actions=[], started=now, format=None, written=None, usage={}, calls=[])}
+    """(the state as the turn sees it, the turn's first update): the current turn's record started (its iteration
+    still the last one's: think counts it once the question is there), and a new turn's fields reset when a new
+    turn of the conversation starts (``is_new_turn``)."""
+    update: dict[str, Any] = {}
+    iteration = iteration_of(state)
     if is_new_turn(state):
-        state, fresh = _fresh_turn(state, now, cfg)
-        update |= fresh
-    return state, update
+        state, update = _fresh_turn(state, now, cfg)
+        iteration = 0
+    turn = Turn(iteration=iteration, thought="", actions=[], started=now, format=None, written=None, usage={}, calls=[])
+    return {**state, "current_turn": turn}, update | {"current_turn": turn}
 
 
 def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
     """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
-    disabled = disabled_tools(state.get("tool_failures"), cfg)
+    disabled = disabled_tools(tool_stats(state).get("failures"), cfg)
     tools = deps.offered_tools(cfg, disabled)
     return Offer(tools, tool_specs(tools), disabled, Tags.from_config(cfg))
 
@@ -487,7 +501,7 @@ def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Te
     """The stop for a model call the run cut: the time budget's, or the cancellation's."""
     now = time.time()
     if isinstance(cut, CallCancelled):
-        return stops.cancellation({**state, "cancel_requested": True}, cfg, now)  # type: ignore[return-value]
+        return stops.cancellation(stops.Observed(**{**state, "cancel_requested": True}), cfg, now)  # type: ignore[return-value]
     found = stops.time_budget(state, cfg, now)
     assert found is not None  # the call was cut at the deadline
     return {**found, "detail": f"{found['detail']}, during a model call"}
@@ -510,15 +524,10 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
         "turn": turns + 1,
         "started_at": now,
         "finished_at": None,
-        "iteration": 0,
         "summary": "",
         "summarized_through": 0,
-        "stall": {},
         "parse_failures": 0,
-        "tool_usage": {},
-        "tool_failures": {},
-        "callback_stop": None,
-        "cancel_requested": False,
+        "tool_stats": {},
         "termination": None,
         "final_answer": None,
         "partial": False,
