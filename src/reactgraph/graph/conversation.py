@@ -14,7 +14,7 @@ starts the model's context anew: the earlier turns stay in the thread's history 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import HumanMessage
 
@@ -26,8 +26,16 @@ from reactgraph.state import ReActState, checked_query, iteration_of
 FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
 
 
+HUMAN_TYPES = frozenset({"human", "HumanMessageChunk"})  # a message's ``type`` when it is a HumanMessage
+
+
 def last_human(state: ReActState) -> HumanMessage | None:
-    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage) and m.text.strip()), None)
+    """The last human message with text. Compared by ``type``, not ``isinstance``: the scan passes a whole turn's
+    messages, at every step and for every checkpoint the history reads."""
+    for message in reversed(state.get("messages") or []):
+        if message.type in HUMAN_TYPES and message.text.strip():
+            return cast(HumanMessage, message)
+    return None
 
 
 def question_of(state: ReActState) -> str:
