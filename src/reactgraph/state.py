@@ -172,8 +172,12 @@ def tool_stats(state: Mapping[str, Any]) -> ToolStats:
 
 
 def iteration_of(state: Mapping[str, Any]) -> int:
-    """The run's model turns so far (the current turn's iteration; 0 before the first)."""
-    return current_turn(state).get("iteration", 0)
+    """The run's model turns so far (the current turn's iteration; 0 before the first). A run checkpointed before
+    turns had their record: its last step's."""
+    if (turn := state.get("current_turn")) is not None:
+        return turn.get("iteration", 0)
+    steps = state.get("steps") or []
+    return steps[-1]["iteration"] if steps else 0
 
 
 class InvalidInputError(TypeError):

@@ -10,7 +10,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Overwrite
 
 from reactgraph import AgentConfig, ReActAgent, TerminationReason
-from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, changes
+from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, changes, iteration_of
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 ITERATIONS = 10
@@ -73,7 +73,6 @@ def test_changes_keeps_a_value_changed_in_place():
     assert changes(state, {"tool_stats": {"usage": {"a": 2}}}) == {}
 
 
-
 def test_terminate_reports_the_outcome_though_think_set_it(agent):
     """A client streaming updates reads the answer from terminate's update, also when think set it first."""
     tuples = {t.config["configurable"]["checkpoint_id"]: t for t in agent.checkpointer.list({"configurable": {"thread_id": "t"}})}
@@ -81,3 +80,9 @@ def test_terminate_reports_the_outcome_though_think_set_it(agent):
     written = {key: value for _, key, value in tuples[before.checkpoint_id].pending_writes}
     assert written["final_answer"] == before.values["final_answer"] == "The entries are 0 to 9."
     assert written["termination"]["reason"] == "success"
+
+
+def test_the_iteration_of_a_run_recorded_before_turns_had_their_record_is_its_last_steps():
+    assert iteration_of({"current_turn": {"iteration": 3}, "steps": [{"iteration": 2}]}) == 3
+    assert iteration_of({"steps": [{"iteration": 1}, {"iteration": 2}]}) == 2  # no current_turn: an older version's
+    assert iteration_of({}) == 0
