@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
 from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.topic import Topic
 from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite
 from typing_extensions import (
@@ -88,7 +89,7 @@ def sum_usage(usages: Iterable[dict]) -> dict:
 
 
 def merge_outcomes(current: list | None, update: list) -> list:
-    """Append to a list that a node resets with Overwrite (a turn's outcomes, its model calls)."""
+    """Append to a list that a node resets with Overwrite (a turn's extra model calls, its hooks)."""
     return (current or []) + update
 
 
@@ -123,6 +124,27 @@ class Outcome(TypedDict, total=False):
     trace: dict[str, Any]  # a sub-agent's whole run (a ReActTrace as JSON data; graph.subagents.delegate)
 
 
+class Turn(TypedDict, total=False):
+    """The current turn, as think records it: one channel, so a turn costs one write, not one per field."""
+
+    iteration: int  # the run's model turns so far, this one counted
+    thought: str  # the reasoning text of the turn
+    actions: list[Action]  # the tool calls of the turn; act runs one task per call
+    started: float  # when the turn started (time.time(); observe computes the step's duration)
+    format: str | None  # the tool-calling format the turn used (observe puts it on the step)
+    written: str | None  # the model's own reply text when the calls were read from it, else None
+    usage: TokenCount  # usage of the turn's model call (the token budget projects the next call from it)
+    calls: list[dict[str, Any]]  # think's model calls {purpose, token_usage}: its own, then typing the answer
+
+
+class ToolStats(TypedDict, total=False):
+    """What the run's tool calls add up to, after each turn: one channel, so a turn costs one write."""
+
+    usage: dict[str, int]  # how often each tool ran
+    failures: dict[str, int]  # failures per tool in this run (the circuit breaker reads it)
+    stall: dict[str, Any]  # consecutive repeats of the same action / observation signature
+
+
 class Termination(TypedDict, total=False):
     """Why the run stopped: reason, human detail, the limit and the observed value."""
 
@@ -137,6 +159,25 @@ class TokenCount(TypedDict, total=False):
     output_tokens: int
     total_tokens: int
     estimated: bool
+
+
+def current_turn(state: Mapping[str, Any]) -> Turn:
+    """The current turn's record (empty before the first)."""
+    return state.get("current_turn") or {}
+
+
+def tool_stats(state: Mapping[str, Any]) -> ToolStats:
+    """The run's tool statistics (empty before the first tool call)."""
+    return state.get("tool_stats") or {}
+
+
+def iteration_of(state: Mapping[str, Any]) -> int:
+    """The run's model turns so far (the current turn's iteration; 0 before the first). A run checkpointed before
+    turns had their record: its last step's."""
+    if (turn := state.get("current_turn")) is not None:
+        return turn.get("iteration", 0)
+    steps = state.get("steps") or []
+    return steps[-1]["iteration"] if steps else 0
 
 
 class InvalidInputError(TypeError):
@@ -228,49 +269,30 @@ class ReActState(InputState, OutputState, total=False):
     question_message: str | None
     # think: wall-clock start of the run (time.time()).
     started_at: float
-    # think: model turns so far.
-    iteration: int
-    # think: the reasoning text of the current turn.
-    thought: str
-    # think: the tool calls of the current turn; act runs one task per call.
-    pending_actions: list[Action]
+    # think: the current turn (its iteration, thought, tool calls, start, format, usage, think's model calls);
+    # hooks may answer its calls. One record, rewritten once a turn.
+    current_turn: Turn
     # think: consecutive replies that could not be read (max_parse_retries ends the run).
     parse_failures: int
     # think: the run's tool-calling format for the next turn (native, text, json); tool_calling="auto"
     # moves it from native to text once the model writes its calls as text.
     tool_format: str | None
-    # think: the format the current turn used (observe puts it on the step).
-    turn_format: str
-    # think: the model's own reply text when the turn's calls were read from it (observe puts it on
-    # the step; the native format shows it back beside the calls), else None.
-    turn_written: str | None
-    # think: usage of the current turn's model call (the token budget projects the next call from it).
-    turn_usage: TokenCount
-    # summarize and think append each model call {purpose, token_usage}; observe and terminate put
-    # them on the step they write and clear the list, so every call belongs to one step.
+    # the model calls made for a turn beside think's own {purpose, token_usage}: summarize's (before it),
+    # a sub-agent's (act); observe and terminate put them on the step they write and clear the list.
     model_calls: Annotated[list[dict], merge_outcomes]
     # the middleware's hook nodes (graph.nodes.hook) append each run {hook, changed, jump_to}; observe and
     # terminate put them on the step they write and clear the list, as with model_calls.
     hooks: Annotated[list[dict], merge_outcomes]
-    # think: when the current turn started (observe computes the step's duration).
-    turn_started: float
-    # act (one write per task), reset by think: outcomes of the current turn.
-    outcomes: Annotated[list[Outcome], merge_outcomes]
-    # observe: how often each tool ran.
-    tool_usage: dict[str, int]
+    # act (one write per task): outcomes of the current turn, read by observe in the next step; a Topic
+    # that empties itself after that step, so no node writes to clear it.
+    outcomes: Annotated[list[Outcome], Topic(dict)]
+    # observe (think resets it for a new run): what the run's tool calls add up to, one record.
+    tool_stats: ToolStats
     # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
     errors: Annotated[list[dict], DeltaChannel(append_batches)]
-    # observe: consecutive repeats of the same action / observation signature.
-    stall: dict[str, Any]
-    # observe: failures per tool in this run (the circuit breaker reads it).
-    tool_failures: dict[str, int]
     # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands
     # a hit to the act task instead of running the tool again. think resets it for a new run.
     tool_cache: Annotated[dict[str, str], DeltaChannel(merge_batches)]
-    # observe: why termination_callback stopped the run (it returned True, or raised), else None.
-    callback_stop: str | None
-    # observe: ReActAgent.cancel asked this run to stop.
-    cancel_requested: bool
     # summarize: the last iteration the summary covers.
     summarized_through: int
     # terminate: True when a limit cut the run short and the answer is partial.
@@ -282,7 +304,7 @@ class ReActState(InputState, OutputState, total=False):
 # the keys whose writes a reducer folds in (a write adds to the value instead of replacing it)
 ACCUMULATING = frozenset(k for k, hint in get_type_hints(ReActState, include_extras=True).items() if get_origin(hint) is Annotated)
 IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
-ALWAYS_WRITTEN = frozenset({"thought"})  # what a turn said is its own, also when it says what the last one did
+ALWAYS_WRITTEN = frozenset({"current_turn"})  # a turn is its own, also when it says what the last one did
 # The run's outcome is in terminate's update, as a client streaming updates reads it, also when think set it first.
 OUTCOME = frozenset({"final_answer", "termination", "partial"})
 

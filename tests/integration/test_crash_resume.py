@@ -90,7 +90,7 @@ def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
                 wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
             snapshot = inspector.graph.get_state({"configurable": {"thread_id": thread}})
             assert snapshot.next == next_nodes
-            assert snapshot.values["iteration"] == iteration
+            assert snapshot.values["current_turn"]["iteration"] == iteration
         assert sorted(executions(side)) == done_before
     finally:
         os.kill(proc.pid, signal.SIGKILL)

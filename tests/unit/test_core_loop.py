@@ -307,5 +307,5 @@ def test_stall_signals_keep_a_digest_not_the_observations(math_tools):
     model = ScriptedChatModel(responses=[tool_call("big", {"n": 2000}), "ok"])
     agent = ReActAgent(model=model, tools=[big])
     result = agent.run("q")
-    stall = agent.graph.get_state({"configurable": {"thread_id": result.thread_id}}).values["stall"]
+    stall = agent.graph.get_state({"configurable": {"thread_id": result.thread_id}}).values["tool_stats"]["stall"]
     assert len(stall["observation_key"]) == 16 and len(stall["observation_text"]) <= 200

@@ -250,19 +250,19 @@ def test_stop_rule_order_callback_before_cancel_before_stall_before_max():
 
     cfg = AgentConfig(max_iterations=3, stall_threshold=2, timeout_seconds=1, token_budget=100)
     state = {
-        "iteration": 3,
+        "current_turn": {"iteration": 3},
         "started_at": 0.0,
         "token_usage": {"total_tokens": 500},
-        "stall": {"action_repeats": 2, "action_text": "x"},
+        "tool_stats": {"stall": {"action_repeats": 2, "action_text": "x"}},
         "callback_stop": "cb",
         "cancel_requested": True,
     }
     order = []
-    for key in ("callback_stop", "cancel_requested", "started_at", "token_usage", "stall", "iteration"):
+    for key in ("callback_stop", "cancel_requested", "started_at", "token_usage", "tool_stats", "current_turn"):
         reason = stop_reason(state, cfg, now=100.0)
         order.append(reason["reason"])
         state[key] = {"callback_stop": None, "cancel_requested": False, "started_at": 100.0,
-                      "token_usage": {}, "stall": {}, "iteration": 1}[key]
+                      "token_usage": {}, "tool_stats": {}, "current_turn": {"iteration": 1}}[key]
     order.append(stop_reason(state, cfg, now=100.0))
     assert order == ["custom", "cancelled", "timeout", "token_budget", "stalled", "max_iterations", None]
 

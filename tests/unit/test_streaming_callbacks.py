@@ -72,7 +72,7 @@ def test_the_live_view_shows_the_reply_being_written():
             seen.append(view.status_text)
         yield Token(node="summarize", text="notes")  # not think's: not shown
         seen.append(view.status_text)
-        yield "think", {"thought": "I multiply six.", "pending_actions": [{"tool": "multiply", "args": {}}]}
+        yield "think", {"current_turn": {"thought": "I multiply six.", "actions": [{"tool": "multiply", "args": {}}]}}
         seen.append(view.status_text)
         yield ReActResult.model_construct()
 

@@ -115,7 +115,8 @@ def test_a_state_without_a_recorded_stop_still_ends_for_the_limit_that_fired(mat
     agent.graph.invoke({"query": "1 + 1?"}, config, context=context, interrupt_before=["terminate"])
     assert agent.graph.get_state(config).values["termination"]["reason"] == "max_iterations"  # recorded by observe
     # as an older version left it: no stop recorded, terminate next
-    agent.graph.update_state(config, {"termination": None, "pending_actions": []}, as_node="think")
+    turn = agent.graph.get_state(config).values["current_turn"]
+    agent.graph.update_state(config, {"termination": None, "current_turn": {**turn, "actions": []}}, as_node="think")
     assert agent.graph.get_state(config).next == ("terminate",)
     agent.graph.invoke(None, config, context=context)
     result = agent.get_result("old")

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, SerializeAsAny
 from reactgraph.answers.confidence import ConfidenceSignal
 from reactgraph.answers.typed import stored_output
 from reactgraph.errors import ErrorKind
-from reactgraph.state import sum_usage
+from reactgraph.state import iteration_of, sum_usage, tool_stats
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
 
@@ -288,7 +288,7 @@ def result_from_state(
         steps=steps,
         final_result=answer,
         termination_reason=reason,
-        total_iterations=state.get("iteration", 0),
+        total_iterations=iteration_of(state),
         total_tokens=usage,
     )
     return ReActResult(
@@ -301,7 +301,7 @@ def result_from_state(
         **scored,
         token_usage=usage,
         execution_time=max(0.0, (state.get("finished_at") or last or 0) - (started or 0)),
-        tool_usage=dict(state.get("tool_usage") or {}),
+        tool_usage=dict(tool_stats(state).get("usage") or {}),
         error_history=list(state.get("errors") or []),
         summary=state.get("summary", ""),
         thread_id=thread_id,

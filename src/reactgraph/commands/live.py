@@ -53,7 +53,7 @@ class LiveView:
                 self.show(node, update)
                 if node == "think":
                     self.written = ""
-                    if update.get("pending_actions"):
+                    if (update.get("current_turn") or {}).get("actions"):
                         say("[dim]running tools...[/]")
                 elif node in ("observe", "summarize"):
                     say("[dim]thinking...[/]")
@@ -73,14 +73,15 @@ class LiveView:
             self.console.print(indent + text)
 
         if node == "think":
-            if thought := (update.get("thought") or "").strip():
+            turn = update.get("current_turn") or {}
+            if thought := (turn.get("thought") or "").strip():
                 if not update.get("termination"):
-                    out(f"[bold cyan]Thought[/] (iteration {update.get('iteration', '?')}): {escape(thought)}")
-            for action in update.get("pending_actions") or []:
+                    out(f"[bold cyan]Thought[/] (iteration {turn.get('iteration', '?')}): {escape(thought)}")
+            for action in turn.get("actions") or []:
                 if action.get("tool"):
                     args = json.dumps(action.get("args") or {}, ensure_ascii=False)
                     out(f"  [bold yellow]-> {escape(action['tool'])}[/] {escape(args)}")
-            if update.get("tool_format") not in (None, update.get("turn_format")):
+            if update.get("tool_format") not in (None, turn.get("format")):
                 out(f"[dim]the model writes its tool calls as text: the {update['tool_format']} format from the next turn on[/]")
         elif node == "act":
             for outcome in update.get("outcomes") or []:

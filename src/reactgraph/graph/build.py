@@ -142,7 +142,10 @@ def build_graph(
         node = factory(deps)
         own = factory is NODE_FACTORIES[name] and name not in PARALLEL_NODES  # a custom node writes as it returns
         keep = ALWAYS_WRITTEN | OUTCOME if name == "terminate" else ALWAYS_WRITTEN
-        builder.add_node(name, changes_only(node, keep) if own else node)
+        if name in PARALLEL_NODES:  # Send payloads: typed as the state, so ActInput's keys are no channels of the graph
+            builder.add_node(name, node, input_schema=state)
+        else:
+            builder.add_node(name, changes_only(node, keep) if own else node)
     before_model = with_hook(deps.middleware, "before_model")
     loop = node_name(before_model[0], "before_model") if before_model else "think"  # every way into think passes them
     into = {"think": loop, "summarize": "summarize", "terminate": "terminate"}

@@ -14,20 +14,28 @@ starts the model's context anew: the earlier turns stay in the thread's history 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.models.tokens import truncate
-from reactgraph.state import ReActState, checked_query
+from reactgraph.state import ReActState, checked_query, iteration_of
 
 FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
 
 
+HUMAN_TYPES = frozenset({"human", "HumanMessageChunk"})  # a message's ``type`` when it is a HumanMessage
+
+
 def last_human(state: ReActState) -> HumanMessage | None:
-    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage) and m.text.strip()), None)
+    """The last human message with text. Compared by ``type``, not ``isinstance``: the scan passes a whole turn's
+    messages, at every step and for every checkpoint the history reads."""
+    for message in reversed(state.get("messages") or []):
+        if message.type in HUMAN_TYPES and message.text.strip():
+            return cast(HumanMessage, message)
+    return None
 
 
 def question_of(state: ReActState) -> str:
@@ -127,7 +135,7 @@ def turn_record(state: ReActState, turn_number: int) -> dict[str, Any]:
         "reason": (state.get("termination") or {}).get("reason", "failure"),
         "detail": (state.get("termination") or {}).get("detail", ""),
         "partial": bool(state.get("partial")),
-        "iterations": state.get("iteration", 0),
+        "iterations": iteration_of(state),
         "token_usage": dict(state.get("token_usage") or {}),
         "confidence": state.get("confidence"),
         "output": state.get("output"),

@@ -20,7 +20,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import fold_due
 from reactgraph.graph.scratchpad import over_threshold
 from reactgraph.graph.subagents import is_agent
-from reactgraph.state import ReActState
+from reactgraph.state import ReActState, current_turn, iteration_of
 from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
 from reactgraph.tools.registry import ToolRegistry
@@ -34,7 +34,7 @@ def route_at_start(state: ReActState, cfg: AgentConfig) -> Literal["summarize", 
 def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
     """Every ``summary_every`` iterations, or when the next prompt would pass ``summary_token_threshold``."""
     every = cfg.summary_every
-    if every > 0 and state.get("iteration", 0) - state.get("summarized_through", 0) >= every:
+    if every > 0 and iteration_of(state) - state.get("summarized_through", 0) >= every:
         return True
     return over_threshold(state, cfg)
 
@@ -49,13 +49,14 @@ def route_after_observe(state: ReActState, cfg: AgentConfig) -> Literal["termina
 def route_after_think(state: ReActState, cfg: AgentConfig, registry: ToolRegistry) -> Literal["terminate"] | list[Send]:
     """The model's own stop goes to terminate; each tool call becomes one act task, told its cached
     result (if any) and whether it waits for approval."""
-    if state.get("termination") or not state.get("pending_actions"):
+    actions = current_turn(state).get("actions")
+    if state.get("termination") or not actions:
         return "terminate"
     deadline = cfg.deadline(state["started_at"])
     cache = state.get("tool_cache") or {}
-    agents = [a for a in state["pending_actions"] if a.get("tool") and is_agent(registry, a["tool"], cfg)]
+    agents = [a for a in actions if a.get("tool") and is_agent(registry, a["tool"], cfg)]
     sends = []
-    for a in state["pending_actions"]:
+    for a in actions:
         cached = cache.get(call_key(a["tool"], a["args"]))
         approve = cached is None and needs_approval(a, registry, cfg)
         payload = {"action": a, "deadline": deadline, "cached": cached, "approve": approve}

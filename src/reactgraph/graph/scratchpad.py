@@ -20,7 +20,7 @@ from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import conversation_text
 from reactgraph.models.tokens import estimate_messages
-from reactgraph.state import ReActState
+from reactgraph.state import ReActState, iteration_of
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.tool_calling.tags import shown_observation
 from reactgraph.tool_calling.text import action_text
@@ -145,7 +145,7 @@ def over_threshold(state: ReActState, cfg: AgentConfig) -> bool:
     if threshold is None or len(unsummarized) < 2:
         return False
     fmt = FORMATS[state.get("tool_format") or "native"]
-    iteration = state.get("iteration", 0)
+    iteration = iteration_of(state)
     now = state.get("started_at", 0.0)
     prompt = think_messages(
         state, cfg, question=state.get("question", ""), iteration=iteration + 1, now=now,

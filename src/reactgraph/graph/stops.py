@@ -20,20 +20,28 @@ import time
 from collections.abc import Callable
 
 from reactgraph.config import AgentConfig
-from reactgraph.state import ReActState, Termination
-
-Rule = Callable[[ReActState, AgentConfig, float], Termination | None]
+from reactgraph.state import ReActState, Termination, current_turn, iteration_of, tool_stats
 
 
-def user_callback(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+class Observed(ReActState, total=False):
+    """The state as the stop rules see it after a turn: with what observe asked at that moment (never stored)."""
+
+    callback_stop: str | None  # why termination_callback stopped the run (it returned True, or raised), else None
+    cancel_requested: bool  # ReActAgent.cancel asked this run to stop
+
+
+Rule = Callable[[Observed, AgentConfig, float], Termination | None]
+
+
+def user_callback(state: Observed, cfg: AgentConfig, now: float) -> Termination | None:
     if detail := state.get("callback_stop"):
-        return {"reason": "custom", "detail": detail, "limit": None, "observed": state.get("iteration", 0)}
+        return {"reason": "custom", "detail": detail, "limit": None, "observed": iteration_of(state)}
     return None
 
 
-def cancellation(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
+def cancellation(state: Observed, cfg: AgentConfig, now: float) -> Termination | None:
     if state.get("cancel_requested"):
-        return {"reason": "cancelled", "detail": "the run was cancelled on request", "limit": None, "observed": state.get("iteration", 0)}
+        return {"reason": "cancelled", "detail": "the run was cancelled on request", "limit": None, "observed": iteration_of(state)}
     return None
 
 
@@ -51,7 +59,7 @@ def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination
     if budget is None:
         return None
     used = (state.get("token_usage") or {}).get("total_tokens", 0)
-    projected = used + (state.get("turn_usage") or {}).get("total_tokens", 0)
+    projected = used + (current_turn(state).get("usage") or {}).get("total_tokens", 0)
     if projected > budget:
         return {
             "reason": "token_budget",
@@ -63,7 +71,7 @@ def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination
 
 
 def stall(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
-    signals = state.get("stall") or {}
+    signals = tool_stats(state).get("stall") or {}
     for kind in ("action", "observation"):
         repeats = signals.get(f"{kind}_repeats", 0)
         if repeats >= cfg.stall_threshold:
@@ -77,7 +85,7 @@ def stall(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None
 
 
 def max_iterations(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
-    i = state.get("iteration", 0)
+    i = iteration_of(state)
     if i >= cfg.max_iterations:
         return {"reason": "max_iterations", "detail": f"reached max_iterations={cfg.max_iterations}", "limit": cfg.max_iterations, "observed": i}
     return None
@@ -86,7 +94,7 @@ def max_iterations(state: ReActState, cfg: AgentConfig, now: float) -> Terminati
 STOP_RULES: tuple[Rule, ...] = (user_callback, cancellation, time_budget, token_budget, stall, max_iterations)
 
 
-def stop_reason(state: ReActState, cfg: AgentConfig, now: float | None = None) -> Termination | None:
+def stop_reason(state: Observed, cfg: AgentConfig, now: float | None = None) -> Termination | None:
     """The first stop rule that fires, in the documented order, or None."""
     now = time.time() if now is None else now
     for rule in STOP_RULES:

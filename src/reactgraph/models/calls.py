@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -136,7 +138,9 @@ def has_async(model: Runnable) -> bool:
 
 
 def _in_thread(call: Callable[[], T]) -> Future[T]:
-    """``call()`` in a daemon thread (in the caller's context); its outcome in a Future."""
+    """``call()`` on an idle daemon worker thread (a new one when none is idle: a cut call keeps its worker until it
+    returns), in the caller's context; its outcome in a Future. A worker is reused: starting a thread per call cost
+    more than a scripted model's reply."""
     future: Future[T] = Future()
     context = contextvars.copy_context()
 
@@ -148,8 +152,32 @@ def _in_thread(call: Callable[[], T]) -> Future[T]:
         except BaseException as exc:  # handed to the waiting caller
             future.set_exception(exc)
 
-    threading.Thread(target=work, name="reactgraph-model-call", daemon=True).start()
+    try:
+        inbox = _idle_workers.get_nowait()
+    except queue.Empty:
+        inbox = queue.SimpleQueue()
+        threading.Thread(target=_serve, args=(inbox,), name="reactgraph-model-call", daemon=True).start()
+    inbox.put(work)
     return future
+
+
+_idle_workers: queue.SimpleQueue[queue.SimpleQueue[Callable[[], None]]] = queue.SimpleQueue()
+
+
+def _serve(inbox: queue.SimpleQueue[Callable[[], None]]) -> None:
+    """A model-call worker: runs each call put in its inbox, then offers itself again."""
+    while True:
+        inbox.get()()
+        _idle_workers.put(inbox)
+
+
+def _forget_workers() -> None:
+    """In a forked child the parent's workers do not run: it starts its own."""
+    global _idle_workers
+    _idle_workers = queue.SimpleQueue()
+
+
+os.register_at_fork(after_in_child=_forget_workers)
 
 
 def is_transient(exc: BaseException) -> bool:

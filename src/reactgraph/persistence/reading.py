@@ -18,6 +18,7 @@ from reactgraph.answers.waiting import pending_approvals, question_of, waiting_r
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import RunNotFoundError
 from reactgraph.persistence.replay import LoadedThread
+from reactgraph.state import iteration_of
 
 
 class ForkError(ValueError):
@@ -120,7 +121,7 @@ def run_info(graph: Any, thread_id: str, activity: Activity | None = None) -> Ru
         question=values.get("question") or values.get("query") or (activity.question if activity else None) or "",
         status=status,
         reason=reason if status in ("waiting", "finished") else None,
-        iterations=values.get("iteration", 0),
+        iterations=iteration_of(values),
         tokens=(values.get("token_usage") or {}).get("total_tokens", 0),
         started=datetime.fromtimestamp(started, timezone.utc) if started else None,
         updated=_parse_time(snapshot.created_at),
@@ -184,7 +185,7 @@ def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
                 ran=sorted({t.name for t in before.tasks}) if before and source == "loop" else [],
                 next=list(snapshot.next),
                 created_at=_parse_time(snapshot.created_at),
-                iteration=snapshot.values.get("iteration", 0),
+                iteration=iteration_of(snapshot.values),
                 values=dict(snapshot.values),
             )
         )

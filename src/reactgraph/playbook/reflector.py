@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from reactgraph.answers.result import ReActStep, ToolAction, steps_from_state
 from reactgraph.errors import ErrorKind
 from reactgraph.playbook.bullets import Bullet, Section, keywords, question_key
+from reactgraph.state import iteration_of
 
 # calls that never reached a tool: an unreadable reply, a tool that does not exist, a call the user refused
 NOT_RUN = frozenset(
@@ -195,7 +196,7 @@ def reflect_state(state: dict[str, Any]) -> tuple[str, list[ReActStep], str, str
         steps_from_state(state.get("steps") or []),
         str(termination.get("reason") or ""),
         str(termination.get("detail") or ""),
-        int(state.get("iteration") or 0),
+        iteration_of(state),
     )
 
 

@@ -25,7 +25,7 @@ from reactgraph.graph.conversation import is_new_turn, last_human
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, can_jump_to, hook_update, node_name
 from reactgraph.graph.nodes.think import started_turn
-from reactgraph.state import ReActState, Termination, checked_query
+from reactgraph.state import ReActState, Termination, checked_query, current_turn, iteration_of
 
 QUERY_MESSAGE = "question-query"  # the id of the human message a query is shown to a hook as
 
@@ -47,7 +47,7 @@ def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callab
             update |= questioned(state, messages)
             messages, answered = blocked(state, changed_messages(state, messages))
             if answered:
-                update["pending_actions"] = answered
+                update["current_turn"] = {**current_turn(state), "actions": answered}
             if messages:
                 update["messages"] = messages
             if jump == "end":
@@ -93,7 +93,7 @@ def changed_messages(state: ReActState, messages: list[BaseMessage]) -> list[Bas
 def blocked(state: ReActState, messages: list[BaseMessage]) -> tuple[list[BaseMessage], list[dict[str, Any]]]:
     """(the messages without the ToolMessages that answer the turn's pending calls, the pending calls with those
     answers as rejections: act reports them, and writes the ToolMessage, instead of running the call)."""
-    pending = state.get("pending_actions") or []
+    pending = current_turn(state).get("actions") or []
     answers = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     ids = {a.get("id") for a in pending if a.get("tool")}
     if not ids & set(answers):
@@ -120,6 +120,6 @@ def ended(deps: NodeDeps, state: ReActState, update: dict[str, Any], name: str, 
         "reason": "custom",
         "detail": f"{name} jumped to the end" + (f": {said}" if said else ""),
         "limit": None,
-        "observed": state.get("iteration", 0),
+        "observed": iteration_of(state),
     }
-    return update | {"termination": termination, "pending_actions": []}
+    return update | {"termination": termination, "current_turn": {**(update.get("current_turn") or current_turn(state)), "actions": []}}

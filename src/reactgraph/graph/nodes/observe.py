@@ -16,9 +16,18 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.nodes.summarize import condense_observation
-from reactgraph.graph.stops import stop_reason
+from reactgraph.graph.stops import Observed, stop_reason
 from reactgraph.models.tokens import truncate
-from reactgraph.state import Outcome, ReActState, add_usage, sum_usage
+from reactgraph.state import (
+    Outcome,
+    ReActState,
+    ToolStats,
+    add_usage,
+    current_turn,
+    iteration_of,
+    sum_usage,
+    tool_stats,
+)
 from reactgraph.tools.breaker import count_failure
 
 
@@ -55,14 +64,14 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes and model calls; writes one trace step, tool usage, error history,
-        breaker counts, stall signals, stop requests (termination_callback, cancel) and the
-        termination when a stop rule fires."""
+        """Reads the turn's outcomes and model calls; writes one trace step, the error history, the tool
+        statistics (usage, breaker counts, stall signals) and the termination when a stop rule fires (asking
+        termination_callback and whether the run was cancelled)."""
         cfg = deps.run_config()
         now = time.time()
         outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
-        usage = dict(state.get("tool_usage") or {})
-        failures = dict(state.get("tool_failures") or {})
+        stats = tool_stats(state)
+        usage, failures = dict(stats.get("usage") or {}), dict(stats.get("failures") or {})
         errors, observations, tripped = [], [], False
         calls = turn_calls(state)
         spent: dict[str, Any] = {}  # tokens of summarize_observations calls
@@ -86,47 +95,51 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 | ({"trace": o["trace"]} if o.get("trace") else {})
                 | ({"middleware": o["middleware"]} if o.get("middleware") else {})
             )
-        stall = stall_signals(state.get("stall") or {}, outcomes)
+        stall = stall_signals(stats.get("stall") or {}, outcomes)
+        turn = current_turn(state)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
         step: dict[str, Any] = {
-            "iteration": state.get("iteration", 0),
+            "iteration": iteration_of(state),
             "kind": "check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
-            "thought": state.get("thought", ""),
+            "thought": turn.get("thought", ""),
             "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
             "observations": observations,
             "timestamp": now,
             "token_usage": sum_usage(call["token_usage"] for call in calls),
             "calls": calls,
-            "duration": now - state.get("turn_started", now),
-            "format": state.get("turn_format"),
+            "duration": now - turn.get("started", now),
+            "format": turn.get("format"),
         }
-        if written := state.get("turn_written"):
+        if written := turn.get("written"):
             step["written"] = written
         if hooks := state.get("hooks"):
             step["hooks"] = hooks
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
-        signals = {
-            "stall": stall,
+        stats = ToolStats(usage=usage, failures=failures, stall=stall)
+        asked = {
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
         }
-        view = {**state, **signals, "token_usage": add_usage(state.get("token_usage"), spent)}
-        update = {"steps": [step], "tool_usage": usage, "tool_failures": failures, "errors": errors, "model_calls": Overwrite([])}
+        view = Observed(**{**state, **asked, "tool_stats": stats, "token_usage": add_usage(state.get("token_usage"), spent)})
+        update = {"steps": [step], "tool_stats": stats, "errors": errors, "model_calls": Overwrite([])}
         if hooks:
             update["hooks"] = Overwrite([])
-        return update | signals | {"termination": stop_reason(view, cfg, now)} | ({"token_usage": spent} if spent else {})
+        return update | {"termination": stop_reason(view, cfg, now)} | ({"token_usage": spent} if spent else {})
 
     return observe
 
 
+BEFORE_THINK = frozenset({"summarize", "conversation"})  # the purposes of model calls made before the turn's think
+
+
 def turn_calls(state: ReActState) -> list[dict[str, Any]]:
-    """The model calls of the current turn (think's, and a summary before it). A turn always has
-    think's call; a run checkpointed before calls were kept has only ``turn_usage``."""
-    if calls := list(state.get("model_calls") or []):
-        return calls
-    return [{"purpose": "think", "token_usage": state["turn_usage"]}] if state.get("turn_usage") else []
+    """The model calls of the current turn, in order: a summary before it, think's (its own and typing the
+    answer), then those of its tool calls (a sub-agent's)."""
+    extra = state.get("model_calls") or []
+    before = [c for c in extra if c["purpose"] in BEFORE_THINK]
+    return [*before, *current_turn(state).get("calls", []), *(c for c in extra if c["purpose"] not in BEFORE_THINK)]
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:

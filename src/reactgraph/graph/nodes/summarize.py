@@ -20,7 +20,7 @@ from reactgraph.graph.conversation import fold_due, fold_prompt, folded_as_text,
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.scratchpad import steps_text
 from reactgraph.models.tokens import count_tokens, truncate, usage_of
-from reactgraph.state import ReActState, TokenCount
+from reactgraph.state import ReActState, TokenCount, iteration_of
 
 OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
 Rewrite the result in at most {words} words. Keep every fact that could help answer the question \
@@ -47,7 +47,7 @@ def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
         question = state.get("question", "")
         prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=steps_text(new_steps)))]
-        update: dict[str, Any] = {"summarized_through": state.get("iteration", 0)}
+        update: dict[str, Any] = {"summarized_through": iteration_of(state)}
         deadline, cancelled = deps.run_bounds(state, cfg)
         try:
             reply = deps.bounded_call(cfg, prompt, deadline=deadline, cancelled=cancelled)

@@ -24,7 +24,7 @@ from reactgraph.graph.nodes.think import not_answers
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import usage_of
-from reactgraph.state import ReActState, Termination, add_usage, sum_usage
+from reactgraph.state import ReActState, Termination, add_usage, current_turn, iteration_of, sum_usage, tool_stats
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
@@ -53,7 +53,7 @@ def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> 
 def turn_open(state: ReActState) -> bool:
     """True when the current turn has no step yet: think ended the run."""
     steps = state.get("steps") or []
-    return state.get("iteration", 0) > (steps[-1]["iteration"] if steps else 0)
+    return iteration_of(state) > (steps[-1]["iteration"] if steps else 0)
 
 
 def own_thought(thought: str, answer: str | None, phrases: tuple[str, ...]) -> str:
@@ -73,23 +73,24 @@ def closing_step(
     """The run's last step: the turn that ended it (``final``, see ``turn_open``), else the
     partial-answer call (kind ``partial_answer``), else the middleware hooks that ended the run before its
     model call (kind ``final``), else None."""
-    iteration = state.get("iteration", 0)
+    iteration = iteration_of(state)
+    turn = current_turn(state)
     hooks = state.get("hooks") or []
     if not final and not calls and not hooks:
         return None
     step: dict[str, Any] = {
         "iteration": iteration,
         "kind": "final" if final or not calls else "partial_answer",
-        "thought": own_thought(state.get("thought", ""), state.get("final_answer"), phrases) if final else "",
+        "thought": own_thought(turn.get("thought", ""), state.get("final_answer"), phrases) if final else "",
         "actions": [],
         "observations": [],
         "timestamp": now,
         "token_usage": sum_usage(call["token_usage"] for call in calls),
         "calls": calls,
-        "duration": now - state.get("turn_started", now) if final else 0.0,
+        "duration": now - turn.get("started", now) if final else 0.0,
     }
     if final:
-        step |= {"format": state.get("turn_format"), "written": state.get("turn_written")}
+        step |= {"format": turn.get("format"), "written": turn.get("written")}
     if hooks:
         step["hooks"] = hooks
     return step
@@ -102,7 +103,7 @@ def own_estimate(state: ReActState, answer: str | None, final: bool, cfg: AgentC
         return answer, None
     answer, estimate = read_estimate(answer)
     if estimate is None and final:
-        _, estimate = read_estimate(state.get("thought", ""))
+        _, estimate = read_estimate(current_turn(state).get("thought", ""))
     return answer, estimate
 
 
@@ -162,10 +163,10 @@ def ask_for_partial_answer(
     ``PARTIAL_ANSWER_GRACE``; a reply that is no answer gives None, with the reason in the termination's detail. With an output schema, an answer
     that fits it is also the run's ``output``."""
     model = deps.chat_model(cfg)
-    tools = deps.offered_tools(cfg, disabled_tools(state.get("tool_failures"), cfg))
+    tools = deps.offered_tools(cfg, disabled_tools(tool_stats(state).get("failures"), cfg))
     name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
     _, fmt, ctx = prepare(model, tools, tool_specs(tools), Tags.from_config(cfg), name, cfg.tool_calling)
-    iteration = state.get("iteration", 0)
+    iteration = iteration_of(state)
     shape = answer_shape(deps.output_schema) if deps.output_schema else ""
     question = state.get("question", "")
     messages = think_messages(

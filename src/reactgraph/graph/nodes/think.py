@@ -40,7 +40,17 @@ from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, model_label, with_retries
 from reactgraph.models.tokens import usage_of
 from reactgraph.playbook.bullets import keywords
-from reactgraph.state import Action, ReActState, Termination, TokenCount, checked_query, sum_usage
+from reactgraph.state import (
+    Action,
+    ReActState,
+    Termination,
+    TokenCount,
+    Turn,
+    checked_query,
+    iteration_of,
+    sum_usage,
+    tool_stats,
+)
 from reactgraph.tool_calling import (
     Format,
     ParsedReply,
@@ -211,58 +221,85 @@ class Bounds(NamedTuple):
     cancelled: Callable[[], bool]
 
 
+TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``current_turn``), by field
+    "iteration": "iteration",
+    "thought": "thought",
+    "pending_actions": "actions",
+    "turn_format": "format",
+    "turn_written": "written",
+    "turn_usage": "usage",
+    "turn_calls": "calls",
+}
+
+
 def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
         """Reads question, summary, recent steps, tools, budgets, the run's format and parse failures
-        so far; writes thought, pending actions or the final answer, the call's token usage, the
-        turn's format (and the run's next one) and parse failures."""
-        cfg = deps.run_config()
-        now = time.time()
-        state, update = started_turn(state, now, cfg)
-        if not state["question"]:
-            return update | _stop("failure", "no question: send a 'query' or a human message", None)
-        update["iteration"] = iteration = state.get("iteration", 0) + 1
-        offer = offered(deps, cfg, state)
-        if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
-            update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
-            state = {**state, "playbook": update["playbook"]}
-        bounds = Bounds(*deps.run_bounds(state, cfg))
-        try:
-            exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
-        except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
-            return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
-        except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
-            return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
-        parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), reply_text(exchange.reply), deps.output_schema)
-        following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
-        if following != exchange.fmt.name:
-            deps.learn_format(exchange.model, following)
-        decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
-        written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
-        formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
-        if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
-            update["messages"] = [*update.get("messages", []), message]
-        carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
-        counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
-        return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
+        so far; writes the turn's record (thought, pending actions, format, the call's usage) or the final
+        answer, the run's token usage and next format, and parse failures."""
+        return folded(turned(deps, state))
 
     return think
 
 
+def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
+    """think's update, with the turn's fields still apart (``TURN_FIELDS``; ``folded`` puts them in its record)."""
+    cfg = deps.run_config()
+    now = time.time()
+    state, update = started_turn(state, now, cfg)
+    if not state["question"]:
+        return update | _stop("failure", "no question: send a 'query' or a human message", None)
+    update["iteration"] = iteration = iteration_of(state) + 1
+    offer = offered(deps, cfg, state)
+    if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
+        update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
+        state = {**state, "playbook": update["playbook"]}
+    bounds = Bounds(*deps.run_bounds(state, cfg))
+    try:
+        exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
+    except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
+        return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
+    except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
+        return update | _stop("failure", f"model call failed: {type(exc).__name__}: {exc}", None)
+    parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), reply_text(exchange.reply), deps.output_schema)
+    following = next_format(cfg.tool_calling, exchange.fmt.name, parsed)
+    if following != exchange.fmt.name:
+        deps.learn_format(exchange.model, following)
+    decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
+    written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
+    formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
+    if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
+        update["messages"] = [*update.get("messages", []), message]
+    carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
+    counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
+    return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
+
+
+def folded(update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` with the turn's fields (``TURN_FIELDS``) moved into its record."""
+    turn = dict(update.pop("current_turn"))
+    for key, field in TURN_FIELDS.items():
+        if key in update:
+            turn[field] = update.pop(key)  # type: ignore[literal-required]
+    return update | {"current_turn": turn}
+
+
 def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
-    """(the state as the turn sees it, the turn's first update): the current turn's fields cleared, and a new
-    turn's fields reset when a new turn of the conversation starts (``is_new_turn``)."""
-    update: dict[str, Any] = {"outcomes": Overwrite([]), "turn_started": now, "pending_actions": [], "thought": ""}
-    update |= {"turn_format": None, "turn_written": None, "turn_usage": {}}  # set once the model answers
+    """(the state as the turn sees it, the turn's first update): the current turn's record started (its iteration
+    still the last one's: think counts it once the question is there), and a new turn's fields reset when a new
+    turn of the conversation starts (``is_new_turn``)."""
+    update: dict[str, Any] = {}
+    iteration = iteration_of(state)
     if is_new_turn(state):
-        state, fresh = _fresh_turn(state, now, cfg)
-        update |= fresh
-    return state, update
+        state, update = _fresh_turn(state, now, cfg)
+        iteration = 0
+    turn = Turn(iteration=iteration, thought="", actions=[], started=now, format=None, written=None, usage={}, calls=[])
+    return {**state, "current_turn": turn}, update | {"current_turn": turn}
 
 
 def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
     """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
-    disabled = disabled_tools(state.get("tool_failures"), cfg)
+    disabled = disabled_tools(tool_stats(state).get("failures"), cfg)
     tools = deps.offered_tools(cfg, disabled)
     return Offer(tools, tool_specs(tools), disabled, Tags.from_config(cfg))
 
@@ -375,22 +412,21 @@ def decided(
 
 
 def accounted(
-    exchange: Exchange, before: list[dict[str, Any]], after: list[dict[str, Any]], *, fresh_run: bool
+    exchange: Exchange, carried: list[dict[str, Any]], typing: list[dict[str, Any]], *, fresh_run: bool
 ) -> dict[str, Any]:
-    """The model calls and tokens think accounts for: the calls made ``before`` its own for it (the conversation's
-    fold, for a new turn), its own, and the ones ``after`` it (typing the answer); a new turn restarts the count
-    and the call list."""
+    """The model calls and tokens think accounts for: its own call and the ones typing the answer (the turn's
+    ``turn_calls``), and the ones made for it before (the conversation's fold, ``carried``, for a new turn); a
+    new turn restarts the count and keeps only the carried calls in ``model_calls``."""
     usage = usage_of(exchange.reply, exchange.messages)
     own: dict[str, Any] = {"purpose": "think", "token_usage": usage}
     if exchange.middleware:
         own |= {"middleware": list(exchange.middleware), "model": model_label(exchange.model)}
-    calls = [*before, own, *after]
-    spent = sum_usage(c["token_usage"] for c in calls) if len(calls) > 1 else usage
-    return {
-        "turn_usage": usage,
-        "token_usage": Overwrite(spent) if fresh_run else spent,
-        "model_calls": Overwrite(calls) if fresh_run else calls,
-    }
+    calls = [own, *typing]
+    counted = [*carried, *calls]
+    spent = sum_usage(c["token_usage"] for c in counted) if len(counted) > 1 else usage
+    if not fresh_run:
+        return {"turn_usage": usage, "turn_calls": calls, "token_usage": spent}
+    return {"turn_usage": usage, "turn_calls": calls, "token_usage": Overwrite(spent), "model_calls": Overwrite(carried)}
 
 
 Structure = Callable[[str], tuple[BaseModel | None, TokenCount | None]]
@@ -465,7 +501,7 @@ def stopped_during_call(state: ReActState, cfg: AgentConfig, cut: CallCut) -> Te
     """The stop for a model call the run cut: the time budget's, or the cancellation's."""
     now = time.time()
     if isinstance(cut, CallCancelled):
-        return stops.cancellation({**state, "cancel_requested": True}, cfg, now)  # type: ignore[return-value]
+        return stops.cancellation(stops.Observed(**{**state, "cancel_requested": True}), cfg, now)  # type: ignore[return-value]
     found = stops.time_budget(state, cfg, now)
     assert found is not None  # the call was cut at the deadline
     return {**found, "detail": f"{found['detail']}, during a model call"}
@@ -488,15 +524,10 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
         "turn": turns + 1,
         "started_at": now,
         "finished_at": None,
-        "iteration": 0,
         "summary": "",
         "summarized_through": 0,
-        "stall": {},
         "parse_failures": 0,
-        "tool_usage": {},
-        "tool_failures": {},
-        "callback_stop": None,
-        "cancel_requested": False,
+        "tool_stats": {},
         "termination": None,
         "final_answer": None,
         "partial": False,
