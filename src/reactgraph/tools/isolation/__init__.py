@@ -43,10 +43,26 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   by a new one at the next call; a crash is an execution_failed error naming the exit code or signal.
 """
 
-import os
+from __future__ import annotations
 
-from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
-from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # at run time __getattr__ imports them: a worker process imports this package, not the pool
+    from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
+    from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+
+_HOMES = {  # public name -> the module that defines it
+    "IN_PROCESS": "reactgraph.tools.isolation.reference",
+    "NotIsolatable": "reactgraph.tools.isolation.reference",
+    "RemoteToolError": "reactgraph.tools.isolation.pool",
+    "ToolCrashed": "reactgraph.tools.isolation.pool",
+    "WORKERS": "reactgraph.tools.isolation.pool",
+    "Worker": "reactgraph.tools.isolation.pool",
+    "reference": "reactgraph.tools.isolation.reference",
+    "run_isolated": "reactgraph.tools.isolation.pool",
+}
 
 __all__ = [
     "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "protect", "reference", "run_isolated",
@@ -55,7 +71,17 @@ __all__ = [
 SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'reactgraph.tools.isolation' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # found once; later lookups do not come here
+    return value
+
+
 def protect(database: str | os.PathLike[str]) -> None:
     """Keep the SQLite file ``database`` (and its -wal, -shm and -journal files) out of reach of writes by tools
     in worker processes started from now on, where the machine allows it (``sandbox``)."""
+    from reactgraph.tools.isolation.pool import WORKERS
+
     WORKERS.protect(f"{os.fspath(database)}{side}" for side in SQLITE_SIDE_FILES)

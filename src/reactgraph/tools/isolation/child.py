@@ -1,13 +1,17 @@
 """A worker process of ``reactgraph.tools.isolation``: tool calls sent as JSON, one at a time, each within
 its resource limits, each answered as JSON (the result's text, the tool's exception described, or the
-limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``."""
+limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``.
+
+The fork server imports this module for every worker, so it imports only the standard library and the
+modules beside it: a tool's own imports (LangChain's for a LangChain tool, pydantic's for a function) load
+in the worker when its first call comes."""
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import errno
 import importlib
+import inspect
 import json
 import math
 import os
@@ -17,7 +21,6 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from reactgraph.tools.base import to_langchain_tool
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
 from reactgraph.tools.isolation.processes import descendants, session_members
@@ -80,7 +83,7 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
             os.environ.update(request["env"])
         key = f"{request['ref']} as {request['name']}"
         if key not in tools:
-            tools[key] = to_langchain_tool(load(request["ref"]), request["name"])
+            tools[key] = callable_tool(load(request["ref"]))
     except BaseException as exc:
         return {"error": exception_record(exc, max_bytes)}
     if any(limits[name] is not None for name in HARD_LIMITS):
@@ -88,11 +91,11 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
     return called(tools[key], request["args"], limits, max_bytes)
 
 
-def called(tool: Any, args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     """The reply for one call of ``tool`` (under ``limits``' hard limits, set here)."""
     try:
         hard_limits(limits)
-        return {"ok": cut(text_of(invoke(tool, args)), max_bytes)}
+        return {"ok": cut(text_of(tool(args)), max_bytes)}
     except MemoryError:
         if limits["memory_mb"] is not None:
             return {"limit": "memory_mb"}
@@ -144,11 +147,29 @@ def load(ref: str) -> Any:
     return obj
 
 
-def invoke(tool: Any, args: dict[str, Any]) -> Any:
-    """The LangChain tool's result for ``args`` (an async tool in an event loop of its own)."""
-    if getattr(tool, "coroutine", None) is not None:
-        return asyncio.run(tool.ainvoke(args))
-    return tool.invoke(args)
+def callable_tool(obj: Any) -> Callable[[dict[str, Any]], Any]:
+    """A call of ``obj`` with a call's arguments: a LangChain tool's ``invoke`` (``ainvoke`` for an async one); a
+    function or callable object (registered only when typed and documented) through pydantic's ``validate_call``,
+    which converts the arguments to its annotations as LangChain's StructuredTool does, without loading LangChain's
+    tools (and with them its tracers and LangSmith) into the worker. An async tool runs in an event loop of its own."""
+    tools = sys.modules.get("langchain_core.tools")  # loaded when ``obj`` is a LangChain tool
+    if tools is not None and isinstance(obj, tools.BaseTool):
+        if getattr(obj, "coroutine", None) is not None:
+            return lambda args: _run_async(obj.ainvoke(args))
+        return obj.invoke
+    from pydantic import validate_call
+
+    func = obj if inspect.isroutine(obj) else obj.__call__
+    checked = validate_call(func, config={"arbitrary_types_allowed": True})
+    if inspect.iscoroutinefunction(func):
+        return lambda args: _run_async(checked(**args))
+    return lambda args: checked(**args)
+
+
+def _run_async(coroutine: Any) -> Any:
+    import asyncio
+
+    return asyncio.run(coroutine)
 
 
 def text_of(value: Any) -> str:

@@ -4,6 +4,7 @@ is cancelled or a limit is passed. The reasons for each choice are in the packag
 
 from __future__ import annotations
 
+import ast
 import atexit
 import codecs
 import json
@@ -15,8 +16,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from reactgraph.config import ResourceLimits
@@ -121,7 +124,7 @@ class Worker:
 
     def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)  # only the first start of the fork server reads it
+        context.set_forkserver_preload([*PRELOAD, *main_imports()])  # only the first start of the fork server reads it
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
         self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
@@ -278,6 +281,13 @@ class WorkerPool:
             added = [str(Path(p).absolute()) for p in paths if str(Path(p).absolute()) not in self._protected]
             self._protected = (*self._protected, *added)
 
+    def start_server(self) -> None:
+        """Start the fork server now, in the background (``ensure_running`` does not wait for its imports; nothing
+        when it runs): a run with isolated tools calls this as it starts, so that the server's start overlaps the
+        run's first model call instead of delaying its first tool call."""
+        multiprocessing.get_context("forkserver").set_forkserver_preload([*PRELOAD, *main_imports()])
+        forkserver.ensure_running()
+
     def acquire(self) -> Worker:
         while True:
             with self._lock:
@@ -317,6 +327,30 @@ class WorkerPool:
         with self._lock:
             self._live.discard(worker)
         worker.kill()
+
+
+def main_imports() -> list[str]:
+    """The modules that the main script's top-level imports load here (``from reactgraph import ReActAgent``:
+    ``reactgraph.agent``). Python before 3.13.8 never preloads ``__main__`` in the fork server (CPython gh-126631), so
+    each worker re-runs the main script (``multiprocessing`` does, to find the tools defined there); with these loaded
+    in the fork server, that re-run costs the script's own lines, not LangGraph's and LangChain's imports again."""
+    main = sys.modules.get("__main__")
+    try:
+        tree = ast.parse(Path(main.__file__).read_bytes())  # type: ignore[union-attr,arg-type]
+    except (AttributeError, TypeError, OSError, SyntaxError, ValueError):  # no script: an interactive session, -c
+        return []
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module)
+            for alias in node.names:  # a submodule, or the module that defines the name (a lazy package's)
+                value = getattr(sys.modules.get(node.module), alias.name, None)
+                home = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+                if isinstance(home, str) and home in sys.modules:
+                    found.append(home)
+    return [name for name in dict.fromkeys(found) if name in sys.modules]
 
 
 WORKERS = WorkerPool()
