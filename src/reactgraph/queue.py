@@ -44,7 +44,7 @@ try:  # installed with the postgres extra
     import psycopg
     from procrastinate.exceptions import ConnectorException
     from procrastinate.schema import SchemaManager
-    from psycopg_pool import PoolTimeout
+    from psycopg_pool import AsyncConnectionPool, PoolTimeout
 except ImportError as exc:
     raise missing_extra("postgres", "queued runs (submit, worker, the queue of a postgresql:// database)", exc) from None
 
@@ -301,10 +301,17 @@ async def while_held(drive: Awaitable[Any], hold: Hold, thread_id: str) -> Any:
     return run.result()
 
 
+def unchecked_pool(**options: Any) -> AsyncConnectionPool:
+    """procrastinate's pool without its test of every connection it hands out (a round trip per query): a worker that
+    loses the database stops, and makes a new pool when it reconnects (``until_stopped``)."""
+    return AsyncConnectionPool(**options | {"check": None})
+
+
 def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
     """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
     retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
-    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT))
+    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT, pool_factory=unchecked_pool)
+    app = procrastinate.App(connector=connector)
     if runner is None:
         return app
 

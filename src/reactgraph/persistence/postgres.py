@@ -94,9 +94,9 @@ class PostgresRunStore(RunStore):
         with self.errors():
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT, **CONNECTION) as conn:
                 setup(conn)
-            pool = ConnectionPool(  # each connection checked when taken: one the server closed is replaced
+            pool = ConnectionPool(  # connections tested only after an error (``lost``), not each time one is taken
                 url, min_size=1, max_size=POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
-                timeout=CONNECT_TIMEOUT, check=ConnectionPool.check_connection, open=True, name="reactgraph",
+                timeout=CONNECT_TIMEOUT, open=True, name="reactgraph",
             )
         self.pool = pool
         self.async_pools = LoopPools(self._async_pool, CONNECT_TIMEOUT)
@@ -116,8 +116,7 @@ class PostgresRunStore(RunStore):
         """A loop's async pool, not opened yet, calling ``configure`` on each new connection."""
         return AsyncConnectionPool(
             self.url, min_size=1, max_size=ASYNC_POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
-            timeout=CONNECT_TIMEOUT, check=AsyncConnectionPool.check_connection, configure=configure, open=False,
-            name="reactgraph-async",
+            timeout=CONNECT_TIMEOUT, configure=configure, open=False, name="reactgraph-async",
         )
 
     @contextmanager
@@ -125,6 +124,7 @@ class PostgresRunStore(RunStore):
         try:
             yield
         except ERRORS as exc:
+            self.lost(exc)
             raise CheckpointStoreError(describe_error(self.url, exc, run)) from exc
 
     @contextmanager
@@ -132,7 +132,17 @@ class PostgresRunStore(RunStore):
         try:
             yield
         except (*ERRORS, *DECODE_ERRORS) as exc:
+            self.lost(exc)
             raise CheckpointStoreError(describe_error(self.url, exc, run)) from exc
+
+    def lost(self, exc: BaseException) -> None:
+        """After a connection failed (a restart closes them all), test the idle connections of the pools, replacing
+        the broken ones (psycopg_pool's ``check``): the sync pool's now, each loop's async pool when its next run takes
+        it. The pools do not test a connection each time they hand one out (a round trip per statement); one that
+        failed in use is replaced when it is given back."""
+        if isinstance(exc, psycopg.OperationalError) and hasattr(self, "pool"):
+            self.pool.check()
+            self.async_pools.check()
 
     def thread_ids(self) -> list[str]:
         rows = self._query(

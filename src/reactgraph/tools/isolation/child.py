@@ -2,9 +2,8 @@
 its resource limits, each answered as JSON (the result's text, the tool's exception described, or the
 limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``.
 
-The fork server imports this module for every worker, so it imports only the standard library and the
-modules beside it: a tool's own imports (LangChain's for a LangChain tool, pydantic's for a function) load
-in the worker when its first call comes."""
+The fork server imports this module for every worker, so it imports only the standard library, pydantic (whose
+``validate_call`` calls a function tool) and the modules beside it; a LangChain tool's imports load with the tool."""
 
 from __future__ import annotations
 
@@ -21,6 +20,8 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from pydantic import validate_call
+
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
 from reactgraph.tools.isolation.processes import descendants, session_members
@@ -28,6 +29,8 @@ from reactgraph.tools.isolation.processes import descendants, session_members
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
 HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: in the call's fork)
+
+validate_call(lambda: None)  # once in the fork server: pydantic's first validator loads its schema code and plugins
 
 
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
@@ -157,8 +160,6 @@ def callable_tool(obj: Any) -> Callable[[dict[str, Any]], Any]:
         if getattr(obj, "coroutine", None) is not None:
             return lambda args: _run_async(obj.ainvoke(args))
         return obj.invoke
-    from pydantic import validate_call
-
     func = obj if inspect.isroutine(obj) else obj.__call__
     checked = validate_call(func, config={"arbitrary_types_allowed": True})
     if inspect.iscoroutinefunction(func):
