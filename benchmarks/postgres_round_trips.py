@@ -28,59 +28,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.postgres and the workload's module
+
+from tests.postgres import counted, create_database, start_postgres, trace_connections  # noqa: E402
+
 HERE = Path(__file__).resolve()
 RESULT = HERE.with_suffix(".json")
 MODEL = "tests.integration.queue_fixtures:scripted_model"
 TOOLS = "tests.integration.queue_fixtures:TOOLS"
-TRACES = "ROUND_TRIPS_TRACES"  # the directory where each connection's protocol trace goes
 
 
 def question(i: int) -> str:
     return f"Run r{i}: record the three keys."
-
-
-def trace_connections(directory: str) -> None:
-    """From now on, every connection psycopg opens in this process writes libpq's protocol trace to a file of its own
-    in ``directory`` (opened, or not, by what we measure: the counting is outside it)."""
-    import psycopg
-    from psycopg import pq
-
-    def traced(conn: Any) -> Any:
-        fd = os.open(os.path.join(directory, f"{os.getpid()}-{id(conn)}-{time.monotonic_ns()}"), os.O_WRONLY | os.O_CREAT)
-        conn.pgconn.trace(fd)
-        conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
-        return conn
-
-    sync_connect, async_connect = psycopg.Connection.connect.__func__, psycopg.AsyncConnection.connect.__func__
-
-    def connect(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        return traced(sync_connect(cls, *args, **kwargs))
-
-    async def aconnect(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        return traced(await async_connect(cls, *args, **kwargs))
-
-    psycopg.Connection.connect = classmethod(connect)  # type: ignore[method-assign,assignment]
-    psycopg.AsyncConnection.connect = classmethod(aconnect)  # type: ignore[method-assign,assignment]
-
-
-def counted(directory: Path) -> dict[str, int]:
-    """Round trips, statements and connections in the traces of ``directory`` (each file a connection)."""
-    counts: Counter[str] = Counter()
-    for path in directory.iterdir():
-        counts["connections"] += 1
-        for line in path.read_text(errors="replace").splitlines():
-            fields = line.split("\t")
-            if len(fields) > 2 and fields[0] == "F":
-                kind = fields[2].split(" ")[0]
-                counts["round_trips"] += kind in ("Sync", "Query")
-                counts["statements"] += kind in ("Execute", "Query")
-    return dict(counts)
 
 
 def in_process(db: str, runs: int, mode: str, traces: str) -> None:
@@ -142,10 +104,8 @@ def traced(db: str, runs: int, mode: str) -> dict[str, int]:
 
 def measure(server: str, runs: int, mode: str) -> dict[str, float]:
     """Per run: the counts with ``runs`` runs less those with none, over ``runs`` (each on a fresh database)."""
-    from tests.postgres import create_database
-
     many, none = traced(create_database(server), runs, mode), traced(create_database(server), 0, mode)
-    return {key: (many.get(key, 0) - none.get(key, 0)) / runs for key in ("round_trips", "statements", "connections")}
+    return {key: (many[key] - none[key]) / runs for key in many}
 
 
 def main() -> None:
@@ -154,16 +114,14 @@ def main() -> None:
     parser.add_argument("--label", default="after", help="the name of this measurement in the JSON (default after)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
-    from tests.postgres import start_postgres
-
     server, stop = start_postgres()
     try:
         results = {mode: measure(server, args.runs, mode) for mode in ("run", "arun", "worker")}
     finally:
         stop()
-    print(f"per run, {args.runs} runs | round trips | statements | connections opened")
+    print(f"per run ({args.runs} runs) | round trips | statements | empty statements (pool checks) | connections opened")
     for mode, r in results.items():
-        print(f"{mode} | {r.get('round_trips', 0):.1f} | {r.get('statements', 0):.1f} | {r.get('connections', 0):.2f}")
+        print(f"{mode} | {r['round_trips']:.1f} | {r['statements']:.1f} | {r['empty']:.1f} | {r['connections']:.2f}")
     if not args.no_write:
         recorded = json.loads(RESULT.read_text()) if RESULT.exists() else {}
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout

@@ -55,7 +55,7 @@ from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
-from reactgraph.persistence.postgres import redacted
+from reactgraph.persistence.postgres import acheck_if_closed, redacted
 from reactgraph.persistence.reading import RunInfo
 from reactgraph.state import checked_query, checked_thread_id
 
@@ -301,16 +301,16 @@ async def while_held(drive: Awaitable[Any], hold: Hold, thread_id: str) -> Any:
     return run.result()
 
 
-def unchecked_pool(**options: Any) -> AsyncConnectionPool:
-    """procrastinate's pool without its test of every connection it hands out (a round trip per query): a worker that
-    loses the database stops, and makes a new pool when it reconnects (``until_stopped``)."""
-    return AsyncConnectionPool(**options | {"check": None})
+def queue_pool(**options: Any) -> AsyncConnectionPool:
+    """procrastinate's pool, testing a connection it hands out with a round trip only when the server may have closed
+    it (``acheck_if_closed``), not before every query."""
+    return AsyncConnectionPool(**options | {"check": acheck_if_closed})
 
 
 def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
     """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
     retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
-    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT, pool_factory=unchecked_pool)
+    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT, pool_factory=queue_pool)
     app = procrastinate.App(connector=connector)
     if runner is None:
         return app

@@ -2,8 +2,7 @@
 
 A psycopg ``AsyncConnectionPool`` belongs to the loop that opened it (its workers are tasks of that loop),
 so a process that runs ``asyncio.run`` twice needs two. ``LoopPools.get()`` opens the running loop's pool
-on its first call there and returns it to every later one (after ``check()``, testing its idle connections first);
-``close()`` closes them all, from any thread:
+on its first call there and returns it to every later one; ``close()`` closes them all, from any thread:
 
 - a loop that is closed (``asyncio.run`` has returned): its pool's tasks are gone, so the connections
   it opened are ended at once (libpq's ``finish``);
@@ -40,7 +39,6 @@ class LoopPool:
     pool: AsyncConnectionPool
     opening: asyncio.Task[None]
     connections: weakref.WeakSet[psycopg.AsyncConnection] = field(default_factory=weakref.WeakSet)
-    suspect: bool = False  # a connection failed: test the idle ones before the next run takes the pool
 
     def close(self) -> None:
         """Close the pool on its loop when it can run there, else end its connections (see the module)."""
@@ -90,16 +88,7 @@ class LoopPools:
                     del self._pools[loop]
             await entry.pool.close()
             raise
-        if entry.suspect:
-            entry.suspect = False
-            await entry.pool.check()
         return entry.pool
-
-    def check(self) -> None:
-        """Have each loop's pool test its idle connections (psycopg_pool's ``check``) when it is next taken: one failed."""
-        with self._lock:
-            for entry in self._pools.values():
-                entry.suspect = True
 
     def close(self) -> None:
         """Close every loop's pool (see the module)."""
