@@ -74,10 +74,10 @@ def session_left() -> list[int]:
 
 
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
-    """Run one call in the agent's cwd, with the environment the call brings: ``{"ok": text}``, ``{"error": a
-    record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when the worker should not serve
-    again: after running out of memory). A call under hard limits runs in a fork of this worker (``in_a_fork``):
-    a hard limit cannot be raised back, and the worker serves the next calls."""
+    """Run one call in the agent's cwd, with the environment the call brings (with ``"load": true``, only import the
+    tool): ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when
+    the worker should not serve again: after running out of memory). A call under hard limits runs in a fork of this
+    worker (``in_a_fork``): a hard limit cannot be raised back, and the worker serves the next calls."""
     limits, max_bytes = request["limits"], request["max_result_bytes"]
     try:
         os.chdir(request["cwd"])
@@ -89,6 +89,8 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
             tools[key] = callable_tool(load(request["ref"]))
     except BaseException as exc:
         return {"error": exception_record(exc, max_bytes)}
+    if request.get("load"):  # only the import, before the tool's first call here
+        return {"ok": ""}
     if any(limits[name] is not None for name in HARD_LIMITS):
         return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
     return called(tools[key], request["args"], limits, max_bytes)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import atexit
 import codecs
+import functools
 import json
 import logging
 import multiprocessing
@@ -70,8 +71,9 @@ def run_isolated(
 ) -> str:
     """One call of ``entry`` in a worker: the result's text (cut to ``max_result_bytes``), or raise the
     tool's exception (rebuilt), ToolTimeout, ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker
-    is taken from the pool (its start is not part of ``timeout``). The tool sees the variables named in ``env``
-    of the agent's environment, and nothing else of it."""
+    is taken from the pool (its start is not part of ``timeout``, nor is the import of the tool by a worker that
+    has not called it yet). The tool sees the variables named in ``env`` of the agent's environment, and nothing
+    else of it."""
     request = {
         "ref": reference(entry.source if entry.source is not None else entry.tool),
         "name": entry.name,
@@ -88,7 +90,13 @@ def run_isolated(
     current = WORKERS.acquire()
     reusable = False
     try:
-        reply = current.call(message, timeout, limits, cancelled)
+        reply = {"ok": ""}
+        if request["ref"] not in current.loaded:  # the worker imports the tool first, within START_LIMIT
+            load = json.dumps(request | {"args": {}, "load": True}).encode()
+            reply = current.call(load, START_LIMIT, limits, cancelled)
+            current.loaded.add(request["ref"])
+        if "ok" in reply:
+            reply = current.call(message, timeout, limits, cancelled)
         reusable = not reply.get("retire")
     finally:
         WORKERS.release(current, reusable)
@@ -124,7 +132,7 @@ class Worker:
 
     def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([*PRELOAD, *main_imports()])  # only the first start of the fork server reads it
+        start_server()
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
         self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
@@ -139,6 +147,7 @@ class Worker:
         os.set_blocking(self.output.fileno(), False)
         self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
+        self.loaded: set[str] = set()  # the references of the tools it has imported
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
             self.kill()
@@ -281,13 +290,6 @@ class WorkerPool:
             added = [str(Path(p).absolute()) for p in paths if str(Path(p).absolute()) not in self._protected]
             self._protected = (*self._protected, *added)
 
-    def start_server(self) -> None:
-        """Start the fork server now, in the background (``ensure_running`` does not wait for its imports; nothing
-        when it runs): a run with isolated tools calls this as it starts, so that the server's start overlaps the
-        run's first model call instead of delaying its first tool call."""
-        multiprocessing.get_context("forkserver").set_forkserver_preload([*PRELOAD, *main_imports()])
-        forkserver.ensure_running()
-
     def acquire(self) -> Worker:
         while True:
             with self._lock:
@@ -329,6 +331,17 @@ class WorkerPool:
         worker.kill()
 
 
+def start_server(tool_modules: Iterable[str] = ()) -> None:
+    """Start the fork server, in the background (``ensure_running`` does not wait for its imports; nothing when it
+    runs): ``ToolRegistry.check`` calls this for an agent or a run with isolated tools, with their modules, so that
+    the server's start overlaps the run's first model call instead of delaying its first tool call, and a tool's
+    imports (LangChain's for a LangChain tool) are made once there, not in each worker within the call's timeout."""
+    preload = dict.fromkeys([*PRELOAD, *main_imports(), *tool_modules])
+    forkserver.set_forkserver_preload(list(preload))  # read by the server's first start only
+    forkserver.ensure_running()
+
+
+@functools.cache
 def main_imports() -> list[str]:
     """The modules that the main script's top-level imports load here (``from reactgraph import ReActAgent``:
     ``reactgraph.agent``). Python before 3.13.8 never preloads ``__main__`` in the fork server (CPython gh-126631), so
