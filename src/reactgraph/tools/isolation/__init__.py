@@ -8,9 +8,10 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
 - Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
   worker costs a second of imports. The fork server is started once, in the background as a run with isolated
   tools is checked (``ToolRegistry.check``), and forks a worker in about 10 ms. It preloads the worker's module
-  (``child``: the standard library only, no LangChain) and the modules the main script's top-level imports load,
-  which a worker re-running the script (``multiprocessing`` does, to find its tools) would import again
-  (``pool.main_imports``). A worker runs one call at a time and is reused, so a call costs a message each way
+  (``child``: the standard library and pydantic, no LangChain), the modules of those tools, and the modules the
+  main script's top-level imports load, which a worker re-running the script (``multiprocessing`` does, to find
+  its tools) would import again (``pool.main_imports``). A worker imports a tool before its first call there, so
+  that import is not part of the call's timeout. A worker runs one call at a time and is reused, so a call costs a message each way
   (measured in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
 - By reference: a worker imports the tool by module and name (``reference``): a module-level function,
   async function, callable object or LangChain tool. A closure, a lambda or a tool made at run time
