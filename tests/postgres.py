@@ -4,6 +4,9 @@
     db_url = create_database(url)     # a fresh, empty database on that server
     stop()
 
+    trace_connections(directory)      # this process's connections write libpq's protocol trace there
+    counted(directory)                # {"round_trips": ..., "statements": ..., "connections": ...}
+
 The server runs as the ``postgres`` user when we are root (``initdb`` refuses root), keeps its data in
 a private temporary directory, listens on a free local port, requires the password in the URL for TCP
 connections (so tests can try a wrong one), and trades durability for speed (no fsync).
@@ -20,11 +23,13 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import psycopg
+from psycopg import pq
 
 PASSWORD = "reactgraph-test"
 _FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
@@ -140,3 +145,45 @@ def create_database(url: str, name: str | None = None) -> str:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY file_copy')
     return with_database(url, name)
+
+
+def trace_connections(directory: str | Path) -> None:
+    """From now on, every connection psycopg opens in this process writes libpq's protocol trace (``PQtrace``) to a
+    file of its own in ``directory``, complete once the process has exited (libpq buffers it)."""
+
+    def traced(conn: Any) -> Any:
+        name = f"{os.getpid()}-{id(conn)}-{time.monotonic_ns()}"
+        conn.pgconn.trace(os.open(os.path.join(directory, name), os.O_WRONLY | os.O_CREAT))
+        conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        return conn
+
+    sync_connect, async_connect = psycopg.Connection.connect.__func__, psycopg.AsyncConnection.connect.__func__
+
+    def connect(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        return traced(sync_connect(cls, *args, **kwargs))
+
+    async def aconnect(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        return traced(await async_connect(cls, *args, **kwargs))
+
+    psycopg.Connection.connect = classmethod(connect)  # type: ignore[method-assign,assignment]
+    psycopg.AsyncConnection.connect = classmethod(aconnect)  # type: ignore[method-assign,assignment]
+
+
+def counted(directory: str | Path) -> dict[str, int]:
+    """In the traces of ``directory`` (``trace_connections``), the client's round trips (a batch it ends with a
+    ``Sync`` or sends as a simple ``Query``, then waits on), its statements (``Execute`` or ``Query``), the empty ones
+    among them (psycopg_pool's test of a connection) and the connections."""
+    counts: Counter[str] = Counter({"round_trips": 0, "statements": 0, "empty": 0, "connections": 0})
+    for path in Path(directory).iterdir():
+        counts["connections"] += 1
+        for line in path.read_text(errors="replace").splitlines():
+            fields = line.split("\t")
+            if len(fields) > 3 and fields[0] == "F":  # F, length, message, its fields: Query "sql"; Parse "name" "sql" ...
+                kind, detail = fields[2], fields[3].split(" ")
+                counts["round_trips"] += kind in ("Sync", "Query")
+                counts["statements"] += kind in ("Execute", "Query")
+                sql = detail[1] if kind == "Query" else detail[2] if kind == "Parse" and len(detail) > 2 else None
+                counts["empty"] += sql == '""'
+            elif len(fields) > 2 and fields[0] == "F":
+                counts["round_trips"] += fields[2] == "Sync"
+    return dict(counts)

@@ -24,12 +24,14 @@ worker's. Giving the thread's lock back on a connection the restart closed is no
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import logging
 import math
 import os
 import signal
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -44,7 +46,7 @@ try:  # installed with the postgres extra
     import psycopg
     from procrastinate.exceptions import ConnectorException
     from procrastinate.schema import SchemaManager
-    from psycopg_pool import PoolTimeout
+    from psycopg_pool import AsyncConnectionPool, PoolTimeout
 except ImportError as exc:
     raise missing_extra("postgres", "queued runs (submit, worker, the queue of a postgresql:// database)", exc) from None
 
@@ -55,7 +57,7 @@ from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
-from reactgraph.persistence.postgres import redacted
+from reactgraph.persistence.postgres import acheck_if_closed, redacted
 from reactgraph.persistence.reading import RunInfo
 from reactgraph.state import checked_query, checked_thread_id
 
@@ -301,10 +303,17 @@ async def while_held(drive: Awaitable[Any], hold: Hold, thread_id: str) -> Any:
     return run.result()
 
 
+def queue_pool(**options: Any) -> AsyncConnectionPool:
+    """procrastinate's pool, testing a connection it hands out with a round trip only when the server may have closed
+    it (``acheck_if_closed``), not before every query."""
+    return AsyncConnectionPool(**options | {"check": acheck_if_closed})
+
+
 def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
     """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
     retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
-    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT))
+    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT, pool_factory=queue_pool)
+    app = procrastinate.App(connector=connector)
     if runner is None:
         return app
 
@@ -337,6 +346,7 @@ class RunQueue:
         self._checked: dict[str, dict[str, Any]] = {}  # the options as JSON -> what a job carries
         self._runs: Any = None  # the run store (cancels), and procrastinate's app: opened by the first submit
         self._app: procrastinate.App | None = None
+        self._opening = threading.Lock()  # submits from several threads open the connections once
 
     def submit(self, question: str, *, thread_id: str | None = None, **options: Any) -> str:
         """Queue a run of ``question`` and return its thread id at once (``submit`` says what ``options`` take)."""
@@ -362,18 +372,19 @@ class RunQueue:
         return json.loads(json.dumps(self._checked[key]))  # the job's own copy
 
     def _opened(self) -> procrastinate.App:
-        if self._app is None:
-            ensure_schema(self.url)
-            self._runs = open_store(self.url)
-            app = queue_app(self.url)
-            try:
-                with queue_errors(self.url):
-                    app.open()
-            except BaseException:
-                self._runs.close()
-                raise
-            self._app = app
-        return self._app
+        with self._opening:
+            if self._app is None:
+                ensure_schema(self.url)
+                self._runs = open_store(self.url)
+                app = queue_app(self.url)
+                try:
+                    with queue_errors(self.url):
+                        app.open()
+                except BaseException:
+                    self._runs.close()
+                    raise
+                self._app = app
+            return self._app
 
     def close(self) -> None:
         if self._app is not None:
@@ -393,10 +404,28 @@ def submit(question: str, db: str | None = None, *, thread_id: str | None = None
     ``REACTGRAPH_DB``) and return its thread id at once. ``options``: ``model`` ('provider:model' or
     'module:factory'), ``tools`` ('a,b': built-in names or 'module:attribute'), ``mcp`` (a servers
     file), ``documents`` (what search_documents searches), ``output_schema`` (a signature), and AgentConfig fields (``max_iterations=6`` ...), as the
-    ``run`` command takes them. Runs on one thread are taken one after another. Many runs: ``RunQueue(db).submit``,
-    which connects and checks the options once."""
-    with RunQueue(db) as queue:
-        return queue.submit(question, thread_id=thread_id, **options)
+    ``run`` command takes them. Runs on one thread are taken one after another. The process keeps one ``RunQueue``
+    per database for its later calls (connected, each set of options checked once), closed when it exits."""
+    url = queue_url(db)
+    with _QUEUES_LOCK:
+        if url not in _QUEUES:
+            if not _QUEUES:
+                atexit.register(_close_queues)
+            _QUEUES[url] = RunQueue(url)
+        queue = _QUEUES[url]
+    return queue.submit(question, thread_id=thread_id, **options)
+
+
+_QUEUES: dict[str, RunQueue] = {}  # submit's queue of each database
+_QUEUES_LOCK = threading.Lock()
+
+
+def _close_queues() -> None:
+    with _QUEUES_LOCK:
+        queues = list(_QUEUES.values())
+        _QUEUES.clear()
+    for each in queues:
+        each.close()
 
 
 def run_worker(

@@ -1,5 +1,6 @@
 """Submitting many runs costs little per run (issue 30): ``RunQueue`` connects once and checks each distinct set of
-options once, counted (connections opened, tool loads), not timed."""
+options once, and ``submit`` keeps one per database for the process's later calls; counted (connections opened, tool
+loads), not timed."""
 
 from __future__ import annotations
 
@@ -49,6 +50,14 @@ def test_many_submits_connect_and_check_once(postgres_url, counted):
         runs.submit("Run r20: record the three keys.", model=MODEL, tools=TOOLS, max_iterations=4)
         assert counted["tool loads"] == first["tool loads"] + 1  # other options: checked once more
     assert len(set(threads)) == 19 and queued(postgres_url) == 21
+
+
+def test_submit_keeps_its_queue_for_the_next_calls(postgres_url, counted):
+    submit("Run r0: record the three keys.", postgres_url, model=MODEL, tools=TOOLS)
+    first = dict(counted)
+    for i in range(1, 10):
+        submit(f"Run r{i}: record the three keys.", postgres_url, model=MODEL, tools=TOOLS)
+    assert counted == first and queued(postgres_url) == 10
 
 
 def test_a_bad_option_is_refused_each_time(postgres_url):

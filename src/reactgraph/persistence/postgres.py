@@ -15,6 +15,7 @@ runs of one loop proceed side by side up to the pool's size; beyond it they wait
 
 from __future__ import annotations
 
+import selectors
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -74,6 +75,28 @@ def describe_error(url: str, exc: BaseException, run: str | None = None) -> str:
     return f"checkpoint database {redacted(url)}{of_run}: {what} ({type(exc).__name__}: {detail}); {advice}"
 
 
+def check_if_closed(conn: psycopg.Connection) -> None:
+    """The pools' test of a connection they hand out, without psycopg_pool's round trip (``check_connection``) each
+    time: an idle connection has nothing to read unless the server ended it (a restart, an idle timeout: its last
+    message and the end of the stream wait there) or sent a notice; then that round trip decides."""
+    if _readable(conn):
+        ConnectionPool.check_connection(conn)
+
+
+async def acheck_if_closed(conn: psycopg.AsyncConnection) -> None:
+    """``check_if_closed`` for the async pools (procrastinate's too)."""
+    if _readable(conn):
+        await AsyncConnectionPool.check_connection(conn)
+
+
+def _readable(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
+    if conn.closed:
+        return True
+    with selectors.DefaultSelector() as selector:  # not select.select: a socket's number may pass FD_SETSIZE
+        selector.register(conn.fileno(), selectors.EVENT_READ)
+        return bool(selector.select(0))
+
+
 def _connecting(exc: psycopg.Error) -> bool:
     """Whether ``exc`` is a failure to connect: no server, refused login, no such database (SQLSTATE 08, 28, 3D)."""
     return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "28", "3D")
@@ -94,9 +117,9 @@ class PostgresRunStore(RunStore):
         with self.errors():
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT, **CONNECTION) as conn:
                 setup(conn)
-            pool = ConnectionPool(  # each connection checked when taken: one the server closed is replaced
+            pool = ConnectionPool(  # a connection the server closed is replaced when taken (``check_if_closed``)
                 url, min_size=1, max_size=POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
-                timeout=CONNECT_TIMEOUT, check=ConnectionPool.check_connection, open=True, name="reactgraph",
+                timeout=CONNECT_TIMEOUT, check=check_if_closed, open=True, name="reactgraph",
             )
         self.pool = pool
         self.async_pools = LoopPools(self._async_pool, CONNECT_TIMEOUT)
@@ -116,8 +139,7 @@ class PostgresRunStore(RunStore):
         """A loop's async pool, not opened yet, calling ``configure`` on each new connection."""
         return AsyncConnectionPool(
             self.url, min_size=1, max_size=ASYNC_POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
-            timeout=CONNECT_TIMEOUT, check=AsyncConnectionPool.check_connection, configure=configure, open=False,
-            name="reactgraph-async",
+            timeout=CONNECT_TIMEOUT, check=acheck_if_closed, configure=configure, open=False, name="reactgraph-async",
         )
 
     @contextmanager

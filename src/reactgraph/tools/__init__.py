@@ -3,14 +3,50 @@
 The modules, each on the ones after it: ``approval`` (a call waits for a person), ``mcp`` (MCP servers'
 tools), ``execution`` (one call under its policy), ``registry``, ``builtin/``, ``isolation/`` (calls in worker
 processes), and what they share: ``base`` (a registered tool), ``content`` (a result as text), ``policy``,
-``specs`` (a tool as a prompt shows it), ``json_args``, ``breaker``."""
+``specs`` (a tool as a prompt shows it), ``json_args``, ``breaker``.
 
-from reactgraph.config import ResourceLimits
-from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError, to_langchain_tool
-from reactgraph.tools.builtin import BUILTINS, DocumentIndex, register_builtins
-from reactgraph.tools.mcp import MCPConfigError, MCPServerError, MCPUnavailableError, aload_mcp_tools, load_mcp_tools
-from reactgraph.tools.policy import InvalidArguments, ToolPolicy, ToolTimeout
-from reactgraph.tools.registry import ToolRegistry, UnknownToolError
+The public names are imported on first use (PEP 562), as the package's face does: a worker process of
+``isolation`` imports this package and must not wait for LangChain's tools, the built-ins and MCP to load."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
+    from reactgraph.config import ResourceLimits
+    from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError, to_langchain_tool
+    from reactgraph.tools.builtin import BUILTINS, DocumentIndex, register_builtins
+    from reactgraph.tools.mcp import (
+        MCPConfigError,
+        MCPServerError,
+        MCPUnavailableError,
+        aload_mcp_tools,
+        load_mcp_tools,
+    )
+    from reactgraph.tools.policy import InvalidArguments, ToolPolicy, ToolTimeout
+    from reactgraph.tools.registry import ToolRegistry, UnknownToolError
+
+_HOMES = {  # public name -> the module that defines it
+    "BUILTINS": "reactgraph.tools.builtin",
+    "DocumentIndex": "reactgraph.tools.builtin",
+    "InvalidArguments": "reactgraph.tools.policy",
+    "MCPConfigError": "reactgraph.tools.mcp",
+    "MCPServerError": "reactgraph.tools.mcp",
+    "MCPUnavailableError": "reactgraph.tools.mcp",
+    "RegisteredTool": "reactgraph.tools.base",
+    "ResourceLimits": "reactgraph.config",
+    "ToolMetadata": "reactgraph.tools.base",
+    "ToolPolicy": "reactgraph.tools.policy",
+    "ToolRegistrationError": "reactgraph.tools.base",
+    "ToolRegistry": "reactgraph.tools.registry",
+    "ToolTimeout": "reactgraph.tools.policy",
+    "UnknownToolError": "reactgraph.tools.registry",
+    "aload_mcp_tools": "reactgraph.tools.mcp",
+    "load_mcp_tools": "reactgraph.tools.mcp",
+    "register_builtins": "reactgraph.tools.builtin",
+    "to_langchain_tool": "reactgraph.tools.base",
+}
 
 __all__ = [
     "BUILTINS",
@@ -32,3 +68,15 @@ __all__ = [
     "register_builtins",
     "to_langchain_tool",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'reactgraph.tools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # found once; later lookups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

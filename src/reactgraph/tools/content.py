@@ -15,8 +15,6 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from langchain_core.messages import is_data_content_block
-
 DATA_URL = re.compile(r"data:([^;,]*)(?:;[^,]*)?,(.*)", re.DOTALL)
 
 
@@ -33,7 +31,13 @@ def _is_block(item: Any) -> bool:
         return True
     if not isinstance(item, dict):
         return False
-    return (item.get("type") == "text" and isinstance(item.get("text"), str)) or is_data_content_block(item)
+    if item.get("type") == "text" and isinstance(item.get("text"), str):
+        return True
+    if not isinstance(item.get("type"), str):  # no block (and no need to load LangChain's messages to say so)
+        return False
+    from langchain_core.messages import is_data_content_block  # here: a worker process imports this module too
+
+    return is_data_content_block(item)
 
 
 def _block_text(block: str | dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import did_you_mean
 from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError, to_langchain_tool
 from reactgraph.tools.builtin import register_builtins
+from reactgraph.tools.isolation.pool import start_server
 from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
 from reactgraph.tools.policy import ToolPolicy
 
@@ -207,23 +208,27 @@ class ToolRegistry:
     def check(self, config: AgentConfig) -> None:
         """The tool names ``config`` refers to (``tools``, and ``approve_tools`` besides '*') are registered;
         UnknownToolError naming the close matches otherwise. The tools it runs in worker processes
-        (``tool_isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise."""
+        (``tool_isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise. When there
+        are such tools, the worker processes' fork server is started in the background, to preload their modules
+        (``isolation.pool.start_server``)."""
         offered = self.select(config.tools)
         try:
             self.select([name for name in config.approve_tools if name != "*"])
         except UnknownToolError as exc:
             raise UnknownToolError(f"approve_tools: {exc}") from None
-        problems = []
+        problems, modules = [], []
         for entry in (self._tools[name] for name in offered):
             if entry.policy.isolation_in(config.tool_isolation) == "process":
                 try:
-                    reference(entry.source if entry.source is not None else entry.tool)
+                    modules.append(reference(entry.source if entry.source is not None else entry.tool).partition(":")[0])
                 except NotIsolatable as exc:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
         if problems:
             raise ToolRegistrationError(
                 f"tool_isolation='process': {'; '.join(problems)} (or register it with ToolPolicy(isolation='none'))"
             )
+        if modules:
+            start_server(modules)
 
     def search(self, query: str) -> builtins.list[RegisteredTool]:
         """Tools matching ``query``, best first: whole-name, then name words, then description words."""

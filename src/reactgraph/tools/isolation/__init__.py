@@ -6,9 +6,13 @@ agent sends the call, waits for the reply, and stops the worker (and every proce
 time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
 
 - Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
-  worker costs a second of imports. The fork server is started once (it preloads this package and
-  LangChain), then forks a worker in about 10 ms. A worker runs one call at a time and is reused, so a
-  call costs a message each way (measured in ``benchmarks/isolation_overhead.py``).
+  worker costs a second of imports. The fork server is started once, in the background as a run with isolated
+  tools is checked (``ToolRegistry.check``), and forks a worker in about 10 ms. It preloads the worker's module
+  (``child``: the standard library and pydantic, no LangChain), the modules of those tools, and the modules the
+  main script's top-level imports load, which a worker re-running the script (``multiprocessing`` does, to find
+  its tools) would import again (``pool.main_imports``). A worker imports a tool before its first call there, so
+  that import is not part of the call's timeout. A worker runs one call at a time and is reused, so a call costs a message each way
+  (measured in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
 - By reference: a worker imports the tool by module and name (``reference``): a module-level function,
   async function, callable object or LangChain tool. A closure, a lambda or a tool made at run time
   cannot cross: registering it with ``isolation="process"`` is a ToolRegistrationError saying so. A tool
@@ -43,10 +47,26 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   by a new one at the next call; a crash is an execution_failed error naming the exit code or signal.
 """
 
-import os
+from __future__ import annotations
 
-from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
-from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # at run time __getattr__ imports them: a worker process imports this package, not the pool
+    from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
+    from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+
+_HOMES = {  # public name -> the module that defines it
+    "IN_PROCESS": "reactgraph.tools.isolation.reference",
+    "NotIsolatable": "reactgraph.tools.isolation.reference",
+    "RemoteToolError": "reactgraph.tools.isolation.pool",
+    "ToolCrashed": "reactgraph.tools.isolation.pool",
+    "WORKERS": "reactgraph.tools.isolation.pool",
+    "Worker": "reactgraph.tools.isolation.pool",
+    "reference": "reactgraph.tools.isolation.reference",
+    "run_isolated": "reactgraph.tools.isolation.pool",
+}
 
 __all__ = [
     "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "protect", "reference", "run_isolated",
@@ -55,7 +75,17 @@ __all__ = [
 SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'reactgraph.tools.isolation' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # found once; later lookups do not come here
+    return value
+
+
 def protect(database: str | os.PathLike[str]) -> None:
     """Keep the SQLite file ``database`` (and its -wal, -shm and -journal files) out of reach of writes by tools
     in worker processes started from now on, where the machine allows it (``sandbox``)."""
+    from reactgraph.tools.isolation.pool import WORKERS
+
     WORKERS.protect(f"{os.fspath(database)}{side}" for side in SQLITE_SIDE_FILES)

@@ -1,13 +1,16 @@
 """A worker process of ``reactgraph.tools.isolation``: tool calls sent as JSON, one at a time, each within
 its resource limits, each answered as JSON (the result's text, the tool's exception described, or the
-limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``."""
+limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``.
+
+The fork server imports this module for every worker, so it imports only the standard library, pydantic (whose
+``validate_call`` calls a function tool) and the modules beside it; a LangChain tool's imports load with the tool."""
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import errno
 import importlib
+import inspect
 import json
 import math
 import os
@@ -17,7 +20,8 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from reactgraph.tools.base import to_langchain_tool
+from pydantic import validate_call
+
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
 from reactgraph.tools.isolation.processes import descendants, session_members
@@ -25,6 +29,8 @@ from reactgraph.tools.isolation.processes import descendants, session_members
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
 HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: in the call's fork)
+
+validate_call(lambda: None)  # once in the fork server: pydantic's first validator loads its schema code and plugins
 
 
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
@@ -68,10 +74,10 @@ def session_left() -> list[int]:
 
 
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
-    """Run one call in the agent's cwd, with the environment the call brings: ``{"ok": text}``, ``{"error": a
-    record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when the worker should not serve
-    again: after running out of memory). A call under hard limits runs in a fork of this worker (``in_a_fork``):
-    a hard limit cannot be raised back, and the worker serves the next calls."""
+    """Run one call in the agent's cwd, with the environment the call brings (with ``"load": true``, only import the
+    tool): ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when
+    the worker should not serve again: after running out of memory). A call under hard limits runs in a fork of this
+    worker (``in_a_fork``): a hard limit cannot be raised back, and the worker serves the next calls."""
     limits, max_bytes = request["limits"], request["max_result_bytes"]
     try:
         os.chdir(request["cwd"])
@@ -80,19 +86,21 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
             os.environ.update(request["env"])
         key = f"{request['ref']} as {request['name']}"
         if key not in tools:
-            tools[key] = to_langchain_tool(load(request["ref"]), request["name"])
+            tools[key] = callable_tool(load(request["ref"]))
     except BaseException as exc:
         return {"error": exception_record(exc, max_bytes)}
+    if request.get("load"):  # only the import, before the tool's first call here
+        return {"ok": ""}
     if any(limits[name] is not None for name in HARD_LIMITS):
         return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
     return called(tools[key], request["args"], limits, max_bytes)
 
 
-def called(tool: Any, args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     """The reply for one call of ``tool`` (under ``limits``' hard limits, set here)."""
     try:
         hard_limits(limits)
-        return {"ok": cut(text_of(invoke(tool, args)), max_bytes)}
+        return {"ok": cut(text_of(tool(args)), max_bytes)}
     except MemoryError:
         if limits["memory_mb"] is not None:
             return {"limit": "memory_mb"}
@@ -144,11 +152,27 @@ def load(ref: str) -> Any:
     return obj
 
 
-def invoke(tool: Any, args: dict[str, Any]) -> Any:
-    """The LangChain tool's result for ``args`` (an async tool in an event loop of its own)."""
-    if getattr(tool, "coroutine", None) is not None:
-        return asyncio.run(tool.ainvoke(args))
-    return tool.invoke(args)
+def callable_tool(obj: Any) -> Callable[[dict[str, Any]], Any]:
+    """A call of ``obj`` with a call's arguments: a LangChain tool's ``invoke`` (``ainvoke`` for an async one); a
+    function or callable object (registered only when typed and documented) through pydantic's ``validate_call``,
+    which converts the arguments to its annotations as LangChain's StructuredTool does, without loading LangChain's
+    tools (and with them its tracers and LangSmith) into the worker. An async tool runs in an event loop of its own."""
+    tools = sys.modules.get("langchain_core.tools")  # loaded when ``obj`` is a LangChain tool
+    if tools is not None and isinstance(obj, tools.BaseTool):
+        if getattr(obj, "coroutine", None) is not None:
+            return lambda args: _run_async(obj.ainvoke(args))
+        return obj.invoke
+    func = obj if inspect.isroutine(obj) else obj.__call__
+    checked = validate_call(func, config={"arbitrary_types_allowed": True})
+    if inspect.iscoroutinefunction(func):
+        return lambda args: _run_async(checked(**args))
+    return lambda args: checked(**args)
+
+
+def _run_async(coroutine: Any) -> Any:
+    import asyncio
+
+    return asyncio.run(coroutine)
 
 
 def text_of(value: Any) -> str:

@@ -4,8 +4,10 @@ is cancelled or a limit is passed. The reasons for each choice are in the packag
 
 from __future__ import annotations
 
+import ast
 import atexit
 import codecs
+import functools
 import json
 import logging
 import multiprocessing
@@ -15,8 +17,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from reactgraph.config import ResourceLimits
@@ -67,8 +71,9 @@ def run_isolated(
 ) -> str:
     """One call of ``entry`` in a worker: the result's text (cut to ``max_result_bytes``), or raise the
     tool's exception (rebuilt), ToolTimeout, ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker
-    is taken from the pool (its start is not part of ``timeout``). The tool sees the variables named in ``env``
-    of the agent's environment, and nothing else of it."""
+    is taken from the pool (its start is not part of ``timeout``, nor is the import of the tool by a worker that
+    has not called it yet). The tool sees the variables named in ``env`` of the agent's environment, and nothing
+    else of it."""
     request = {
         "ref": reference(entry.source if entry.source is not None else entry.tool),
         "name": entry.name,
@@ -85,7 +90,13 @@ def run_isolated(
     current = WORKERS.acquire()
     reusable = False
     try:
-        reply = current.call(message, timeout, limits, cancelled)
+        reply = {"ok": ""}
+        if request["ref"] not in current.loaded:  # the worker imports the tool first, within START_LIMIT
+            load = json.dumps(request | {"args": {}, "load": True}).encode()
+            reply = current.call(load, START_LIMIT, limits, cancelled)
+            current.loaded.add(request["ref"])
+        if "ok" in reply:
+            reply = current.call(message, timeout, limits, cancelled)
         reusable = not reply.get("retire")
     finally:
         WORKERS.release(current, reusable)
@@ -121,7 +132,7 @@ class Worker:
 
     def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)  # only the first start of the fork server reads it
+        start_server()
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
         self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
@@ -136,6 +147,7 @@ class Worker:
         os.set_blocking(self.output.fileno(), False)
         self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
+        self.loaded: set[str] = set()  # the references of the tools it has imported
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
             self.kill()
@@ -317,6 +329,41 @@ class WorkerPool:
         with self._lock:
             self._live.discard(worker)
         worker.kill()
+
+
+def start_server(tool_modules: Iterable[str] = ()) -> None:
+    """Start the fork server, in the background (``ensure_running`` does not wait for its imports; nothing when it
+    runs): ``ToolRegistry.check`` calls this for an agent or a run with isolated tools, with their modules, so that
+    the server's start overlaps the run's first model call instead of delaying its first tool call, and a tool's
+    imports (LangChain's for a LangChain tool) are made once there, not in each worker within the call's timeout."""
+    preload = dict.fromkeys([*PRELOAD, *main_imports(), *tool_modules])
+    forkserver.set_forkserver_preload(list(preload))  # read by the server's first start only
+    forkserver.ensure_running()
+
+
+@functools.cache
+def main_imports() -> list[str]:
+    """The modules that the main script's top-level imports load here (``from reactgraph import ReActAgent``:
+    ``reactgraph.agent``). Python before 3.13.8 never preloads ``__main__`` in the fork server (CPython gh-126631), so
+    each worker re-runs the main script (``multiprocessing`` does, to find the tools defined there); with these loaded
+    in the fork server, that re-run costs the script's own lines, not LangGraph's and LangChain's imports again."""
+    main = sys.modules.get("__main__")
+    try:
+        tree = ast.parse(Path(main.__file__).read_bytes())  # type: ignore[union-attr,arg-type]
+    except (AttributeError, TypeError, OSError, SyntaxError, ValueError):  # no script: an interactive session, -c
+        return []
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module)
+            for alias in node.names:  # a submodule, or the module that defines the name (a lazy package's)
+                value = getattr(sys.modules.get(node.module), alias.name, None)
+                home = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+                if isinstance(home, str) and home in sys.modules:
+                    found.append(home)
+    return [name for name in dict.fromkeys(found) if name in sys.modules]
 
 
 WORKERS = WorkerPool()
