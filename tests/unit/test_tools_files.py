@@ -46,6 +46,7 @@ def test_read_file_returns_lines_with_a_header(tools):
     read_file = tools[0]
     assert read_file("notes.txt") == "notes.txt (lines 1-3 of 3)\nalpha line\nbeta line\nGamma Line"
     assert read_file("docs/guide.md", start_line=2, max_lines=1) == "docs/guide.md (lines 2-2 of 3)\nInstall with pip."
+    assert read_file("docs\\guide.md").startswith("docs/guide.md (lines 1-3")  # backslashes read as a Windows path
     assert read_file("notes.txt", max_lines=10**6).startswith("notes.txt (lines 1-3 of 3)")  # over the cap: the cap
     assert read_file("docs/../notes.txt").startswith("notes.txt (lines 1-3")  # '..' that stays inside is fine
     assert read_file("docs/notes-link.txt").startswith("notes.txt")  # a link inside the root is followed

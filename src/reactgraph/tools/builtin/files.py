@@ -75,7 +75,8 @@ class Sandbox:
                 f"path {quoted(path)} is too long: a name may have at most {self.name_max} bytes, "
                 f"a path inside the root about {self.path_max - len(bytes(self.root)) - 1}"
             )
-        relative = Path("." if path.strip() in ("", "/") else path.strip())  # "/" alone: the root, as a model may say
+        given = path.strip().replace("\\", "/")  # a Windows-style path (recorded: '.\\config\\app.ini')
+        relative = Path("." if given in ("", "/") else given)  # "/" alone: the root, as a model may say
         if relative.is_absolute() or relative.drive:
             raise InvalidArguments(
                 f"absolute path {quoted(path)} refused; give a path relative to the root directory ('.' or '/' is the root)"
