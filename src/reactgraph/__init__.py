@@ -14,6 +14,8 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from reactgraph.lazy import lazy_exports
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
@@ -110,16 +112,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'reactgraph' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value  # found once; later lookups do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)
 
 
 # Modules that moved when the package was laid out by idea: importable by their old names for one more

@@ -10,8 +10,9 @@ The public names are imported on first use (PEP 562), as the package's face does
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reactgraph.lazy import lazy_exports
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
     from reactgraph.config import ResourceLimits
@@ -70,13 +71,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'reactgraph.tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value  # found once; later lookups do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)

@@ -49,9 +49,10 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
 
 from __future__ import annotations
 
-import importlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reactgraph.lazy import lazy_exports
 
 if TYPE_CHECKING:  # at run time __getattr__ imports them: a worker process imports this package, not the pool
     from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
@@ -75,12 +76,7 @@ __all__ = [
 SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'reactgraph.tools.isolation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value  # found once; later lookups do not come here
-    return value
+__getattr__, _ = lazy_exports(__name__, _HOMES, __all__)
 
 
 def protect(database: str | os.PathLike[str]) -> None:
