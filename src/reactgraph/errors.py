@@ -43,6 +43,7 @@ class ErrorKind(StrEnum):
     NON_ANSWER = "non_answer"  # a final reply that is no answer (a copy of an error, an announced call)
     INVALID_OUTPUT = "invalid_output"  # a final answer that does not fit the output schema (output_schema)
     UNVERIFIED_ANSWER = "unverified_answer"  # a final answer sent back once to be checked with a tool (answer_checks)
+    PREMATURE_CALL = "premature_call"  # a call on numbers nothing gave yet, made beside the lookup that gives them
 
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"
@@ -63,6 +64,7 @@ TEXTS: dict[ErrorKind, str] = {
     "try another approach or answer from what you have.",
     ErrorKind.INVALID_OUTPUT: "Error (invalid_output): your final answer does not fit the answer's schema: {problem}.",
     ErrorKind.UNVERIFIED_ANSWER: "Not accepted yet (unverified_answer): {problem}.",
+    ErrorKind.PREMATURE_CALL: "Not run yet (premature_call): {problem}.",
 }
 DEFAULT_TEXT = "Error ({kind}): {problem}."  # the reply kinds: the prompt adds the expected format
 ADVICE = "Check the arguments, or try another approach."

@@ -85,6 +85,21 @@ CHECK_ANSWER = (
 # The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.
 TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {tools}. Call the one that fits, with these arguments."
 
+# A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.grounding).
+PREMATURE_CALL = (
+    "{tool} was called in the same reply as {lookups}, with number(s) {numbers} that neither the question nor a "
+    "tool result holds. Read the result of {lookups} first, then call {tool} again with the numbers it gives"
+)
+
+# A give-up before any tool was called, to a question the tools are for: sent back once (think).
+UNTRIED_GIVE_UP = (
+    "You gave up without calling any tool, but the tools may find or work out what the question needs. Call the "
+    "one that fits now; if none of them can help, say again that you cannot complete the task and why"
+)
+
+# A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).
+MADE_UP_OUTPUT = "Your reply shows the output of code that nothing ran (no tool here runs code)"
+
 ONE_QUESTION = "Error: ask the user one question at a time. This call was not sent; ask it after the first is answered."
 
 # After the newest observations when the model just made the same calls again and got the same

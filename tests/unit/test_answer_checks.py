@@ -58,9 +58,12 @@ def test_an_answer_given_without_a_tool_to_a_question_the_tools_are_for_is_check
 def test_no_check_at_the_last_iteration_nor_for_a_give_up():
     last = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*8"}), "6*8 = 46"])
     assert calculator_agent(last, max_iterations=2).run("What is 6*8?").final_answer == "6*8 = 46"
-    gave_up = ScriptedChatModel(responses=["I cannot complete this task: 99 tools failed."])
+    gave_up = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*"}), "I cannot complete this task: 99 tools failed."])
     result = calculator_agent(gave_up).run("What is 6*8?")
-    assert result.termination_reason is TerminationReason.FAILURE and len(gave_up.calls) == 1
+    assert result.termination_reason is TerminationReason.FAILURE and len(gave_up.calls) == 2
+    untried = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)  # sent back to try, never to check
+    assert calculator_agent(untried, max_iterations=1).run("What is 6*8?").termination_reason is TerminationReason.FAILURE
+    assert len(untried.calls) == 1
 
 
 @pytest.mark.parametrize("question", ["What other tools can I use to calculate the length?", "Which functions are available?",
@@ -87,3 +90,41 @@ def test_the_trace_keeps_the_name_of_a_tool_that_is_not_offered():
     action, observation = result.trace.steps[0].actions[0], result.trace.steps[0].observations[0]
     assert (action.tool, action.args) == ("ruler", {"object": "table"})
     assert observation.error_kind == "tool_not_found" and "there is no tool 'ruler'" in observation.content
+
+
+def test_a_give_up_before_any_tool_call_is_sent_back_once_to_try_the_tools():
+    model = ScriptedChatModel(responses=[
+        "I cannot complete this task: I have no way to multiply.", tool_call("calculator", {"expression": "347 * 29"}), "10063",
+    ])
+    result = calculator_agent(model, answer_checks=0).run("What is 347 multiplied by 29?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "10063")
+    assert [s.kind for s in result.trace.steps] == ["check", "tools", "final"]
+    assert "You gave up without calling any tool" in model.calls[1]["messages"][-1].content
+    assert result.error_history == []  # a check asked for is no error
+    again = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)
+    twice = calculator_agent(again, answer_checks=0).run("What is 347 multiplied by 29?")
+    assert twice.termination_reason is TerminationReason.FAILURE and len(again.calls) == 2
+
+
+def test_a_give_up_after_a_tool_call_or_to_a_question_no_tool_fits_ends_the_run():
+    after = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6 *"}), "I cannot complete this task: the calculator failed."])
+    result = calculator_agent(after).run("What is 6*8?")
+    assert result.termination_reason is TerminationReason.FAILURE and len(after.calls) == 2
+    unfit = ScriptedChatModel(responses=["I cannot complete this task: I do not know who rules Atlantis."])
+    assert calculator_agent(unfit).run("Who rules Atlantis?").termination_reason is TerminationReason.FAILURE
+    assert len(unfit.calls) == 1
+
+
+CODE_WITH_OUTPUT = (
+    "Let's compute it in Python.\n```python\nprint(24 * 17 + 9)\n```\n```output\n435\n```\nThe total is 435 cans."
+)
+
+
+def test_an_answer_showing_the_output_of_code_nothing_ran_is_sent_back():
+    model = ScriptedChatModel(responses=[CODE_WITH_OUTPUT, tool_call("calculator", {"expression": "24 * 17 + 9"}), "417 cans"])
+    result = calculator_agent(model, answer_checks=0).run("17 boxes of 24 cans and 9 loose cans: how many cans?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "417 cans")
+    first = result.trace.steps[0].observations[0]
+    assert first.error_kind == "non_answer" and "output of code that nothing ran" in first.content
+    plain = ScriptedChatModel(responses=["```python\nprint(2 + 2)\n```\nThis prints 4."])  # code, no made-up output
+    assert calculator_agent(plain, answer_checks=0).run("What does print(2 + 2) show?").final_answer.endswith("This prints 4.")

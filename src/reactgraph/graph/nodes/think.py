@@ -27,13 +27,14 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, non_answer
+from reactgraph.answers.non_answers import announced_call, made_up_output, non_answer
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
 from reactgraph.graph.conversation import is_new_turn, last_human, question_of
 from reactgraph.graph.deps import ASK_USER, NodeDeps
+from reactgraph.graph.grounding import known_numbers, premature
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
 from reactgraph.graph.scratchpad import status_text, think_messages
@@ -141,7 +142,7 @@ def decide(
             return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
             return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.answer)
-        if problem := announced_call(parsed.answer, [s.name for s in specs]):
+        if problem := announced_call(parsed.answer, [s.name for s in specs]) or made_up_output(parsed.answer):
             return {"pending_actions": [_rejected(0, ErrorKind.NON_ANSWER, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         return _stop("success", "the model gave a final answer", parsed.answer)
     actions, asked = [], False
@@ -192,6 +193,23 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
         return decision
     text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.CHECK_ANSWER.format(reason=reason))
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
+
+
+def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
+    """``decision``, or, for the model giving up before it called any tool in the run, to a question a tool on
+    offer could work on (``tools_could_answer``), the give-up sent back once (an unverified_answer observation, a
+    step of kind ``check``) asking it to call the tool that fits. A second give-up ends the run, and so does one
+    after a call (the tools may have failed: the model says so)."""
+    termination = decision.get("termination") or {}
+    if termination.get("reason") != "failure" or not str(termination.get("detail", "")).startswith("the model gave up"):
+        return decision
+    observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
+    if any(o.get("tool") or o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
+        return decision
+    if iteration >= cfg.max_iterations or not tools_could_answer(state["question"], offer.specs):
+        return decision
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.UNTRIED_GIVE_UP)
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
@@ -396,6 +414,9 @@ def decided(
     status = status_text(state, cfg, now, iteration)
     shown = not_answers(state, cfg, exchange.fmt, exchange.ctx, status)
     decision = checked_answer(state, cfg, decide(parsed, cfg, offer.disabled, shown, offer.specs), offer, iteration)
+    decision = tried_first(state, cfg, decision, offer, iteration)
+    if len(decision.get("pending_actions") or []) > 1:
+        decision = decision | {"pending_actions": premature(decision["pending_actions"], known_numbers(state))}
     typing_calls: list[dict[str, Any]] = []
     if (schema := deps.output_schema) is not None:
 

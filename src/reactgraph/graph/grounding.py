@@ -1,0 +1,78 @@
+"""Calculations made too early: a calculation on numbers that neither the question nor any tool result so far
+holds, made in the same reply as a call that looks something up (its arguments have no number: a search, a file
+read). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on
+numbers it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is
+not run, and its observation asks for it again once the lookup's result is there, with the numbers it gives.
+A calculation is a call whose every argument is a number or an arithmetic expression of numbers; a call with a
+word in its arguments (a date beside a city, a file name) is never held back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from reactgraph import prompts
+from reactgraph.answers.confidence import numbers_in
+from reactgraph.errors import ErrorKind, error_text
+from reactgraph.state import Action
+
+ARITHMETIC = re.compile(r"[\d\s.,+\-*/()%^]*\d[\d\s.,+\-*/()%^]*")
+PLAIN = frozenset({Decimal(0), Decimal(1)})
+"""Numbers any call may use without having read them anywhere."""
+
+
+def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
+    """The numbers of the question and of every tool result of the run so far."""
+    texts = [state.get("question") or ""]
+    texts += [o.get("content") or "" for step in state.get("steps") or [] for o in step.get("observations") or []
+              if o.get("status") == "ok"]
+    return {n for text in texts for n in numbers_in(text)}
+
+
+def premature(actions: Sequence[Action], known: set[Decimal]) -> list[Action]:
+    """``actions``, each calculation whose numbers are not all ``known`` turned into a premature_call rejection
+    when another call of the same reply is a lookup (no number in its arguments)."""
+    live = [a for a in actions if "rejection" not in a and "answered" not in a]
+    lookups = [a["tool"] for a in live if not list(_numbers(a.get("args")))]
+    if not lookups:
+        return list(actions)
+    out = []
+    for action in actions:
+        args = action.get("args")
+        guessed = sorted({n for n in _numbers(args) if n not in known and n not in PLAIN}) if action in live and _calculation(args) else []
+        if guessed:
+            problem = prompts.PREMATURE_CALL.format(
+                tool=action["tool"], numbers=", ".join(str(n) for n in guessed), lookups=", ".join(sorted(set(lookups)))
+            )
+            action = {**action, "rejection_kind": ErrorKind.PREMATURE_CALL.value,
+                      "rejection": error_text(ErrorKind.PREMATURE_CALL, problem=problem)}
+        out.append(action)
+    return out
+
+
+def _calculation(args: Any) -> bool:
+    """Whether every argument is a number or an arithmetic expression of numbers (``"60 * 4.80"``)."""
+    if not isinstance(args, Mapping) or not args:
+        return False
+    return all(
+        (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and ARITHMETIC.fullmatch(v) is not None)
+        for v in args.values()
+    )
+
+
+def _numbers(value: Any) -> Iterable[Decimal]:
+    """The numbers in an argument value: numbers themselves and the numbers written in strings, at any depth."""
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, (int, float)):
+        yield Decimal(str(value))
+    elif isinstance(value, str):
+        yield from numbers_in(value)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _numbers(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _numbers(item)

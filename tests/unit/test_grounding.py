@@ -1,0 +1,70 @@
+"""Calculations made too early: a calculation on numbers that neither the question nor a tool result holds, made beside a lookup
+in the same reply, is not run; the lookup runs, and the call made again with the numbers the lookup gave does."""
+
+from __future__ import annotations
+
+from reactgraph import ReActAgent, TerminationReason
+from reactgraph.graph.grounding import known_numbers, premature
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
+from reactgraph.tools import ToolRegistry
+
+BAKERY = "Fennel Street bakery sells sourdough loaves for 4.80 each and bakes 60 of them every morning."
+ran: list[tuple[str, dict]] = []
+
+
+def search_documents(query: str) -> str:
+    """Search the documents for the query."""
+    ran.append(("search_documents", {"query": query}))
+    return BAKERY
+
+
+def agent(model: ScriptedChatModel) -> ReActAgent:
+    tools = ToolRegistry.with_builtins(["calculator", "circle_area"])
+    tools.register("search_documents", search_documents)
+    return ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0)
+
+
+def test_a_calculation_on_guessed_numbers_beside_a_lookup_waits_for_the_lookup():
+    ran.clear()
+    model = ScriptedChatModel(responses=[
+        tool_calls([("search_documents", {"query": "Fennel Street bakery"}), ("calculator", {"expression": "10 * 50"})]),
+        tool_call("calculator", {"expression": "60 * 4.80"}),
+        "288",
+    ])
+    result = agent(model).run("What is the Fennel Street bakery's daily sourdough revenue?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "288")
+    first = result.trace.steps[0]
+    assert [o.status for o in first.observations] == ["ok", "error"]
+    assert first.observations[1].error_kind == "premature_call"
+    assert "number(s) 10, 50" in first.observations[1].content and "search_documents" in first.observations[1].content
+    assert ran == [("search_documents", {"query": "Fennel Street bakery"})]
+    assert result.trace.steps[1].observations[0].content == "288"  # 60 and 4.80 were in the lookup's result
+    assert result.tool_usage == {"search_documents": 1, "calculator": 1}
+
+
+def test_numbers_from_the_question_or_without_a_lookup_beside_them_run_at_once():
+    ran.clear()
+    model = ScriptedChatModel(responses=[
+        tool_calls([("search_documents", {"query": "boxes"}), ("calculator", {"expression": "24 * 17 + 9"})]), "417",
+    ])
+    assert [o.status for o in agent(model).run("17 boxes of 24 cans and 9 loose cans: how many?").trace.steps[0].observations] == ["ok", "ok"]
+    areas = ScriptedChatModel(responses=[tool_calls([("circle_area", {"radius": r}) for r in range(1, 5)]), "94.2"])
+    steps = agent(areas).run("Add up the areas of the circles of radius 1 to 4.").trace.steps
+    assert [o.status for o in steps[0].observations] == ["ok"] * 4  # 2 and 3 are in no text, but no lookup is beside them
+
+
+def test_premature_reads_numbers_at_any_depth_and_leaves_rejected_calls_alone():
+    known = known_numbers({"question": "Costs were 64,100.", "steps": [
+        {"observations": [{"status": "ok", "content": "Revenue: 92,400"}, {"status": "error", "content": "Error 7"}]}]})
+    assert known == {64100, 92400}
+    actions = [
+        {"id": "a", "tool": "read_file", "args": {"path": "reports/q2.txt"}},
+        {"id": "b", "tool": "calculator", "args": {"expression": "92400 - 64100"}},
+        {"id": "c", "tool": "percentage_change", "args": {"old": 7, "new": 92400}},
+        {"id": "d", "tool": "calculator", "args": {"expression": "3 + 4"}, "rejection": "bad", "rejection_kind": "malformed_output"},
+        {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # a word: no calculation
+        {"id": "f", "tool": "stats", "args": {"values": [8, 9]}},  # a list: no calculation
+    ]
+    out = premature(actions, known)
+    assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None]
+    assert "number(s) 7 " in out[2]["rejection"]
