@@ -27,13 +27,14 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, made_up_output, non_answer
+from reactgraph.answers.non_answers import announced_call, code_answer, made_up_output, non_answer
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph import stops
 from reactgraph.graph.conversation import is_new_turn, last_human, question_of
 from reactgraph.graph.deps import ASK_USER, NodeDeps
+from reactgraph.graph.fan_out import fanned_out
 from reactgraph.graph.grounding import known_numbers, premature
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
@@ -130,7 +131,8 @@ def decide(
     beside native tool calls (they run). A final reply that is no
     answer (empty, a copy of one of the ``shown`` texts, a call to one of the tools announced but not
     made) is sent back. A question for the user about the tools (``about_tools``) is answered with the
-    tools of ``specs`` and their arguments."""
+    tools of ``specs`` and their arguments. A call with a list for a single value is one call per item
+    (``fan_out``)."""
     native = parsed.source == "native"  # calls made through the API are the model's act, whatever its text says
     if not native and (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
         return _stop("success", f"the model's reply contains {hit[0]!r}", hit[1])
@@ -160,7 +162,7 @@ def decide(
             action = {**action, "rejection_kind": ErrorKind.DISABLED.value, "rejection": disabled_message(action["tool"], cfg)}
         asked = asked or (action["tool"] == ASK_USER and "answered" not in action)
         actions.append(action)
-    return {"pending_actions": actions}
+    return {"pending_actions": fanned_out(actions, specs)}
 
 
 def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
@@ -196,19 +198,22 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
 
 
 def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
-    """``decision``, or, for the model giving up before it called any tool in the run, to a question a tool on
-    offer could work on (``tools_could_answer``), the give-up sent back once (an unverified_answer observation, a
-    step of kind ``check``) asking it to call the tool that fits. A second give-up ends the run, and so does one
-    after a call (the tools may have failed: the model says so)."""
+    """``decision``, or, before the model called any tool in the run, to a question a tool on offer could work on
+    (``tools_could_answer``): a give-up, or a final answer that is code for someone to run (``code_answer``),
+    sent back once (an unverified_answer observation, a step of kind ``check``) asking for the tool that fits.
+    The next reply stands, and so does a give-up after a call (the tools may have failed: the model says so)."""
     termination = decision.get("termination") or {}
-    if termination.get("reason") != "failure" or not str(termination.get("detail", "")).startswith("the model gave up"):
+    gave_up = termination.get("reason") == "failure" and str(termination.get("detail", "")).startswith("the model gave up")
+    coded = termination.get("reason") == "success" and code_answer(decision.get("final_answer") or "")
+    if not (gave_up or coded):
         return decision
     observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
     if any(o.get("tool") or o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
         return decision
     if iteration >= cfg.max_iterations or not tools_could_answer(state["question"], offer.specs):
         return decision
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.UNTRIED_GIVE_UP)
+    problem = prompts.UNTRIED_GIVE_UP if gave_up else prompts.CODE_ANSWER
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
 
 
