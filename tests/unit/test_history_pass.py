@@ -4,40 +4,50 @@ LangGraph's own rebuild of each checkpoint."""
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
 
 from reactgraph import AgentConfig, ReActAgent
 from reactgraph.persistence.reading import thread_config
+from reactgraph.persistence.replay import DeferredSnapshot, LoadedThread
+from reactgraph.state import append_batches
 from reactgraph.testing import ScriptedChatModel, tool_calls
 
 
 class CountingSaver(SqliteSaver):
     """SqliteSaver counting what is read: ``list`` calls, the checkpoints they yield, single-checkpoint reads
-    and delta-channel walks."""
+    and delta-channel walks (in ``counts``, which a shallow clone of the saver shares)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
-        self.reset()
+        self.counts: Counter[str] = Counter()
 
     def reset(self) -> None:
-        self.lists = self.listed = self.tuples = self.walks = 0
+        self.counts.clear()
+
+    @property
+    def reads(self) -> tuple[int, int, int, int]:
+        return self.counts["lists"], self.counts["listed"], self.counts["tuples"], self.counts["walks"]
 
     def list(self, config: Any, **options: Any) -> Iterator[Any]:
-        self.lists += 1
+        self.counts["lists"] += 1
         for item in super().list(config, **options):
-            self.listed += 1
+            self.counts["listed"] += 1
             yield item
 
     def get_tuple(self, config: Any) -> Any:
-        self.tuples += 1
+        self.counts["tuples"] += 1
         return super().get_tuple(config)
 
     def get_delta_channel_history(self, *, config: Any, channels: Any) -> Any:
-        self.walks += 1
+        self.counts["walks"] += 1
         return super().get_delta_channel_history(config=config, channels=channels)
 
 
@@ -80,7 +90,7 @@ def test_history_reads_each_checkpoint_once(saver, iterations):
     checkpoints = len(list(saver.list({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})))
     saver.reset()
     entries = agent.history("t")
-    assert (saver.lists, saver.listed, saver.tuples, saver.walks) == (1, checkpoints, 0, 0)
+    assert saver.reads == (1, checkpoints, 0, 0)
     assert len(entries) == checkpoints  # one branch: every checkpoint is an entry
 
 
@@ -103,3 +113,37 @@ def test_history_of_an_unknown_thread_raises(saver):
 
     with pytest.raises(RunNotFoundError):
         agent_on(saver, 1).history("nobody")
+
+
+class Counted(TypedDict):
+    items: Annotated[list, DeltaChannel(append_batches, snapshot_frequency=3)]
+    n: int
+
+
+def counting_graph(saver: SqliteSaver) -> Any:
+    """A step appending ``n`` to a delta channel that stores its whole value every 3 updates, to n = 12."""
+    builder = StateGraph(Counted)
+    builder.add_node("step", lambda state: {"items": [state["n"]], "n": state["n"] + 1})
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges("step", lambda state: "step" if state["n"] < 12 else END)
+    return builder.compile(checkpointer=saver)
+
+
+def test_snapshots_are_decoded_only_where_the_parent_cannot_stand_in(saver, monkeypatch):
+    """Periodic snapshots are built from the parent's value and writes, not decoded; those of a fork
+    (``update_state`` at an earlier checkpoint, a run from a checkpoint that has children) are decoded; every
+    state equals ``get_state``'s through the saver's own walk."""
+    graph, config = counting_graph(saver), {"configurable": {"thread_id": "t"}}
+    graph.invoke({"n": 0, "items": []}, config)
+    first = list(graph.get_state_history(config))
+    graph.invoke(None, graph.update_state(first[6].config, {"items": [100]}, as_node="step"))
+    graph.invoke(None, first[-4].config)
+    decoded = []
+    monkeypatch.setattr(DeferredSnapshot, "decoded", lambda self, real=DeferredSnapshot.decoded: decoded.append(1) or real(self))
+    loaded = LoadedThread.read(saver, "t", graph.channels)
+    snapshots = len(loaded._deferred)
+    states = list(graph.copy({"checkpointer": loaded}).get_state_history(config))
+    assert len(states) == len(list(saver.list(config)))
+    for state in states:
+        assert state.values == graph.get_state(state.config).values, state.metadata
+    assert 0 < len(decoded) < snapshots
