@@ -9,12 +9,14 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from reactgraph import AgentConfig, ReActAgent
+from reactgraph.graph.conversation import LastHumans, last_human, turn_of
 from reactgraph.persistence.reading import thread_config
 from reactgraph.persistence.replay import DeferredSnapshot, LoadedThread
 from reactgraph.state import append_batches
@@ -106,6 +108,27 @@ def test_history_states_are_langgraphs_own(saver):
     assert len({len(e.values.get("messages") or []) for e in entries}) > 10
     for entry in entries:
         assert entry.values == agent.graph.get_state(thread_config("t", entry.checkpoint_id)).values, entry.step
+        assert entry.turn == turn_of(entry.values, entry.next), entry.step  # LastHumans gives what a full scan does
+
+
+def test_last_humans_follows_the_chat_as_last_human_scans_it():
+    question, again = HumanMessage("Look it up.", id="q1"), HumanMessage("And again?", id="q2")
+    steps = [AIMessage("", id=f"a{i}") for i in range(4)]
+    chats = [
+        [question],
+        [question, steps[0]],
+        [question, steps[0], steps[1]],
+        [question, steps[0], steps[1]],  # an equal list, not the same one
+        [question, steps[0], steps[1], again],
+        [question, steps[0], steps[1], again, steps[2]],
+        [question, steps[0], steps[2]],  # not an extension (a message replaced): scanned whole
+        [question, steps[0], steps[2], HumanMessage("  ", id="blank")],  # no text: not a question
+        [steps[3]],
+        [],
+    ]
+    humans = LastHumans()
+    for chat in chats:
+        assert humans({"messages": chat}) is last_human({"messages": chat}), chat
 
 
 def test_history_of_an_unknown_thread_raises(saver):
