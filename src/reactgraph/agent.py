@@ -435,10 +435,9 @@ class ReActAgent:
         """The state after each node (each super-step) of the thread's current branch, every turn of its
         conversation, oldest first, from the checkpointer; each entry names its ``turn``."""
         thread_id = self._thread(thread_id)
-        with self.store.reading(thread_id):
-            entries = history(self.graph, thread_id)
         humans = LastHumans()
-        return [entry.model_copy(update={"turn": turn_of(entry.values, entry.next, humans)}) for entry in entries]
+        with self.store.reading(thread_id):
+            return history(self.graph, thread_id, lambda values, upcoming: turn_of(values, upcoming, humans))
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata, the error of a

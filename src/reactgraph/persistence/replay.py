@@ -53,6 +53,15 @@ class LoadedThread(BaseCheckpointSaver):
         reader = deferring_snapshots(saver)
         return cls(list(reader.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})), channels)
 
+    def branch(self) -> list[str]:
+        """The ids of the latest checkpoint and of its ancestors in the thread, newest first."""
+        ids: list[str] = []
+        current = checkpoint_id(self._newest_first[0]) if self._newest_first else None
+        while current in self._by_id:
+            ids.append(current)
+            current = parent_id(self._by_id[current])
+        return ids
+
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         wanted = get_checkpoint_id(config)
         if wanted is None:
