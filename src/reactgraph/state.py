@@ -55,7 +55,7 @@ def add_message_batches(state: list | None, batches: Sequence[Any]) -> list[Base
     """DeltaChannel reducer for the chat ``messages``: ``add_messages`` folded over each write (``merged``), into
     a new list. A message without an id gets one made from its place and content, not a random one: the channel
     is rebuilt by replaying the writes, and the question's message must keep its id (think compares it)."""
-    out: list[BaseMessage] = state or []
+    out: list[BaseMessage] = state if isinstance(state, list) else list(state or [])
     for batch in batches:
         incoming = [_with_stable_id(m, len(out) + i) for i, m in enumerate(convert_to_messages(_as_list(batch)))]
         out = merged(out, incoming)
