@@ -19,7 +19,7 @@ from typing_extensions import TypedDict
 from reactgraph import AgentConfig, ReActAgent
 from reactgraph.graph.conversation import LastHumans, last_human, turn_of
 from reactgraph.persistence.reading import thread_config
-from reactgraph.persistence.replay import DeferredSnapshot, LoadedThread
+from reactgraph.persistence.replay import DeferredSnapshot, LoadedThread, deferring_snapshots
 from reactgraph.state import append_batches
 from reactgraph.testing import ScriptedChatModel, tool_calls
 
@@ -207,3 +207,32 @@ def test_history_work_per_checkpoint_does_not_grow_with_the_run(tmp_path):
         per_checkpoint.append(lines / len(entries))
         conn.close()
     assert per_checkpoint[1] <= 1.03 * per_checkpoint[0], per_checkpoint
+
+
+class OtherSerde:
+    """A serde that is not LangGraph's JsonPlusSerializer (it delegates to one)."""
+
+    def __init__(self) -> None:
+        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+        self.inner = JsonPlusSerializer()
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        return self.inner.dumps_typed(obj)
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        return self.inner.loads_typed(data)
+
+
+def test_a_saver_with_another_serde_is_read_with_it(tmp_path):
+    """Its snapshots are decoded as it decodes them, and the states are still ``get_state``'s."""
+    conn = sqlite3.connect(tmp_path / "other.sqlite", check_same_thread=False)
+    other = SqliteSaver(conn, serde=OtherSerde())
+    graph, config = counting_graph(other), {"configurable": {"thread_id": "t"}}
+    graph.invoke({"n": 0, "items": []}, config)
+    assert deferring_snapshots(other) is other
+    loaded = LoadedThread.read(other, "t", graph.channels)
+    assert not loaded._deferred
+    for state in graph.copy({"checkpointer": loaded}).get_state_history(config):
+        assert state.values == graph.get_state(state.config).values
+    conn.close()

@@ -159,11 +159,12 @@ class DeferredSnapshot:
 def deferring_snapshots(saver: BaseCheckpointSaver) -> BaseCheckpointSaver:
     """A shallow clone of ``saver`` whose serde leaves each ``DeltaChannel`` snapshot blob encoded
     (``DeferredSnapshot``) and decodes the rest as ``saver`` does; ``saver`` itself when its serde is not
-    LangGraph's ``JsonPlusSerializer``. The clone is made as LangGraph's ``with_allowlist`` makes one."""
+    LangGraph's ``JsonPlusSerializer`` with its msgpack hook (``_unpack_ext_hook``, which its own
+    ``with_msgpack_allowlist`` replaces the same way). The clone is made as LangGraph's ``with_allowlist`` makes one."""
     serde = saver.serde
-    if not isinstance(serde, JsonPlusSerializer):
+    decode = getattr(serde, "_unpack_ext_hook", None)
+    if not isinstance(serde, JsonPlusSerializer) or decode is None:
         return saver
-    decode = serde._unpack_ext_hook
 
     def hook(code: int, data: bytes) -> Any:
         return DeferredSnapshot(data, decode) if code == EXT_DELTA_SNAPSHOT else decode(code, data)
