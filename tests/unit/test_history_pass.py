@@ -153,24 +153,35 @@ def counting_graph(saver: SqliteSaver) -> Any:
     return builder.compile(checkpointer=saver)
 
 
-def test_snapshots_are_decoded_only_where_the_parent_cannot_stand_in(saver, monkeypatch):
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+def test_snapshots_are_decoded_only_where_the_parent_cannot_stand_in(saver, monkeypatch, durability):
     """Periodic snapshots are built from the parent's value and writes, not decoded; those of a fork
-    (``update_state`` at an earlier checkpoint, a run from a checkpoint that has children) are decoded; every
-    state equals ``get_state``'s through the saver's own walk."""
+    (``update_state`` at an earlier checkpoint, a run from a checkpoint that has children) and, with
+    ``durability="exit"`` (no writes between its checkpoints), all of them are decoded; every state equals
+    ``get_state``'s through the saver's own walk."""
     graph, config = counting_graph(saver), {"configurable": {"thread_id": "t"}}
-    graph.invoke({"n": 0, "items": []}, config)
-    first = list(graph.get_state_history(config))
-    graph.invoke(None, graph.update_state(first[6].config, {"items": [100]}, as_node="step"))
-    graph.invoke(None, first[-4].config)
-    decoded = []
+    decoded: list[int] = []
     monkeypatch.setattr(DeferredSnapshot, "decoded", lambda self, real=DeferredSnapshot.decoded: decoded.append(1) or real(self))
-    loaded = LoadedThread.read(saver, "t", graph.channels)
-    snapshots = len(loaded._deferred)
-    states = list(graph.copy({"checkpointer": loaded}).get_state_history(config))
-    assert len(states) == len(list(saver.list(config)))
-    for state in states:
-        assert state.values == graph.get_state(state.config).values, state.metadata
-    assert 0 < len(decoded) < snapshots
+
+    def replayed_as_langgraph_does() -> int:
+        """The thread's snapshots left encoded; each state compared with ``get_state``'s."""
+        decoded.clear()
+        loaded = LoadedThread.read(saver, "t", graph.channels)
+        states = list(graph.copy({"checkpointer": loaded}).get_state_history(config))
+        assert len(states) == len(list(saver.list(config)))
+        for state in states:
+            assert state.values == graph.get_state(state.config).values, state.metadata
+        return len(loaded._deferred)
+
+    graph.invoke({"n": 0, "items": []}, config, durability=durability)
+    graph.invoke({"n": 6}, config, durability=durability)  # a second run on the thread, from its input
+    snapshots = replayed_as_langgraph_does()
+    assert len(decoded) == (snapshots if durability == "exit" else 0)  # exit: no writes between its checkpoints
+    first = list(graph.get_state_history(config))
+    graph.invoke(None, graph.update_state(first[min(6, len(first) - 1)].config, {"items": [100]}, as_node="step"))
+    graph.invoke(None, first[-min(4, len(first))].config, durability=durability)
+    snapshots = replayed_as_langgraph_does()
+    assert 0 < len(decoded) == snapshots if durability == "exit" else 1 < len(decoded) < snapshots
 
 
 def python_lines(call: Any) -> tuple[int, Any]:

@@ -7,8 +7,9 @@ that rereads the run's start each time (quadratic). Here each checkpoint's value
 the parent's writes folded in, computed once per checkpoint and kept, which is what the saver's answer
 amounts to (the reducers are batching-invariant, as ``DeltaChannel`` requires). A ``DeltaChannel`` also stores its
 whole value every ``snapshot_frequency`` updates; the read leaves those blobs encoded (``deferring_snapshots``) and
-decodes one only where the parent's value and writes cannot stand in for it (a fork; a parent the list lacks), so
-the read stays linear in the run's length (decoding each snapshot of the chat costs its square)."""
+decodes one only where the parent's value and writes cannot stand in for it (a fork, a run with
+``durability="exit"``, a parent the list lacks), so the read stays linear in the run's length (decoding each
+snapshot of the chat costs its square)."""
 
 from __future__ import annotations
 
@@ -99,7 +100,7 @@ class LoadedThread(BaseCheckpointSaver):
 
     def _channel(self, cid: str, name: str) -> BaseChannel:
         """The channel ``name`` as it stands at checkpoint ``cid``: restored from the stored value (a deferred
-        snapshot only where ``_derivable`` says the parent's cannot stand in for it), else the parent's with the
+        snapshot only where ``_derivable`` does not say the parent's can stand in for it), else the parent's with the
         parent's writes applied; each checkpoint's built once, walking forward from the nearest one known."""
         spec = self._specs[name]
         path: list[str] = []
@@ -133,15 +134,22 @@ class LoadedThread(BaseCheckpointSaver):
         ``_derivable``."""
         if name in self._by_id[cid].checkpoint["channel_values"]:
             return True
-        return (cid, name) in self._deferred and not self._derivable(cid)
+        return (cid, name) in self._deferred and not self._derivable(cid, name)
 
-    def _derivable(self, cid: str) -> bool:
-        """Whether a delta snapshot at ``cid`` is its parent's value with the parent's writes applied: a step of
-        the loop from a parent in the thread that has no other child (a fork from the parent, or a run from
-        it that did not load it as the latest, stores snapshots because the parent's writes are not its own)."""
+    def _derivable(self, cid: str, name: str) -> bool:
+        """Whether a delta snapshot of ``name`` at ``cid`` is its parent's value with the parent's writes applied:
+        one step of the loop after a parent in the thread that has no other child and holds a write to ``name``
+        (the write that brought the channel to its snapshot). Otherwise LangGraph stored the snapshot because the
+        parent's writes are not all this checkpoint's: a fork; a run from a checkpoint that was not the latest; a
+        run with ``durability="exit"``, whose steps between two checkpoints leave no writes."""
         item = self._by_id[cid]
         parent = parent_id(item)
-        return (item.metadata or {}).get("source") == "loop" and parent in self._by_id and self._children[parent] == 1
+        if (item.metadata or {}).get("source") != "loop" or parent not in self._by_id or self._children[parent] != 1:
+            return False
+        before = self._by_id[parent]
+        if (item.metadata or {}).get("step") != (before.metadata or {}).get("step", -2) + 1:
+            return False
+        return any(w[1] == name for w in before.pending_writes or [])
 
 
 class DeferredSnapshot:
