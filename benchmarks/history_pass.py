@@ -4,8 +4,11 @@ LangGraph's prebuilt agent's ``get_state_history`` on the same saver class, in o
 The workload: a scripted model (reactgraph.testing.ScriptedChatModel) that calls one cheap tool per
 iteration (a 200-character result), then answers. Each run is written to its own SQLite file; then the
 history is read back ``--repeats`` times and the median CPU time kept (``time.process_time``: the read is
-single-threaded and waits on nothing, and other load on a shared machine does not count). Beside the time, what
-does not depend on the machine: the SQL statements the read sends (SQLite's trace callback) and the checkpoints.
+single-threaded and waits on nothing, and other load on a shared machine does not count); for reactgraph also with
+the garbage collector off (its full passes walk all the process holds, so whether one falls in a read depends on
+the process, not the read). Beside the time, what does not depend on the machine: the SQL statements the read
+sends (SQLite's trace callback), the checkpoints, and for reactgraph the Python lines one read runs per
+checkpoint (``sys.settrace``; flat when the read is linear).
 
     python benchmarks/history_pass.py    # print the table (benchmarks/RESULTS.md, "Bookkeeping (issue 30)")
 """
@@ -13,6 +16,7 @@ does not depend on the machine: the SQL statements the read sends (SQLite's trac
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import tempfile
@@ -74,9 +78,34 @@ def reactgraph_history(iterations: int, workdir: Path, repeats: int) -> dict[str
     agent.run("Read the entries.", thread_id="bench")
     counted = Counted(agent.checkpointer.conn)
     seconds, entries = timed(lambda: agent.history("bench"), repeats)
+    gc.disable()  # the same read without the collector's passes (they depend on everything the process holds)
+    try:
+        without_gc, _ = timed(lambda: agent.history("bench"), repeats)
+    finally:
+        gc.enable()
     counted.reset()
     agent.history("bench")
-    return {"seconds": seconds, "entries": entries, "statements": len(counted.statements)}
+    statements = len(counted.statements)
+    lines = python_lines(agent, "bench")
+    return {"seconds": seconds, "gc_off": without_gc, "entries": entries, "statements": statements, "lines": lines}
+
+
+def python_lines(agent: ReActAgent, thread_id: str) -> int:
+    """The Python lines one ``history`` call runs (``sys.settrace``'s line events): its Python-level work, which
+    the machine and its load do not change."""
+    count = 0
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        count += event == "line"
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        agent.history(thread_id)
+    finally:
+        sys.settrace(None)
+    return count
 
 
 def prebuilt_history(iterations: int, workdir: Path, repeats: int) -> dict[str, float]:
@@ -116,10 +145,18 @@ def table(results: dict[str, dict[int, dict[str, float]]]) -> str:
         first, last = rows[SIZES[0]], rows[SIZES[-1]]
         cells = [f"{rows[n]['seconds'] * 1000:,.0f} ms" for n in SIZES]
         lines.append(f"| {name}: history (CPU) | {' | '.join(cells)} | {last['seconds'] / first['seconds']:.1f}x |")
+        if "gc_off" in first:
+            cells = [f"{rows[n]['gc_off'] * 1000:,.0f} ms" for n in SIZES]
+            ratio = last["gc_off"] / first["gc_off"]
+            lines.append(f"| {name}: history, collector off (CPU) | {' | '.join(cells)} | {ratio:.1f}x |")
         cells = [f"{rows[n]['statements']:,.0f}" for n in SIZES]
         lines.append(f"| {name}: SQL statements | {' | '.join(cells)} | {last['statements'] / first['statements']:.1f}x |")
         cells = [f"{rows[n]['entries']:,.0f}" for n in SIZES]
         lines.append(f"| {name}: checkpoints (entries) | {' | '.join(cells)} | {last['entries'] / first['entries']:.1f}x |")
+        if "lines" in first:
+            cells = [f"{rows[n]['lines'] / rows[n]['entries']:,.0f}" for n in SIZES]
+            ratio = (last["lines"] / last["entries"]) / (first["lines"] / first["entries"])
+            lines.append(f"| {name}: Python lines per checkpoint | {' | '.join(cells)} | {ratio:.2f}x |")
     return "\n".join(lines)
 
 

@@ -32,7 +32,7 @@ from reactgraph.answers.waiting import (
 )
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
-from reactgraph.graph.conversation import turn_of
+from reactgraph.graph.conversation import LastHumans, turn_of
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
@@ -435,9 +435,9 @@ class ReActAgent:
         """The state after each node (each super-step) of the thread's current branch, every turn of its
         conversation, oldest first, from the checkpointer; each entry names its ``turn``."""
         thread_id = self._thread(thread_id)
+        humans = LastHumans()
         with self.store.reading(thread_id):
-            entries = history(self.graph, thread_id)
-        return [entry.model_copy(update={"turn": turn_of(entry.values, entry.next)}) for entry in entries]
+            return history(self.graph, thread_id, lambda values, upcoming: turn_of(values, upcoming, humans))
 
     def run_info(self, thread_id: str) -> RunInfo:
         """Where the run on ``thread_id`` stands (status, reason, iterations, tokens, metadata, the error of a

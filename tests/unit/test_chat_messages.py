@@ -3,6 +3,7 @@ views (Studio, Agent Chat UI) show the run; their ids survive the checkpoint's r
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from reactgraph import ReActAgent, build_graph
@@ -79,3 +80,34 @@ def test_the_reducer_is_batching_invariant_and_keeps_explicit_ids():
     assert [(m.id, m.content) for m in one_by_one] == [(m.id, m.content) for m in at_once]
     assert one_by_one[1].id == "mine" and all(m.id for m in one_by_one)
     assert add_message_batches(one_by_one, [[AIMessage("replaced", id="mine")]])[1].content == "replaced"
+
+
+def test_merged_is_add_messages():
+    """``merged`` builds the appended list itself only where ``add_messages`` would append; every case gives the
+    same messages as ``add_messages``, in a new list."""
+    from langchain_core.messages import AIMessageChunk, RemoveMessage
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
+
+    from reactgraph.state import merged
+
+    chat = [HumanMessage("q", id="q"), AIMessage("a", id="a"), ToolMessage("r", tool_call_id="c", id="t")]
+    cases = [
+        [AIMessage("new", id="n1"), ToolMessage("new", tool_call_id="c", id="n2")],  # appended
+        [],
+        [AIMessage("replaced", id="a")],  # an id the chat has
+        [AIMessage("twice", id="n"), AIMessage("again", id="n")],  # one id twice
+        [RemoveMessage(id="t")],
+        [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage("fresh", id="f")],
+        [AIMessageChunk("chunk", id="k")],
+    ]
+    for incoming in cases:
+        expected = add_messages(list(chat), list(incoming))
+        got = merged(chat, incoming)
+        assert got == expected and got is not chat, incoming
+    assert [m.id for m in chat] == ["q", "a", "t"]  # not changed
+    with pytest.raises(ValueError):
+        merged(chat, [RemoveMessage(id="nowhere")])
+    unnamed = [HumanMessage("no id yet")]  # add_messages gives it an id: not appended as it is
+    assert merged(unnamed, [AIMessage("x", id="x")])[0].id is not None
+    state = [HumanMessage("q", id="q")]
+    assert add_message_batches(state, []) == state and add_message_batches(state, []) is not state

@@ -14,9 +14,10 @@ starts the model's context anew: the earlier turns stay in the thread's history 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
@@ -30,12 +31,39 @@ HUMAN_TYPES = frozenset({"human", "HumanMessageChunk"})  # a message's ``type`` 
 
 
 def last_human(state: ReActState) -> HumanMessage | None:
-    """The last human message with text. Compared by ``type``, not ``isinstance``: the scan passes a whole turn's
-    messages, at every step and for every checkpoint the history reads."""
-    for message in reversed(state.get("messages") or []):
+    """The last human message with text."""
+    return last_human_in(state.get("messages") or [])
+
+
+def last_human_in(messages: Sequence[BaseMessage]) -> HumanMessage | None:
+    """The last human message with text among ``messages``. Compared by ``type``, not ``isinstance``: the scan
+    passes a whole turn's messages, at every step."""
+    for message in reversed(messages):
         if message.type in HUMAN_TYPES and message.text.strip():
             return cast(HumanMessage, message)
     return None
+
+
+class LastHumans:
+    """``last_human`` of a run's states in order (its checkpoints, oldest first): a chat that extends the one
+    before it (the same messages first, compared by C's list equality, which is identity here) is scanned only
+    past that one, so a long turn is not scanned again, message by message, at each checkpoint."""
+
+    def __init__(self) -> None:
+        self._chat: list[BaseMessage] = []
+        self._last: HumanMessage | None = None
+
+    def __call__(self, state: ReActState) -> HumanMessage | None:
+        chat = state.get("messages") or []
+        if chat is not self._chat:
+            seen = len(self._chat)
+            if len(chat) >= seen and chat[:seen] == self._chat:
+                found = last_human_in(chat[seen:])
+                self._last = found if found is not None else self._last
+            else:
+                self._last = last_human_in(chat)
+            self._chat = chat
+        return self._last
 
 
 def question_of(state: ReActState) -> str:
@@ -46,20 +74,23 @@ def question_of(state: ReActState) -> str:
     return message.text.strip() if message else ""
 
 
-def is_new_turn(state: ReActState) -> bool:
+def is_new_turn(state: ReActState, human: Callable[[ReActState], HumanMessage | None] = last_human) -> bool:
     """A new turn starts on this thread: the first one, a finished one's successor, or new input (a
-    ``query``, which a turn clears once read, or a human message the turn has not seen) that arrives
-    while an earlier turn is unfinished (paused or crashed: it is left unrecorded)."""
+    ``query``, which a turn clears once read, or a human message the turn has not seen, found by ``human``) that
+    arrives while an earlier turn is unfinished (paused or crashed: it is left unrecorded)."""
     if state.get("termination") or not state.get("question") or (checked_query(state.get("query")) or "").strip():
         return True
-    message = last_human(state)
+    message = human(state)
     return message is not None and message.id != state.get("question_message")
 
 
-def turn_of(values: ReActState, upcoming: list[str]) -> int:
+def turn_of(
+    values: ReActState, upcoming: list[str], human: Callable[[ReActState], HumanMessage | None] = last_human
+) -> int:
     """The turn a checkpoint belongs to (its ``values`` and the nodes that run from it): the one its values
-    name, or, at the start of a new turn (the question arrived, think has not run), the turn to come."""
-    if upcoming and is_new_turn(values):
+    name, or, at the start of a new turn (the question arrived, think has not run), the turn to come. ``human``
+    finds the last human message (``LastHumans`` for a run's checkpoints in order)."""
+    if upcoming and is_new_turn(values, human):
         return len(values.get("turns") or []) + 1
     return values.get("turn") or 1
 

@@ -5,9 +5,9 @@ its result (``snapshot_result``) and its trace as text, JSON or Markdown (``form
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -155,41 +155,61 @@ def list_runs(
     return sorted(runs, key=lambda r: r.updated or oldest, reverse=True)[:limit]
 
 
-def history(graph: Any, thread_id: str) -> list[HistoryEntry]:
-    """The state after each super-step of the run's current branch, oldest first.
+def history(
+    graph: Any, thread_id: str, turn_of: Callable[[dict[str, Any], list[str]], int] | None = None
+) -> list[HistoryEntry]:
+    """The state after each super-step of the run's current branch, oldest first; ``turn_of`` (given each entry's
+    values and next nodes, oldest first) names the entry's turn.
 
     After a fork the thread holds several branches; this follows the parent links back
     from the latest checkpoint, so the entries are exactly the ones that led to it. The checkpoints are
-    read once (``replay.LoadedThread``): one pass over the run, however long."""
+    read once (``replay.LoadedThread``): one pass over the run, however long. Of each snapshot LangGraph gives
+    only what an entry needs is kept (``Step``), and only on the branch, so the rest is freed as it goes."""
     loaded = LoadedThread.read(graph.checkpointer, thread_id, graph.channels)
-    replayed = graph.copy({"checkpointer": loaded}).get_state_history(thread_config(thread_id))
-    snapshots = {s.config["configurable"]["checkpoint_id"]: s for s in replayed}
-    if not snapshots:
+    branch = loaded.branch()
+    if not branch:
         raise RunNotFoundError(f"no run with thread id {thread_id!r}")
-    chain = []
-    current: str | None = max(snapshots)
-    while current in snapshots:
-        chain.append(snapshots[current])
-        parent = chain[-1].parent_config
-        current = parent["configurable"]["checkpoint_id"] if parent else None
-    chain.reverse()
-    entries = []
-    for before, snapshot in zip([None, *chain], chain, strict=False):
-        meta = snapshot.metadata or {}
-        source = meta.get("source", "loop")
+    on_branch = set(branch)
+    steps = {
+        cid: Step.of(snapshot)
+        for snapshot in graph.copy({"checkpointer": loaded}).get_state_history(thread_config(thread_id))
+        if (cid := snapshot.config["configurable"]["checkpoint_id"]) in on_branch
+    }
+    entries: list[HistoryEntry] = []
+    before: Step | None = None
+    for cid in reversed(branch):
+        step = steps[cid]
+        source = step.metadata.get("source", "loop")
         entries.append(
             HistoryEntry(
-                checkpoint_id=snapshot.config["configurable"]["checkpoint_id"],
-                step=meta.get("step", 0),
+                checkpoint_id=cid,
+                step=step.metadata.get("step", 0),
                 source=source,
-                ran=sorted({t.name for t in before.tasks}) if before and source == "loop" else [],
-                next=list(snapshot.next),
-                created_at=_parse_time(snapshot.created_at),
-                iteration=iteration_of(snapshot.values),
-                values=dict(snapshot.values),
+                ran=sorted(before.tasks) if before and source == "loop" else [],
+                next=step.next,
+                created_at=_parse_time(step.created_at),
+                iteration=iteration_of(step.values),
+                turn=turn_of(step.values, step.next) if turn_of else 1,
+                values=step.values,
             )
         )
+        before = step
     return entries
+
+
+class Step(NamedTuple):
+    """What a ``HistoryEntry`` takes of LangGraph's snapshot of a checkpoint."""
+
+    metadata: dict[str, Any]
+    tasks: set[str]  # the names of the tasks that run from it
+    next: list[str]
+    created_at: str | None
+    values: dict[str, Any]
+
+    @classmethod
+    def of(cls, snapshot: Any) -> Step:
+        names = {t.name for t in snapshot.tasks}
+        return cls(snapshot.metadata or {}, names, list(snapshot.next), snapshot.created_at, snapshot.values)
 
 
 def fork_point(entries: list[HistoryEntry], turn: int, iteration: int) -> HistoryEntry:

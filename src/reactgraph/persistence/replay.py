@@ -5,17 +5,25 @@ LangGraph rebuilds a ``DeltaChannel`` (the trace, the chat) at a checkpoint by a
 writes since the nearest stored value (``get_delta_channel_history``); asked for every checkpoint of a run,
 that rereads the run's start each time (quadratic). Here each checkpoint's value is its parent's value with
 the parent's writes folded in, computed once per checkpoint and kept, which is what the saver's answer
-amounts to (the reducers are batching-invariant, as ``DeltaChannel`` requires)."""
+amounts to (the reducers are batching-invariant, as ``DeltaChannel`` requires). A ``DeltaChannel`` also stores its
+whole value every ``snapshot_frequency`` updates; the read leaves those blobs encoded (``deferring_snapshots``) and
+decodes one only where the parent's value and writes cannot stand in for it (a fork, a run with
+``durability="exit"``, a parent the list lacks), so the read stays linear in the run's length (decoding each
+snapshot of the chat costs its square)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import copy
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.channels.base import BaseChannel
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, get_checkpoint_id
+from langgraph.checkpoint.serde.base import maybe_add_typed_methods
+from langgraph.checkpoint.serde.jsonplus import EXT_DELTA_SNAPSHOT, JsonPlusSerializer
 
 
 class LoadedThread(BaseCheckpointSaver):
@@ -28,11 +36,32 @@ class LoadedThread(BaseCheckpointSaver):
         self._by_id = {checkpoint_id(t): t for t in tuples}
         self._specs = {k: v for k, v in channels.items() if isinstance(v, BaseChannel)}
         self._channels: dict[tuple[str, str], BaseChannel] = {}  # (checkpoint id, name) -> the channel there
+        self._children = Counter(parent_id(t) for t in tuples)
+        # snapshot blobs left encoded, taken out of channel_values (LangGraph then asks get_delta_channel_history);
+        # one of a channel the graph does not have as a DeltaChannel is decoded where it is
+        self._deferred: dict[tuple[str, str], DeferredSnapshot] = {}
+        for item in tuples:
+            values = item.checkpoint["channel_values"]
+            for name in [k for k, v in values.items() if type(v) is DeferredSnapshot]:
+                if isinstance(self._specs.get(name), DeltaChannel):
+                    self._deferred[(checkpoint_id(item), name)] = values.pop(name)
+                else:
+                    values[name] = values[name].decoded()
 
     @classmethod
     def read(cls, saver: BaseCheckpointSaver, thread_id: str, channels: Mapping[str, Any]) -> LoadedThread:
         """Every checkpoint of ``thread_id`` (root namespace) with its pending writes, in one ``list`` call."""
-        return cls(list(saver.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})), channels)
+        reader = deferring_snapshots(saver)
+        return cls(list(reader.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})), channels)
+
+    def branch(self) -> list[str]:
+        """The ids of the latest checkpoint and of its ancestors in the thread, newest first."""
+        ids: list[str] = []
+        current = checkpoint_id(self._newest_first[0]) if self._newest_first else None
+        while current in self._by_id:
+            ids.append(current)
+            current = parent_id(self._by_id[current])
+        return ids
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         wanted = get_checkpoint_id(config)
@@ -70,39 +99,100 @@ class LoadedThread(BaseCheckpointSaver):
         return out
 
     def _channel(self, cid: str, name: str) -> BaseChannel:
-        """The channel ``name`` as it stands at checkpoint ``cid``: restored from the stored value, else the
-        parent's with the parent's writes applied; each checkpoint's built once, walking forward from the
-        nearest one known."""
+        """The channel ``name`` as it stands at checkpoint ``cid``: restored from the stored value (a deferred
+        snapshot only where ``_derivable`` does not say the parent's can stand in for it), else the parent's with the
+        parent's writes applied; each checkpoint's built once, walking forward from the nearest one known."""
         spec = self._specs[name]
         path: list[str] = []
         current: str | None = cid
         while current is not None and (current, name) not in self._channels:
             path.append(current)
-            if name in self._by_id[current].checkpoint["channel_values"]:
+            if self._restored(current, name):
                 break
             current = parent_id(self._by_id[current])
             if current is not None and current not in self._by_id:
+                if (path[-1], name) in self._deferred:
+                    break
                 raise LookupError(f"checkpoint {path[-1]} has a parent, {current}, that the thread's list did not give")
         for here in reversed(path):
-            item, parent = self._by_id[here], parent_id(self._by_id[here])
-            values = item.checkpoint["channel_values"]
+            values, parent = self._by_id[here].checkpoint["channel_values"], parent_id(self._by_id[here])
             if name in values:
                 channel = spec.from_checkpoint(values[name])
-            elif parent is None:
-                channel = spec.from_checkpoint(spec.checkpoint())  # a pristine channel's checkpoint: nothing stored
-            else:
+            elif (here, name) in self._deferred and (self._restored(here, name) or (parent, name) not in self._channels):
+                channel = spec.from_checkpoint(self._deferred[(here, name)].decoded())
+            elif parent is not None:
                 channel = self._channels[(parent, name)]
                 if writes := [w for w in self._by_id[parent].pending_writes or [] if w[1] == name]:
-                    channel = applied(channel.copy(), writes)
+                    channel = applied(channel, writes)
+            else:
+                channel = spec.from_checkpoint(spec.checkpoint())  # a pristine channel's checkpoint: nothing stored
             self._channels[(here, name)] = channel
         return self._channels[(cid, name)]
 
+    def _restored(self, cid: str, name: str) -> bool:
+        """Whether the channel at ``cid`` is its stored value: a plain one, or a deferred snapshot that is not
+        ``_derivable``."""
+        if name in self._by_id[cid].checkpoint["channel_values"]:
+            return True
+        return (cid, name) in self._deferred and not self._derivable(cid, name)
+
+    def _derivable(self, cid: str, name: str) -> bool:
+        """Whether a delta snapshot of ``name`` at ``cid`` is its parent's value with the parent's writes applied:
+        one step of the loop after a parent in the thread that has no other child and holds a write to ``name``
+        (the write that brought the channel to its snapshot). Otherwise LangGraph stored the snapshot because the
+        parent's writes are not all this checkpoint's: a fork; a run from a checkpoint that was not the latest; a
+        run with ``durability="exit"``, whose steps between two checkpoints leave no writes."""
+        item = self._by_id[cid]
+        parent = parent_id(item)
+        if (item.metadata or {}).get("source") != "loop" or parent not in self._by_id or self._children[parent] != 1:
+            return False
+        before = self._by_id[parent]
+        if (item.metadata or {}).get("step") != (before.metadata or {}).get("step", -2) + 1:
+            return False
+        return any(w[1] == name for w in before.pending_writes or [])
+
+
+class DeferredSnapshot:
+    """A ``DeltaChannel`` snapshot blob as read, decoded only when asked (``decoded``, LangGraph's own decoding)."""
+
+    __slots__ = ("_data", "_decode")
+
+    def __init__(self, data: bytes, decode: Callable[[int, bytes], Any]) -> None:
+        self._data, self._decode = data, decode
+
+    def decoded(self) -> Any:
+        return self._decode(EXT_DELTA_SNAPSHOT, self._data)
+
+
+def deferring_snapshots(saver: BaseCheckpointSaver) -> BaseCheckpointSaver:
+    """A shallow clone of ``saver`` whose serde leaves each ``DeltaChannel`` snapshot blob encoded
+    (``DeferredSnapshot``) and decodes the rest as ``saver`` does; ``saver`` itself when its serde is not
+    LangGraph's ``JsonPlusSerializer`` with its msgpack hook (``_unpack_ext_hook``, which its own
+    ``with_msgpack_allowlist`` replaces the same way). The clone is made as LangGraph's ``with_allowlist`` makes one."""
+    serde = saver.serde
+    decode = getattr(serde, "_unpack_ext_hook", None)
+    if not isinstance(serde, JsonPlusSerializer) or decode is None:
+        return saver
+
+    def hook(code: int, data: bytes) -> Any:
+        return DeferredSnapshot(data, decode) if code == EXT_DELTA_SNAPSHOT else decode(code, data)
+
+    deferring = copy.copy(serde)
+    deferring._unpack_ext_hook = hook
+    reader = copy.copy(saver)
+    reader.serde = maybe_add_typed_methods(deferring)
+    return reader
+
 
 def applied(channel: BaseChannel, writes: Sequence[Any]) -> BaseChannel:
-    """``channel`` with ``writes`` (pending writes, oldest first) applied as LangGraph replays them."""
+    """A new channel: ``channel`` with ``writes`` (pending writes, oldest first) applied as LangGraph replays
+    them. A ``DeltaChannel``'s value is not copied: as in LangGraph's replay, the reducer is given the value and
+    returns a new one."""
     if isinstance(channel, DeltaChannel):
+        channel = channel.from_checkpoint(channel.get())
         channel.replay_writes(writes)
     else:
+        channel = channel.copy()
         for _, _, value in writes:  # one update per write: they may span steps, each with an Overwrite
             channel.update([value])
     return channel
