@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
-from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
+from langchain_core.messages import AnyMessage, BaseMessage, BaseMessageChunk, RemoveMessage, convert_to_messages
 from langgraph.channels.delta import DeltaChannel
 from langgraph.channels.topic import Topic
 from langgraph.graph.message import add_messages
@@ -57,8 +57,19 @@ def add_message_batches(state: list | None, batches: Sequence[Any]) -> list[Base
     out: list[BaseMessage] = list(state or [])
     for batch in batches:
         incoming = [_with_stable_id(m, len(out) + i) for i, m in enumerate(convert_to_messages(_as_list(batch)))]
-        out = add_messages(out, incoming)
+        if _only_new(out, incoming):
+            out.extend(incoming)  # what add_messages does with them, without converting the whole chat again
+        else:
+            out = add_messages(out, incoming)
     return out
+
+
+def _only_new(chat: list[BaseMessage], incoming: list[BaseMessage]) -> bool:
+    """Whether ``incoming`` are whole messages (no chunk, no removal) whose ids are all new: add_messages appends them."""
+    ids = {m.id for m in incoming}
+    if len(ids) != len(incoming) or any(type(m) is RemoveMessage or isinstance(m, BaseMessageChunk) for m in incoming):
+        return False
+    return ids.isdisjoint(m.id for m in chat)
 
 
 def _as_list(write: Any) -> list:

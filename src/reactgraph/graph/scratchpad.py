@@ -42,7 +42,14 @@ def made_before(steps: list[dict[str, Any]]) -> bool:
     if steps[-1].get("repeated"):
         return True
     newest = _calls_and_results(steps[-1])
-    return newest is not None and any(_calls_and_results(step) == newest for step in steps[:-1])
+    if newest is None:
+        return False
+    results = _results(steps[-1])  # compared first: cheap, and they seldom match
+    return any(_results(step) == results and _calls_and_results(step) == newest for step in steps[:-1])
+
+
+def _results(step: dict[str, Any]) -> list[str]:
+    return [o["content"] for o in step["observations"]]
 
 
 def _calls_and_results(step: dict[str, Any]) -> tuple[str, ...] | None:

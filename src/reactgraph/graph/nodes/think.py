@@ -301,7 +301,7 @@ def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
     """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
     disabled = disabled_tools(tool_stats(state).get("failures"), cfg)
     tools = deps.offered_tools(cfg, disabled)
-    return Offer(tools, tool_specs(tools), disabled, Tags.from_config(cfg))
+    return Offer(tools, deps.specs(tools), disabled, Tags.from_config(cfg))
 
 
 def asked(
@@ -313,7 +313,7 @@ def asked(
 
     def attempt(model: BaseChatModel) -> Exchange:
         name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
-        bound, fmt, ctx = prepare(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
+        bound, fmt, ctx = deps.prepared(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
         messages = think_messages(
             state, cfg, question=state["question"], iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
         )
