@@ -58,11 +58,11 @@ def test_no_node_rewrites_a_value_the_state_holds(agent):
 
 def test_changes_drops_what_leaves_the_state_as_it_is():
     turn = {"iteration": 3, "thought": "same"}
-    state: dict[str, Any] = {"current_turn": turn, "steps": [{"n": 1}], "model_calls": [], "termination": None, "turn": 1}
-    update = {"turn": 1, "steps": [], "model_calls": Overwrite([]), "termination": None, "summary": "", "current_turn": dict(turn)}
+    state: dict[str, Any] = {"current_turn": turn, "steps": [{"n": 1}], "hooks": [], "termination": None, "turn": 1}
+    update = {"turn": 1, "steps": [], "hooks": Overwrite([]), "termination": None, "summary": "", "current_turn": dict(turn)}
     assert changes(state, update) == {"summary": "", "current_turn": turn}  # a key not yet written is written
     assert changes(state, {"turn": 2, "steps": [{"n": 2}]}) == {"turn": 2, "steps": [{"n": 2}]}
-    assert changes(state, {"token_usage": {}}) == {}  # nothing added to an accumulating key
+    assert changes(state, {"errors": []}) == {}  # nothing added to an accumulating key
 
 
 def test_changes_keeps_a_value_changed_in_place():
