@@ -155,7 +155,8 @@ class Turn(TypedDict, total=False):
 
 
 class ToolStats(TypedDict, total=False):
-    """What the run's tool calls add up to, after each turn: one channel, so a turn costs one write."""
+    """What the run's tool calls add up to, after a turn: on the turn's trace step (``stats``), which observe
+    writes anyway, so the statistics cost no write of their own."""
 
     usage: dict[str, int]  # how often each tool ran
     failures: dict[str, int]  # failures per tool in this run (the circuit breaker reads it)
@@ -198,8 +199,11 @@ def summarized_through(state: Mapping[str, Any]) -> int:
 
 
 def tool_stats(state: Mapping[str, Any]) -> ToolStats:
-    """The run's tool statistics (empty before the first tool call)."""
-    return state.get("tool_stats") or {}
+    """The run's tool statistics: the newest step's that has them (observe's; empty before the first tool turn)."""
+    for step in reversed(state.get("steps") or []):
+        if "stats" in step:
+            return step["stats"]
+    return {}
 
 
 def iteration_of(state: Mapping[str, Any]) -> int:
@@ -254,6 +258,7 @@ class OutputState(TypedDict, total=False):
     # think (the model's own stop) or observe (a limit, a callback, a cancel): why the run ended,
     # decided once; the router and terminate read it.
     termination: Termination | None
+    # observe (a tool turn, with the run's tool statistics after it: ``tool_stats``) and terminate (the last).
     steps: Annotated[list[dict], DeltaChannel(append_batches)]
     summary: str
     # terminate: the run's tokens, every model call counted (while it runs: ``tokens_used``, the current turn's count).
@@ -315,8 +320,6 @@ class ReActState(InputState, OutputState, total=False):
     # act (one write per task): outcomes of the current turn, read by observe in the next step; a Topic
     # that empties itself after that step, so no node writes to clear it.
     outcomes: Annotated[list[Outcome], Topic(dict)]
-    # observe (think resets it for a new run): what the run's tool calls add up to, one record.
-    tool_stats: ToolStats
     # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
     errors: Annotated[list[dict], DeltaChannel(append_batches)]
     # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands

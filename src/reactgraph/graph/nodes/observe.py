@@ -64,8 +64,8 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes and model calls; writes one trace step, the error history, the tool
-        statistics (usage, breaker counts, stall signals), the termination when a stop rule fires (asking
+        """Reads the turn's outcomes and model calls; writes one trace step (with the run's tool statistics after it:
+        usage, breaker counts, stall signals), the error history, the termination when a stop rule fires (asking
         termination_callback and whether the run was cancelled) and, when the turn's tool calls spent tokens (a
         sub-agent, a condensed observation), the run's count in the turn's record."""
         cfg = deps.run_config()
@@ -119,17 +119,17 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             step["hooks"] = hooks
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
-        stats = ToolStats(usage=usage, failures=failures, stall=stall)
+        step["stats"] = ToolStats(usage=usage, failures=failures, stall=stall)
         asked = {
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
         }
-        update: dict[str, Any] = {"steps": [step], "tool_stats": stats, "errors": errors}
+        update: dict[str, Any] = {"steps": [step], "errors": errors}
         if spent:
             update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
         if hooks:
             update["hooks"] = Overwrite([])
-        view = Observed(**{**state, **asked, "tool_stats": stats, "current_turn": turn})
+        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step], "current_turn": turn})
         return update | {"termination": stop_reason(view, cfg, now)}
 
     return observe

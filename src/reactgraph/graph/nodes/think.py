@@ -531,9 +531,7 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
         "started_at": now,
         "finished_at": None,
         "summary": "",
-        "token_usage": {},
         "parse_failures": 0,
-        "tool_stats": {},
         "termination": None,
         "final_answer": None,
         "partial": False,
@@ -550,7 +548,7 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
     if cfg.new_conversation:
         fresh |= {"conversation_summary": "", "folded_turns": turns}
     if state.get("steps") or state.get("termination"):
-        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "tool_cache": Overwrite({})}
+        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "tool_cache": Overwrite({}), "token_usage": {}}
     view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite) and k != "messages"}, "steps": []}
     return view, fresh
 
