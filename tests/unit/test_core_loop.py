@@ -309,4 +309,4 @@ def test_stall_signals_keep_a_digest_not_the_observations(math_tools):
     agent = ReActAgent(model=model, tools=[big])
     result = agent.run("q")
     stall = tool_stats(agent.graph.get_state({"configurable": {"thread_id": result.thread_id}}).values)["stall"]
-    assert len(stall["observation_key"]) == 16 and len(stall["observation_text"]) <= 200
+    assert len(stall["observation_key"]) == 16 and "observation_text" not in stall  # the text only for a stall stop's detail

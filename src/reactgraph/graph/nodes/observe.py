@@ -42,11 +42,15 @@ def normalise(value: Any) -> Any:
     return value
 
 
+STALL_TEXTS = frozenset({"action_text", "observation_text"})  # only for the detail of a stall stop, in its step
+
+
 def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str, Any]:
     """Count consecutive repeats of the same action set and of the same observations.
 
     Each is compared by a digest, so a checkpoint holds 16 characters, not the observations;
-    ``*_text`` keeps the start of it for the stop's detail. An answer that did not fit the output schema is no
+    ``*_text`` keeps the start of it for the stop's detail (``STALL_TEXTS``: the stop rules see them, the step's
+    statistics do not keep them). An answer that did not fit the output schema is no
     action: ``max_output_retries`` bounds those, and such a turn ends a run of repeats."""
     outcomes = [o for o in outcomes if o.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     if not outcomes:
@@ -119,7 +123,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             step["hooks"] = hooks
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
-        step["stats"] = ToolStats(usage=usage, failures=failures, stall=stall)
+        stats = ToolStats(usage=usage, failures=failures, stall=stall)
+        step["stats"] = stats | {"stall": {k: v for k, v in stall.items() if k not in STALL_TEXTS}}
         asked = {
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
@@ -129,7 +134,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
         if hooks:
             update["hooks"] = Overwrite([])
-        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step], "current_turn": turn})
+        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step | {"stats": stats}], "current_turn": turn})
         return update | {"termination": stop_reason(view, cfg, now)}
 
     return observe
