@@ -111,7 +111,7 @@ def sum_usage(usages: Iterable[dict]) -> dict:
 
 
 def merge_outcomes(current: list | None, update: list) -> list:
-    """Append to a list that a node resets with Overwrite (a turn's extra model calls, its hooks)."""
+    """Append to a list that a node resets with Overwrite (a turn's middleware hooks)."""
     return (current or []) + update
 
 
@@ -144,10 +144,13 @@ class Outcome(TypedDict, total=False):
     retries: int
     cached: bool
     trace: dict[str, Any]  # a sub-agent's whole run (a ReActTrace as JSON data; graph.subagents.delegate)
+    usage: TokenCount  # a sub-agent's tokens (the parent run's too: observe counts them)
 
 
 class Turn(TypedDict, total=False):
-    """The current turn, as think records it: one channel, so a turn costs one write, not one per field."""
+    """The current turn, as think records it, with what the run has counted up to it (tokens, the summary's
+    reach): one channel, so a turn costs one write, not one per field. summarize adds its call (``ahead``);
+    observe the tokens of the turn's other calls (a sub-agent's, a condensed observation's)."""
 
     iteration: int  # the run's model turns so far, this one counted
     thought: str  # the reasoning text of the turn
@@ -156,11 +159,15 @@ class Turn(TypedDict, total=False):
     format: str | None  # the tool-calling format the turn used (observe puts it on the step)
     written: str | None  # the model's own reply text when the calls were read from it, else None
     usage: TokenCount  # usage of the turn's model call (the token budget projects the next call from it)
-    calls: list[dict[str, Any]]  # think's model calls {purpose, token_usage}: its own, then typing the answer
+    calls: list[dict[str, Any]]  # the turn's model calls {purpose, token_usage}: those made ahead of it, think's own, typing the answer
+    tokens: TokenCount  # the run's tokens so far, every call counted up to this record
+    summarized_through: int  # the last iteration the running summary covers
+    ahead: list[dict[str, Any]]  # calls made for the next turn before it starts (a summary's, the conversation's fold)
 
 
 class ToolStats(TypedDict, total=False):
-    """What the run's tool calls add up to, after each turn: one channel, so a turn costs one write."""
+    """What the run's tool calls add up to, after a turn: on the turn's trace step (``stats``), which observe
+    writes anyway, so the statistics cost no write of their own."""
 
     usage: dict[str, int]  # how often each tool ran
     failures: dict[str, int]  # failures per tool in this run (the circuit breaker reads it)
@@ -188,9 +195,26 @@ def current_turn(state: Mapping[str, Any]) -> Turn:
     return state.get("current_turn") or {}
 
 
+def tokens_used(state: Mapping[str, Any]) -> TokenCount:
+    """The run's tokens so far: the current turn's count while the run goes on; the total terminate wrote once it
+    ended (``token_usage``, what the graph's output shows)."""
+    turn = state.get("current_turn") or {}
+    if state.get("finished_at") or "tokens" not in turn:
+        return state.get("token_usage") or {}
+    return turn["tokens"]
+
+
+def summarized_through(state: Mapping[str, Any]) -> int:
+    """The last iteration the running summary covers (0: none)."""
+    return (state.get("current_turn") or {}).get("summarized_through", 0)
+
+
 def tool_stats(state: Mapping[str, Any]) -> ToolStats:
-    """The run's tool statistics (empty before the first tool call)."""
-    return state.get("tool_stats") or {}
+    """The run's tool statistics: the newest step's that has them (observe's; empty before the first tool turn)."""
+    for step in reversed(state.get("steps") or []):
+        if "stats" in step:
+            return step["stats"]
+    return {}
 
 
 def iteration_of(state: Mapping[str, Any]) -> int:
@@ -245,10 +269,11 @@ class OutputState(TypedDict, total=False):
     # think (the model's own stop) or observe (a limit, a callback, a cancel): why the run ended,
     # decided once; the router and terminate read it.
     termination: Termination | None
+    # observe (a tool turn, with the run's tool statistics after it: ``tool_stats``) and terminate (the last).
     steps: Annotated[list[dict], DeltaChannel(append_batches)]
     summary: str
-    # think / summarize / terminate write each call's usage; the reducer sums them.
-    token_usage: Annotated[TokenCount, add_usage]
+    # terminate: the run's tokens, every model call counted (while it runs: ``tokens_used``, the current turn's count).
+    token_usage: TokenCount
     # terminate: how likely the answer is right, in [0, 1] (None without an answer), and the signals
     # behind it, {name: {effect, detail}} (reactgraph.answers.confidence); think resets them for a new run.
     confidence: float | None
@@ -291,32 +316,26 @@ class ReActState(InputState, OutputState, total=False):
     question_message: str | None
     # think: wall-clock start of the run (time.time()).
     started_at: float
-    # think: the current turn (its iteration, thought, tool calls, start, format, usage, think's model calls);
-    # hooks may answer its calls. One record, rewritten once a turn.
+    # think: the current turn (its iteration, thought, tool calls, start, format, usage, model calls) and the run's
+    # counts (tokens, the summary's reach); hooks may answer its calls. One record, rewritten once a turn (and by
+    # summarize, and by observe when the turn's tool calls spent tokens).
     current_turn: Turn
     # think: consecutive replies that could not be read (max_parse_retries ends the run).
     parse_failures: int
     # think: the run's tool-calling format for the next turn (native, text, json); tool_calling="auto"
     # moves it from native to text once the model writes its calls as text.
     tool_format: str | None
-    # the model calls made for a turn beside think's own {purpose, token_usage}: summarize's (before it),
-    # a sub-agent's (act); observe and terminate put them on the step they write and clear the list.
-    model_calls: Annotated[list[dict], merge_outcomes]
     # the middleware's hook nodes (graph.nodes.hook) append each run {hook, changed, jump_to}; observe and
-    # terminate put them on the step they write and clear the list, as with model_calls.
+    # terminate put them on the step they write and clear the list.
     hooks: Annotated[list[dict], merge_outcomes]
     # act (one write per task): outcomes of the current turn, read by observe in the next step; a Topic
     # that empties itself after that step, so no node writes to clear it.
     outcomes: Annotated[list[Outcome], Topic(dict)]
-    # observe (think resets it for a new run): what the run's tool calls add up to, one record.
-    tool_stats: ToolStats
     # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
     errors: Annotated[list[dict], DeltaChannel(append_batches)]
     # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands
     # a hit to the act task instead of running the tool again. think resets it for a new run.
     tool_cache: Annotated[dict[str, str], DeltaChannel(merge_batches)]
-    # summarize: the last iteration the summary covers.
-    summarized_through: int
     # terminate: True when a limit cut the run short and the answer is partial.
     partial: bool
     # terminate: wall-clock end of the run.

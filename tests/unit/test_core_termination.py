@@ -253,16 +253,16 @@ def test_stop_rule_order_callback_before_cancel_before_stall_before_max():
         "current_turn": {"iteration": 3},
         "started_at": 0.0,
         "token_usage": {"total_tokens": 500},
-        "tool_stats": {"stall": {"action_repeats": 2, "action_text": "x"}},
+        "steps": [{"iteration": 3, "stats": {"stall": {"action_repeats": 2, "action_text": "x"}}}],
         "callback_stop": "cb",
         "cancel_requested": True,
     }
     order = []
-    for key in ("callback_stop", "cancel_requested", "started_at", "token_usage", "tool_stats", "current_turn"):
+    for key in ("callback_stop", "cancel_requested", "started_at", "token_usage", "steps", "current_turn"):
         reason = stop_reason(state, cfg, now=100.0)
         order.append(reason["reason"])
         state[key] = {"callback_stop": None, "cancel_requested": False, "started_at": 100.0,
-                      "token_usage": {}, "tool_stats": {}, "current_turn": {"iteration": 1}}[key]
+                      "token_usage": {}, "steps": [], "current_turn": {"iteration": 1}}[key]
     order.append(stop_reason(state, cfg, now=100.0))
     assert order == ["custom", "cancelled", "timeout", "token_budget", "stalled", "max_iterations", None]
 

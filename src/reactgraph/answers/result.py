@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, SerializeAsAny
 from reactgraph.answers.confidence import ConfidenceSignal
 from reactgraph.answers.typed import stored_output
 from reactgraph.errors import ErrorKind
-from reactgraph.state import iteration_of, sum_usage, tool_stats
+from reactgraph.state import iteration_of, sum_usage, tokens_used, tool_stats
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
 
@@ -266,7 +266,7 @@ def result_from_state(
     """Build the ReActResult from a graph state (finished, or paused for a question or for approvals;
     a question comes first when both wait); its ``output`` an ``output_schema`` instance."""
     steps = steps_from_state(state.get("steps") or [])
-    usage = TokenUsage.model_validate(state.get("token_usage") or {})
+    usage = TokenUsage.model_validate(tokens_used(state))
     scored = {"confidence": state.get("confidence"), "confidence_signals": state.get("confidence_signals") or {}}
     if interrupt_question is not None:
         reason, detail, answer = TerminationReason.CLARIFICATION, interrupt_question, None

@@ -1,5 +1,6 @@
 """What the nodes share at run time: the agent's config, model, tool registry, output schema, middleware, cancel
-requests, and the tool-calling format learnt for each model (``tool_calling="auto"``)."""
+requests, the tool-calling format learnt for each model (``tool_calling="auto"``), and what a turn would otherwise
+rebuild every time (the run's merged config, the tools' specs, a model bound for a format)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.config import get_config
 from langgraph.runtime import get_runtime
@@ -23,11 +25,14 @@ from reactgraph.config import AgentConfig, make_config
 from reactgraph.models.calls import call_with_fallbacks, invoke_within, model_label
 from reactgraph.models.resolve import resolve_model
 from reactgraph.playbook.book import LessonWriter
+from reactgraph.tool_calling import Format, ReadContext, Tags, prepare
 from reactgraph.tools.registry import ToolRegistry
+from reactgraph.tools.specs import ToolSpec, tool_specs
 
 T = TypeVar("T")
 ASK_USER = "ask_user"
 CANCEL_POLL_SECONDS = 1.0  # how often a call in flight looks for a cancel stored in the database
+MEMO_SIZE = 64  # entries each of NodeDeps' memos keeps (specs, bound models) before it starts afresh
 
 
 class CancelBoard(Protocol):
@@ -85,14 +90,22 @@ class NodeDeps:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     lessons: LessonWriter = field(default_factory=LessonWriter)  # model-written playbook lessons in the background
     playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # learning.shown_block
+    _merged: tuple[AgentConfig, AgentConfig, AgentConfig] | None = None  # (agent's config, run context, merged)
+    _specs: dict[tuple[int, ...], tuple[list[Any], tuple[ToolSpec, ...]]] = field(default_factory=dict)
+    _bound: dict[tuple[Any, ...], tuple[BaseChatModel, list[Any], tuple[Runnable, Format, ReadContext]]] = field(default_factory=dict)
 
     def run_config(self) -> AgentConfig:
         """The effective config of the current run: run context over agent config over defaults (the
-        agent's alone where no run is going on, as when ``update_state`` routes an edited state)."""
+        agent's alone where no run is going on, as when ``update_state`` routes an edited state). Every node
+        of a step asks: a run's context (a frozen AgentConfig) is merged once."""
         runtime = get_runtime()
         context: Any = runtime.context if runtime is not None else None
         if isinstance(context, AgentConfig):
-            return self.config.merge(context)
+            merged = self._merged
+            if merged is not None and merged[0] is self.config and merged[1] is context:
+                return merged[2]
+            self._merged = (self.config, context, self.config.merge(context))
+            return self._merged[2]
         if isinstance(context, dict):
             return self.config.merge(make_config(**context))
         return self.config
@@ -150,6 +163,36 @@ class NodeDeps:
         if cfg.allow_clarification:
             tools.append(ASK_USER_TOOL)
         return tools
+
+    def specs(self, tools: list[Any]) -> tuple[ToolSpec, ...]:
+        """``tool_specs(tools)``, made once for the same tool objects (each turn offers the same ones)."""
+        key = tuple(map(id, tools))
+        with self._lock:
+            hit = self._specs.get(key)
+        if hit is not None:
+            return hit[1]
+        specs = tool_specs(tools)
+        self._remember(self._specs, key, (list(tools), specs))  # the tools kept: their ids stay theirs
+        return specs
+
+    def prepared(
+        self, model: BaseChatModel, tools: list[Any], specs: tuple[ToolSpec, ...], tags: Tags, name: str, tool_calling: str
+    ) -> tuple[Runnable, Format, ReadContext]:
+        """``tool_calling.prepare``: the model bound for format ``name``, once for the same model, tools and tags."""
+        key = (id(model), tuple(map(id, tools)), tags, name, tool_calling)
+        with self._lock:
+            hit = self._bound.get(key)
+        if hit is not None:
+            return hit[2]
+        made = prepare(model, tools, specs, tags, name, tool_calling)
+        self._remember(self._bound, key, (model, list(tools), made))
+        return made
+
+    def _remember(self, memo: dict[Any, Any], key: Any, value: Any) -> None:
+        with self._lock:
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            memo[key] = value
 
     def request_cancel(self, thread_id: str | None = None) -> None:
         """Ask the run on ``thread_id`` to stop at its next step; None: every run started before now."""

@@ -20,7 +20,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import fold_due
 from reactgraph.graph.scratchpad import over_threshold
 from reactgraph.graph.subagents import is_agent
-from reactgraph.state import ReActState, current_turn, iteration_of
+from reactgraph.state import ReActState, current_turn, iteration_of, summarized_through, tokens_used
 from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
 from reactgraph.tools.registry import ToolRegistry
@@ -34,7 +34,7 @@ def route_at_start(state: ReActState, cfg: AgentConfig) -> Literal["summarize", 
 def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
     """Every ``summary_every`` iterations, or when the next prompt would pass ``summary_token_threshold``."""
     every = cfg.summary_every
-    if every > 0 and iteration_of(state) - state.get("summarized_through", 0) >= every:
+    if every > 0 and iteration_of(state) - summarized_through(state) >= every:
         return True
     return over_threshold(state, cfg)
 
@@ -70,7 +70,7 @@ def tokens_left(state: ReActState, cfg: AgentConfig, shares: int) -> int | None:
     """A sub-agent call's share of the tokens the run has left (None: no token budget)."""
     if cfg.token_budget is None:
         return None
-    used = (state.get("token_usage") or {}).get("total_tokens", 0)
+    used = tokens_used(state).get("total_tokens", 0)
     return max(0, cfg.token_budget - used) // shares
 
 

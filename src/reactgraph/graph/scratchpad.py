@@ -20,7 +20,7 @@ from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import conversation_text
 from reactgraph.models.tokens import estimate_messages
-from reactgraph.state import ReActState, iteration_of
+from reactgraph.state import ReActState, iteration_of, summarized_through, tokens_used
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.tool_calling.tags import shown_observation
 from reactgraph.tool_calling.text import action_text
@@ -42,7 +42,14 @@ def made_before(steps: list[dict[str, Any]]) -> bool:
     if steps[-1].get("repeated"):
         return True
     newest = _calls_and_results(steps[-1])
-    return newest is not None and any(_calls_and_results(step) == newest for step in steps[:-1])
+    if newest is None:
+        return False
+    results = _results(steps[-1])  # compared first: cheap, and they seldom match
+    return any(_results(step) == results and _calls_and_results(step) == newest for step in steps[:-1])
+
+
+def _results(step: dict[str, Any]) -> list[str]:
+    return [o["content"] for o in step["observations"]]
 
 
 def _calls_and_results(step: dict[str, Any]) -> tuple[str, ...] | None:
@@ -62,7 +69,7 @@ def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int)
     if turns <= max(2, cfg.max_iterations // 4):
         parts.append(f"{turns} of {cfg.max_iterations} tool turns")
     if cfg.token_budget is not None:
-        left = cfg.token_budget - (state.get("token_usage") or {}).get("total_tokens", 0)
+        left = cfg.token_budget - tokens_used(state).get("total_tokens", 0)
         if left <= cfg.token_budget / 4:
             parts.append(f"{max(0, left)} of {cfg.token_budget} tokens")
     if cfg.timeout_seconds is not None:
@@ -127,7 +134,7 @@ def think_messages(
     failed = repeated and any(o.get("status") == "error" for o in steps[-1]["observations"])
     parts = [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx, repeated, failed)]
     tail = "\n".join(filter(None, parts))
-    threshold, covered = cfg.summary_token_threshold, state.get("summarized_through", 0)
+    threshold, covered = cfg.summary_token_threshold, summarized_through(state)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
         if estimate_messages(fixed + fmt.show(recent, ctx, tail)) <= threshold:
             break
@@ -140,7 +147,7 @@ def over_threshold(state: ReActState, cfg: AgentConfig) -> bool:
     step the summary does not cover yet (summarizing them lets the prompt drop them). The prompt is
     estimated in the run's current format, without the tool descriptions."""
     threshold = cfg.summary_token_threshold
-    covered = state.get("summarized_through", 0)
+    covered = summarized_through(state)
     unsummarized = [s for s in (state.get("steps") or [])[-cfg.keep_recent_steps :] if s["iteration"] > covered]
     if threshold is None or len(unsummarized) < 2:
         return False

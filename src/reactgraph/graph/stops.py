@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from reactgraph.config import AgentConfig
-from reactgraph.state import ReActState, Termination, current_turn, iteration_of, tool_stats
+from reactgraph.state import ReActState, Termination, current_turn, iteration_of, tokens_used, tool_stats
 
 
 class Observed(ReActState, total=False):
@@ -58,7 +58,7 @@ def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination
     budget = cfg.token_budget
     if budget is None:
         return None
-    used = (state.get("token_usage") or {}).get("total_tokens", 0)
+    used = tokens_used(state).get("total_tokens", 0)
     projected = used + (current_turn(state).get("usage") or {}).get("total_tokens", 0)
     if projected > budget:
         return {

@@ -29,7 +29,7 @@ from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import outer_cancel
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.state import Action, Outcome
+from reactgraph.state import Action, Outcome, tokens_used
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text
 from reactgraph.tools.execution import error_outcome, ok_outcome, prepare_args
@@ -163,7 +163,7 @@ def child_trace(values: dict[str, Any]) -> ReActTrace:
         final_result=values.get("final_answer"),
         termination_reason=TerminationReason(termination.get("reason", "failure")),
         total_iterations=max((s.iteration for s in steps), default=0),
-        total_tokens=TokenUsage.model_validate(values.get("token_usage") or {}),
+        total_tokens=TokenUsage.model_validate(tokens_used(values)),
     )
 
 

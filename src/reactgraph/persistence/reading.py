@@ -18,7 +18,7 @@ from reactgraph.answers.waiting import pending_approvals, question_of, waiting_r
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import RunNotFoundError
 from reactgraph.persistence.replay import LoadedThread
-from reactgraph.state import iteration_of
+from reactgraph.state import iteration_of, tokens_used
 
 
 class ForkError(ValueError):
@@ -122,7 +122,7 @@ def run_info(graph: Any, thread_id: str, activity: Activity | None = None) -> Ru
         status=status,
         reason=reason if status in ("waiting", "finished") else None,
         iterations=iteration_of(values),
-        tokens=(values.get("token_usage") or {}).get("total_tokens", 0),
+        tokens=tokens_used(values).get("total_tokens", 0),
         started=datetime.fromtimestamp(started, timezone.utc) if started else None,
         updated=_parse_time(snapshot.created_at),
         metadata=dict(snapshot.metadata or {}),

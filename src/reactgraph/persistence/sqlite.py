@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -411,6 +412,8 @@ class SqliteRunStore(RunStore):
         super().__init__(saver if saver is not None else sqlite_saver(path))
         protect(self.path)  # no tool in a worker process writes it
         self.busy_timeout = self.saver.busy_timeout if isinstance(self.saver, CheckpointFile) else BUSY_TIMEOUT
+        self._reader: tuple[int, sqlite3.Connection] | None = None  # (its process, the cancel checks' connection)
+        self._reader_lock = threading.Lock()
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)
             self.saver.conn.execute(HOLDS)
@@ -449,12 +452,21 @@ class SqliteRunStore(RunStore):
             self._write("DELETE FROM reactgraph_cancels WHERE thread_id = ?", (thread_id,))
 
     def cancel_requested(self, thread_id: str | None, started_at: float) -> bool:
-        with self.errors(thread_id), closing(self._connect()) as conn:
-            row = conn.execute(
+        with self.errors(thread_id), self._reader_lock:
+            rows = self._read_connection().execute(
                 "SELECT 1 FROM reactgraph_cancels WHERE thread_id = ? OR (thread_id = ? AND requested_at >= ?)",
                 (thread_id, ALL_RUNS, started_at),
-            ).fetchone()
-        return row is not None
+            ).fetchall()  # all read: no statement keeps the file's read lock
+        return bool(rows)
+
+    def _read_connection(self) -> sqlite3.Connection:
+        """The connection of the cancel checks (one each step of a run): kept, not opened for each; its own, so a
+        check never waits for the saver's lock; autocommit, so each check sees the latest commit. A forked child
+        opens its own."""
+        if self._reader is None or self._reader[0] != os.getpid():
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+            self._reader = (os.getpid(), conn)
+        return self._reader[1]
 
     def _take(self, thread_id: str) -> Callable[[], None]:
         """A row in ``reactgraph_holds`` (``take_row``)."""
@@ -478,6 +490,10 @@ class SqliteRunStore(RunStore):
         return {row[0]: Activity(*row) for row in rows}
 
     def close(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None and self._reader[0] == os.getpid():
+                self._reader[1].close()
+            self._reader = None
         if self._owned:
             self.saver.conn.close()
 

@@ -2,7 +2,7 @@
 
 observe counts failures per tool (``count_failure``); think offers only tools that are not
 ``disabled_tools`` and refuses calls to disabled ones with ``disabled_message``. The counts
-live in the state (``tool_stats``), so the breaker survives a crash and resume.
+live in the state (``state.tool_stats``: on observe's steps), so the breaker survives a crash and resume.
 """
 
 from __future__ import annotations

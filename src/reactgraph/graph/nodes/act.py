@@ -114,9 +114,9 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         if asked is not None:
             note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
             outcome = outcome | {"content": note + outcome["content"]}
+        if child_usage is not None:  # the child's tokens are the parent's: observe counts them, one model call of the turn
+            outcome = outcome | {"usage": child_usage}
         update = reported(outcome, cfg.max_observation_tokens)
-        if child_usage is not None:  # the child's tokens are the parent's: one model call of the turn
-            update |= {"token_usage": child_usage, "model_calls": [{"purpose": "sub_agent", "token_usage": child_usage}]}
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}

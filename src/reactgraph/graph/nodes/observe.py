@@ -42,11 +42,15 @@ def normalise(value: Any) -> Any:
     return value
 
 
+STALL_TEXTS = frozenset({"action_text", "observation_text"})  # only for the detail of a stall stop, in its step
+
+
 def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str, Any]:
     """Count consecutive repeats of the same action set and of the same observations.
 
     Each is compared by a digest, so a checkpoint holds 16 characters, not the observations;
-    ``*_text`` keeps the start of it for the stop's detail. An answer that did not fit the output schema is no
+    ``*_text`` keeps the start of it for the stop's detail (``STALL_TEXTS``: the stop rules see them, the step's
+    statistics do not keep them). An answer that did not fit the output schema is no
     action: ``max_output_retries`` bounds those, and such a turn ends a run of repeats."""
     outcomes = [o for o in outcomes if o.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     if not outcomes:
@@ -64,17 +68,20 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes and model calls; writes one trace step, the error history, the tool
-        statistics (usage, breaker counts, stall signals) and the termination when a stop rule fires (asking
-        termination_callback and whether the run was cancelled)."""
+        """Reads the turn's outcomes and model calls; writes one trace step (with the run's tool statistics after it:
+        usage, breaker counts, stall signals), the error history, the termination when a stop rule fires (asking
+        termination_callback and whether the run was cancelled) and, when the turn's tool calls spent tokens (a
+        sub-agent, a condensed observation), the run's count in the turn's record."""
         cfg = deps.run_config()
         now = time.time()
         outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
         stats = tool_stats(state)
         usage, failures = dict(stats.get("usage") or {}), dict(stats.get("failures") or {})
         errors, observations, tripped = [], [], False
-        calls = turn_calls(state)
-        spent: dict[str, Any] = {}  # tokens of summarize_observations calls
+        turn = current_turn(state)
+        children = [o["usage"] for o in outcomes if o.get("usage") is not None]  # sub-agents' runs
+        calls = [*turn.get("calls", []), *({"purpose": "sub_agent", "token_usage": u} for u in children)]
+        spent = sum_usage(children) if children else {}  # and summarize_observations calls
         for o in outcomes:
             content, cut = truncate(o["content"], cfg.max_observation_tokens)
             if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
@@ -96,7 +103,6 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 | ({"middleware": o["middleware"]} if o.get("middleware") else {})
             )
         stall = stall_signals(stats.get("stall") or {}, outcomes)
-        turn = current_turn(state)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
         step: dict[str, Any] = {
@@ -118,28 +124,20 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             step["repeated"] = True  # the same calls gave the same results again: the prompt says so
         stats = ToolStats(usage=usage, failures=failures, stall=stall)
+        step["stats"] = stats | {"stall": {k: v for k, v in stall.items() if k not in STALL_TEXTS}}
         asked = {
             "callback_stop": _ask_callback(cfg, step),
             "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
         }
-        view = Observed(**{**state, **asked, "tool_stats": stats, "token_usage": add_usage(state.get("token_usage"), spent)})
-        update = {"steps": [step], "tool_stats": stats, "errors": errors, "model_calls": Overwrite([])}
+        update: dict[str, Any] = {"steps": [step], "errors": errors}
+        if spent:
+            update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
         if hooks:
             update["hooks"] = Overwrite([])
-        return update | {"termination": stop_reason(view, cfg, now)} | ({"token_usage": spent} if spent else {})
+        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step | {"stats": stats}], "current_turn": turn})
+        return update | {"termination": stop_reason(view, cfg, now)}
 
     return observe
-
-
-BEFORE_THINK = frozenset({"summarize", "conversation"})  # the purposes of model calls made before the turn's think
-
-
-def turn_calls(state: ReActState) -> list[dict[str, Any]]:
-    """The model calls of the current turn, in order: a summary before it, think's (its own and typing the
-    answer), then those of its tool calls (a sub-agent's)."""
-    extra = state.get("model_calls") or []
-    before = [c for c in extra if c["purpose"] in BEFORE_THINK]
-    return [*before, *current_turn(state).get("calls", []), *(c for c in extra if c["purpose"] not in BEFORE_THINK)]
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:

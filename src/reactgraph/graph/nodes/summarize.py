@@ -20,7 +20,7 @@ from reactgraph.graph.conversation import fold_due, fold_prompt, folded_as_text,
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.scratchpad import steps_text
 from reactgraph.models.tokens import count_tokens, truncate, usage_of
-from reactgraph.state import ReActState, TokenCount, iteration_of
+from reactgraph.state import ReActState, TokenCount, Turn, add_usage, current_turn, iteration_of, summarized_through
 
 OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
 Rewrite the result in at most {words} words. Keep every fact that could help answer the question \
@@ -34,28 +34,30 @@ Result:
 
 def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def summarize(state: ReActState) -> dict[str, Any]:
-        """Reads the old summary and the steps since it; writes the new summary and the call (usage).
+        """Reads the old summary and the steps since it; writes the new summary and, in the turn's record, how far
+        it reaches and the call (ahead of the next turn, its tokens counted).
         If the model call fails or its reply is empty, the new steps are appended as text, cut
         head-and-tail to ``max_observation_tokens`` twice over, so the prompt stays bounded; the
         trace keeps them whole."""
         cfg = deps.run_config()
         if fold_due(state, cfg):
             return folded_turns(deps, state, cfg)
-        through = state.get("summarized_through", 0)
+        through = summarized_through(state)
         new_steps = [s for s in state.get("steps") or [] if s["iteration"] > through]
         old = state.get("summary") or ""
         notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
         question = state.get("question", "")
         prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=steps_text(new_steps)))]
-        update: dict[str, Any] = {"summarized_through": iteration_of(state)}
+        turn = current_turn(state) | {"summarized_through": iteration_of(state)}
         deadline, cancelled = deps.run_bounds(state, cfg)
         try:
             reply = deps.bounded_call(cfg, prompt, deadline=deadline, cancelled=cancelled)
         except Exception as exc:
-            return update | {"summary": _as_text(old, f"(summary call failed: {type(exc).__name__}: {exc})", new_steps, cfg)}
+            text = _as_text(old, f"(summary call failed: {type(exc).__name__}: {exc})", new_steps, cfg)
+            return {"current_turn": turn, "summary": text}
         summary = reply.text.strip() or _as_text(old, "", new_steps, cfg)
         usage = usage_of(reply, prompt)
-        return update | {"summary": summary, "token_usage": usage, "model_calls": [{"purpose": "summarize", "token_usage": usage}]}
+        return {"current_turn": ahead_of_turn(turn, "summarize", usage, count=True), "summary": summary}
 
     return summarize
 
@@ -72,7 +74,15 @@ def folded_turns(deps: NodeDeps, state: ReActState, cfg: AgentConfig) -> dict[st
     except Exception:
         return update | {"conversation_summary": folded_as_text(state, turns, cfg)}
     notes = reply.text.strip() or folded_as_text(state, turns, cfg)
-    return update | {"conversation_summary": notes, "model_calls": [{"purpose": "conversation", "token_usage": usage_of(reply, prompt)}]}
+    turn = ahead_of_turn(current_turn(state), "conversation", usage_of(reply, prompt), count=False)
+    return update | {"conversation_summary": notes, "current_turn": turn}
+
+
+def ahead_of_turn(turn: Turn, purpose: str, usage: TokenCount, *, count: bool) -> Turn:
+    """``turn`` with a model call made for the next turn (think makes it that turn's first call); ``count``: its
+    tokens added to the run's (a new run's count starts with it instead: the conversation's fold)."""
+    ahead = [*turn.get("ahead", []), {"purpose": purpose, "token_usage": usage}]
+    return turn | {"ahead": ahead} | ({"tokens": add_usage(turn.get("tokens"), usage)} if count else {})
 
 
 def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig) -> str:

@@ -19,12 +19,21 @@ from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import turn_record
 from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.learning import learn
-from reactgraph.graph.nodes.observe import turn_calls
 from reactgraph.graph.nodes.think import not_answers
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import usage_of
-from reactgraph.state import ReActState, Termination, add_usage, current_turn, iteration_of, sum_usage, tool_stats
+from reactgraph.state import (
+    ReActState,
+    Termination,
+    TokenCount,
+    add_usage,
+    current_turn,
+    iteration_of,
+    sum_usage,
+    tokens_used,
+    tool_stats,
+)
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format
 from reactgraph.tools.breaker import disabled_tools
 from reactgraph.tools.specs import tool_specs
@@ -122,17 +131,18 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         termination: Termination | None = state.get("termination") or stop_reason(state, cfg, now)
         if termination is None:
             termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
-        update: dict[str, Any] = {"termination": termination, "finished_at": now, "model_calls": Overwrite([])}
+        update: dict[str, Any] = {"termination": termination, "finished_at": now, "token_usage": tokens_used(state)}
         answer = state.get("final_answer")
         final = turn_open(state)
-        calls = turn_calls(state) if final else []  # observe already put the turn's calls on its step
+        calls = list(current_turn(state).get("calls", [])) if final else []  # observe already put the turn's calls on its step
         if cut_short(state, termination, cfg):
             update["partial"] = True
             if cfg.early_stopping == "generate":
-                answer, extra = ask_for_partial_answer(deps, state, cfg, termination, now)
+                answer, extra, used = ask_for_partial_answer(deps, state, cfg, termination, now)
                 update |= extra
-                if "token_usage" in extra:
-                    calls.append({"purpose": "partial_answer", "token_usage": extra["token_usage"]})
+                if used is not None:
+                    calls.append({"purpose": "partial_answer", "token_usage": used})
+                    update["token_usage"] = add_usage(update["token_usage"], used)
         if step := closing_step(state, final, calls, now, cfg.success_phrases):
             update["steps"] = [step]
             update["hooks"] = Overwrite([])
@@ -146,7 +156,7 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             "steps": [*(state.get("steps") or []), *update.get("steps", [])],
             "finished_at": now,
             "output": update.get("output", state.get("output")),
-            "token_usage": add_usage(state.get("token_usage"), update.get("token_usage") or {}),
+            "token_usage": update["token_usage"],
         }
         learn(deps, cfg, ended, current_thread())
         turn = state.get("turn") or len(state.get("turns") or []) + 1  # a run checkpointed before turns were kept
@@ -157,9 +167,9 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
 
 def ask_for_partial_answer(
     deps: NodeDeps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
-) -> tuple[str | None, dict[str, Any]]:
-    """(the partial answer or None, state updates) from one tool-less call on the run as think showed
-    it. The call may take ``partial_answer_timeout``, and never runs past a time budget by more than
+) -> tuple[str | None, dict[str, Any], TokenCount | None]:
+    """(the partial answer or None, state updates, the call's usage: None when it failed) from one tool-less call
+    on the run as think showed it. The call may take ``partial_answer_timeout``, and never runs past a time budget by more than
     ``PARTIAL_ANSWER_GRACE``; a reply that is no answer gives None, with the reason in the termination's detail. With an output schema, an answer
     that fits it is also the run's ``output``."""
     model = deps.chat_model(cfg)
@@ -180,14 +190,15 @@ def ask_for_partial_answer(
         reply = deps.bounded_call(cfg, messages, deadline=deadline, cancelled=cancelled)
     except Exception as exc:
         detail = f"{termination['detail']}; the partial-answer call failed: {type(exc).__name__}: {exc}"
-        return None, {"termination": {**termination, "detail": detail}}
-    update: dict[str, Any] = {"token_usage": usage_of(reply, messages)}
+        return None, {"termination": {**termination, "detail": detail}}, None
+    used = usage_of(reply, messages)
+    update: dict[str, Any] = {}
     answer = partial_answer(reply, fmt, ctx)
     status = status_text(state, cfg, now, iteration)
     shown = not_answers(state, cfg, fmt, ctx, status)
     if answer is not None and (problem := non_answer(answer, shown) or announced_call(answer, [s.name for s in ctx.tools])):
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}
-        return None, update
+        return None, update, used
     if answer is not None and deps.output_schema is not None and (value := read_answer(answer, deps.output_schema)[0]):
         update["output"] = value.model_dump(mode="json")
-    return answer, update
+    return answer, update, used

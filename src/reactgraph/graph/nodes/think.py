@@ -48,9 +48,13 @@ from reactgraph.state import (
     Termination,
     TokenCount,
     Turn,
+    add_usage,
     checked_query,
+    current_turn,
     iteration_of,
     sum_usage,
+    summarized_through,
+    tokens_used,
     tool_stats,
 )
 from reactgraph.tool_calling import (
@@ -252,6 +256,7 @@ TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``
     "turn_written": "written",
     "turn_usage": "usage",
     "turn_calls": "calls",
+    "turn_tokens": "tokens",
 }
 
 
@@ -293,8 +298,7 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
     formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
     if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
         update["messages"] = [*update.get("messages", []), message]
-    carried = [c for c in state.get("model_calls") or [] if c["purpose"] == "conversation"] if "turn" in update else []
-    counts = accounted(exchange, carried, typing_calls, fresh_run="token_usage" in update)
+    counts = accounted(exchange, state["current_turn"], typing_calls)
     return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
 
 
@@ -309,14 +313,22 @@ def folded(update: dict[str, Any]) -> dict[str, Any]:
 
 def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
     """(the state as the turn sees it, the turn's first update): the current turn's record started (its iteration
-    still the last one's: think counts it once the question is there), and a new turn's fields reset when a new
-    turn of the conversation starts (``is_new_turn``)."""
+    still the last one's: think counts it once the question is there; the calls made ahead of it its first, the
+    run's counts carried on), and a new turn's fields reset when a new turn of the conversation starts
+    (``is_new_turn``: its count starts with the conversation's fold, if one was made for it)."""
     update: dict[str, Any] = {}
-    iteration = iteration_of(state)
+    last = current_turn(state)
+    iteration, ahead = iteration_of(state), last.get("ahead", [])
+    tokens, through = tokens_used(state), summarized_through(state)
     if is_new_turn(state):
         state, update = _fresh_turn(state, now, cfg)
-        iteration = 0
-    turn = Turn(iteration=iteration, thought="", actions=[], started=now, format=None, written=None, usage={}, calls=[])
+        iteration, through = 0, 0
+        ahead = [c for c in ahead if c["purpose"] == "conversation"]
+        tokens = sum_usage(c["token_usage"] for c in ahead)
+    turn = Turn(
+        iteration=iteration, thought="", actions=[], started=now, format=None, written=None, usage={}, calls=list(ahead),
+        tokens=tokens, summarized_through=through,
+    )
     return {**state, "current_turn": turn}, update | {"current_turn": turn}
 
 
@@ -324,7 +336,7 @@ def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
     """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
     disabled = disabled_tools(tool_stats(state).get("failures"), cfg)
     tools = deps.offered_tools(cfg, disabled)
-    return Offer(tools, tool_specs(tools), disabled, Tags.from_config(cfg))
+    return Offer(tools, deps.specs(tools), disabled, Tags.from_config(cfg))
 
 
 def asked(
@@ -336,7 +348,7 @@ def asked(
 
     def attempt(model: BaseChatModel) -> Exchange:
         name = state.get("tool_format") or starting_format(cfg.tool_calling, deps.learned_format(model))
-        bound, fmt, ctx = prepare(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
+        bound, fmt, ctx = deps.prepared(model, offer.tools, offer.specs, offer.tags, name, cfg.tool_calling)
         messages = think_messages(
             state, cfg, question=state["question"], iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
         )
@@ -437,22 +449,16 @@ def decided(
     return decision | {"parse_failures": failures}, typing_calls
 
 
-def accounted(
-    exchange: Exchange, carried: list[dict[str, Any]], typing: list[dict[str, Any]], *, fresh_run: bool
-) -> dict[str, Any]:
-    """The model calls and tokens think accounts for: its own call and the ones typing the answer (the turn's
-    ``turn_calls``), and the ones made for it before (the conversation's fold, ``carried``, for a new turn); a
-    new turn restarts the count and keeps only the carried calls in ``model_calls``."""
+def accounted(exchange: Exchange, turn: Turn, typing: list[dict[str, Any]]) -> dict[str, Any]:
+    """The turn's model calls (those made ahead of it, think's own, the ones typing the answer), the usage of
+    think's own call and the run's tokens with them counted."""
     usage = usage_of(exchange.reply, exchange.messages)
     own: dict[str, Any] = {"purpose": "think", "token_usage": usage}
     if exchange.middleware:
         own |= {"middleware": list(exchange.middleware), "model": model_label(exchange.model)}
     calls = [own, *typing]
-    counted = [*carried, *calls]
-    spent = sum_usage(c["token_usage"] for c in counted) if len(counted) > 1 else usage
-    if not fresh_run:
-        return {"turn_usage": usage, "turn_calls": calls, "token_usage": spent}
-    return {"turn_usage": usage, "turn_calls": calls, "token_usage": Overwrite(spent), "model_calls": Overwrite(carried)}
+    tokens = add_usage(turn["tokens"], sum_usage(c["token_usage"] for c in calls))
+    return {"turn_usage": usage, "turn_calls": [*turn["calls"], *calls], "turn_tokens": tokens}
 
 
 Structure = Callable[[str], tuple[BaseModel | None, TokenCount | None]]
@@ -551,9 +557,7 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
         "started_at": now,
         "finished_at": None,
         "summary": "",
-        "summarized_through": 0,
         "parse_failures": 0,
-        "tool_stats": {},
         "termination": None,
         "final_answer": None,
         "partial": False,
@@ -570,8 +574,8 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
     if cfg.new_conversation:
         fresh |= {"conversation_summary": "", "folded_turns": turns}
     if state.get("steps") or state.get("termination"):
-        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "token_usage": Overwrite({}), "tool_cache": Overwrite({})}
-    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite) and k != "messages"}, "steps": [], "token_usage": {}}
+        fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "tool_cache": Overwrite({}), "token_usage": {}}
+    view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite) and k != "messages"}, "steps": []}
     return view, fresh
 
 
