@@ -5,7 +5,7 @@ model's ``ainvoke`` runs as a task on one background event loop, and the caller 
 the run's deadline (``timeout_seconds``) or a ``cancel()``. A cut call is cancelled, not abandoned:
 its HTTP request is closed, so a local server (Ollama, llama.cpp) stops generating for it. A cut is
 a stop of the run (``CallCut``), never retried. Transient errors (connection reset, timeouts, 5xx,
-rate limits) are retried with exponential backoff that also ends at the deadline; when the model
+rate limits) are retried with tenacity backoff that also ends at the deadline; when the model
 keeps failing, the ``fallback_models`` are tried in order.
 """
 
@@ -19,11 +19,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableBinding
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity.stop import stop_base
 
 from reactgraph.config import AgentConfig
 
@@ -192,6 +194,17 @@ def is_transient(exc: BaseException) -> bool:
     return any(pattern in text for pattern in TRANSIENT_PATTERNS)
 
 
+class _stop_at_deadline(stop_base):
+    """Stop retrying when the next wait would end after the deadline."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+
+    def __call__(self, retry_state: Any) -> bool:
+        upcoming = retry_state.upcoming_sleep or 0.0
+        return self.deadline is not None and time.time() + upcoming >= self.deadline
+
+
 def with_retries(
     call: Callable[[], T],
     cfg: AgentConfig,
@@ -199,20 +212,16 @@ def with_retries(
     deadline: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Run ``call``, retrying transient errors ``cfg.model_retries`` times with exponential backoff (``model_retry_delay``
-    doubling each time, at most ``model_retry_max_delay``; no retry whose wait would end after ``deadline``); the last
-    error raised as it is. A plain loop (tenacity's ``Retrying`` cost ~20 us a call, and nearly every call succeeds
-    at once)."""
-    attempt = 1
-    while True:
-        try:
-            return call()
-        except Exception as exc:
-            pause = max(0.0, min(cfg.model_retry_delay * 2 ** (attempt - 1), cfg.model_retry_max_delay))
-            if not is_transient(exc) or attempt > cfg.model_retries or (deadline is not None and time.time() + pause >= deadline):
-                raise
-        sleep(pause)
-        attempt += 1
+    """Run ``call``, retrying transient errors ``cfg.model_retries`` times with exponential backoff
+    (no retry whose wait would end after ``deadline``)."""
+    retrying = Retrying(
+        stop=stop_after_attempt(cfg.model_retries + 1) | _stop_at_deadline(deadline),
+        wait=wait_exponential(multiplier=cfg.model_retry_delay, max=cfg.model_retry_max_delay),
+        retry=retry_if_exception(is_transient),
+        sleep=sleep,
+        reraise=True,
+    )
+    return retrying(call)
 
 
 def call_with_fallbacks(
