@@ -65,6 +65,8 @@ def test_premature_reads_numbers_at_any_depth_and_leaves_rejected_calls_alone():
         {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # a word: no calculation
         {"id": "f", "tool": "stats", "args": {"values": [8, 9]}},  # a list: no calculation
     ]
+    asked = [{"id": "q", "tool": "ask_user", "args": {"question": "Which city?"}}, {"id": "m", "tool": "multiply", "args": {"a": 6, "b": 7}}]
+    assert premature(asked, set()) == asked  # a question to the user is no lookup
     out = premature(actions, known)
     assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None]
     assert "number(s) 7 " in out[2]["rejection"]

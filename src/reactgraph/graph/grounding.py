@@ -1,6 +1,6 @@
 """Calculations made too early: a calculation on numbers that neither the question nor any tool result so far
 holds, made in the same reply as a call that looks something up (its arguments have no number: a search, a file
-read). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on
+read; a question to the user is none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on
 numbers it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is
 not run, and its observation asks for it again once the lookup's result is there, with the numbers it gives.
 A calculation is a call whose every argument is a number or an arithmetic expression of numbers; a call with a
@@ -16,6 +16,7 @@ from typing import Any
 from reactgraph import prompts
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action
 
 ARITHMETIC = re.compile(r"[\d\s.,+\-*/()%^]*\d[\d\s.,+\-*/()%^]*")
@@ -35,7 +36,7 @@ def premature(actions: Sequence[Action], known: set[Decimal]) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known`` turned into a premature_call rejection
     when another call of the same reply is a lookup (no number in its arguments)."""
     live = [a for a in actions if "rejection" not in a and "answered" not in a]
-    lookups = [a["tool"] for a in live if not list(_numbers(a.get("args")))]
+    lookups = [a["tool"] for a in live if a["tool"] != ASK_USER and not list(_numbers(a.get("args")))]
     if not lookups:
         return list(actions)
     out = []
