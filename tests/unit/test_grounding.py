@@ -1,4 +1,4 @@
-"""Calculations made too early: a calculation on numbers that neither the question nor a tool result holds, made beside a lookup
+"""Calculations made too early: a built-in calculation on numbers that neither the question nor a tool result holds, made beside a lookup
 in the same reply, is not run; the lookup runs, and the call made again with the numbers the lookup gave does."""
 
 from __future__ import annotations
@@ -53,20 +53,23 @@ def test_numbers_from_the_question_or_without_a_lookup_beside_them_run_at_once()
     assert [o.status for o in steps[0].observations] == ["ok"] * 4  # 2 and 3 are in no text, but no lookup is beside them
 
 
-def test_premature_reads_numbers_at_any_depth_and_leaves_rejected_calls_alone():
+def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_built_in_calculations():
     known = known_numbers({"question": "Costs were 64,100.", "steps": [
         {"observations": [{"status": "ok", "content": "Revenue: 92,400"}, {"status": "error", "content": "Error 7"}]}]})
     assert known == {64100, 92400}
+    offered = {"read_file", "calculator", "percentage_change", "search_flights", "roll", "ask_user", "multiply"}
     actions = [
         {"id": "a", "tool": "read_file", "args": {"path": "reports/q2.txt"}},
         {"id": "b", "tool": "calculator", "args": {"expression": "92400 - 64100"}},
         {"id": "c", "tool": "percentage_change", "args": {"old": 7, "new": 92400}},
         {"id": "d", "tool": "calculator", "args": {"expression": "3 + 4"}, "rejection": "bad", "rejection_kind": "malformed_output"},
-        {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # a word: no calculation
-        {"id": "f", "tool": "stats", "args": {"values": [8, 9]}},  # a list: no calculation
+        {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # not a calculation
+        {"id": "f", "tool": "roll", "args": {"sides": 6}},  # not a built-in calculation: the model may choose its numbers
     ]
-    asked = [{"id": "q", "tool": "ask_user", "args": {"question": "Which city?"}}, {"id": "m", "tool": "multiply", "args": {"a": 6, "b": 7}}]
-    assert premature(asked, set()) == asked  # a question to the user is no lookup
-    out = premature(actions, known)
+    out = premature(actions, known, offered)
     assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None]
     assert "number(s) 7 " in out[2]["rejection"]
+    unknown = [{"id": "n", "tool": "nope", "args": {}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
+    assert premature(unknown, set(), offered) == unknown  # a tool not offered looks nothing up
+    asked = [{"id": "q", "tool": "ask_user", "args": {"question": "Which city?"}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
+    assert premature(asked, set(), offered) == asked  # a question to the user is no lookup

@@ -1,14 +1,13 @@
-"""Calculations made too early: a calculation on numbers that neither the question nor any tool result so far
-holds, made in the same reply as a call that looks something up (its arguments have no number: a search, a file
-read; a question to the user is none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on
-numbers it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is
-not run, and its observation asks for it again once the lookup's result is there, with the numbers it gives.
-A calculation is a call whose every argument is a number or an arithmetic expression of numbers; a call with a
-word in its arguments (a date beside a city, a file name) is never held back."""
+"""Calculations made too early: a call of a built-in calculation tool (the calculator, the area and percent tools)
+on numbers that neither the question nor any tool result so far holds, made in the same reply as a call that looks
+something up (an offered tool whose arguments have no number: a search, a file read; a question to the user is
+none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on numbers
+it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is not run, and
+its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
+are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -18,8 +17,10 @@ from reactgraph.answers.confidence import numbers_in
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action
+from reactgraph.tools.builtin import BUILTINS
 
-ARITHMETIC = re.compile(r"[\d\s.,+\-*/()%^]*\d[\d\s.,+\-*/()%^]*")
+CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
+"""The built-in tools that compute from the numbers they are given."""
 PLAIN = frozenset({Decimal(0), Decimal(1)})
 """Numbers any call may use without having read them anywhere."""
 
@@ -32,17 +33,17 @@ def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
     return {n for text in texts for n in numbers_in(text)}
 
 
-def premature(actions: Sequence[Action], known: set[Decimal]) -> list[Action]:
+def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known`` turned into a premature_call rejection
-    when another call of the same reply is a lookup (no number in its arguments)."""
+    when another call of the same reply is a lookup (a call of an ``offered`` tool with no number in its arguments)."""
     live = [a for a in actions if "rejection" not in a and "answered" not in a]
-    lookups = [a["tool"] for a in live if a["tool"] != ASK_USER and not list(_numbers(a.get("args")))]
+    lookups = [a["tool"] for a in live if a["tool"] in offered - {ASK_USER} and not list(_numbers(a.get("args")))]
     if not lookups:
         return list(actions)
     out = []
     for action in actions:
-        args = action.get("args")
-        guessed = sorted({n for n in _numbers(args) if n not in known and n not in PLAIN}) if action in live and _calculation(args) else []
+        calculation = action in live and action["tool"] in CALCULATIONS
+        guessed = sorted({n for n in _numbers(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         if guessed:
             problem = prompts.PREMATURE_CALL.format(
                 tool=action["tool"], numbers=", ".join(str(n) for n in guessed), lookups=", ".join(sorted(set(lookups)))
@@ -51,16 +52,6 @@ def premature(actions: Sequence[Action], known: set[Decimal]) -> list[Action]:
                       "rejection": error_text(ErrorKind.PREMATURE_CALL, problem=problem)}
         out.append(action)
     return out
-
-
-def _calculation(args: Any) -> bool:
-    """Whether every argument is a number or an arithmetic expression of numbers (``"60 * 4.80"``)."""
-    if not isinstance(args, Mapping) or not args:
-        return False
-    return all(
-        (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and ARITHMETIC.fullmatch(v) is not None)
-        for v in args.values()
-    )
 
 
 def _numbers(value: Any) -> Iterable[Decimal]:

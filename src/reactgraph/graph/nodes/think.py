@@ -433,7 +433,8 @@ def decided(
     decision = checked_answer(state, cfg, decide(parsed, cfg, offer.disabled, shown, offer.specs), offer, iteration)
     decision = tried_first(state, cfg, decision, offer, iteration)
     if len(decision.get("pending_actions") or []) > 1:
-        decision = decision | {"pending_actions": premature(decision["pending_actions"], known_numbers(state))}
+        offered = {spec.name for spec in offer.specs}
+        decision = decision | {"pending_actions": premature(decision["pending_actions"], known_numbers(state), offered)}
     typing_calls: list[dict[str, Any]] = []
     if (schema := deps.output_schema) is not None:
 
