@@ -97,12 +97,6 @@ UNTRIED_GIVE_UP = (
     "one that fits now; if none of them can help, say again that you cannot complete the task and why"
 )
 
-# A final answer in code, before any tool was called, to a question the tools are for: sent back once (think).
-CODE_ANSWER = (
-    "Your answer is code for someone to run, and nothing here runs it. If one of the tools does what the question "
-    "asks, call it now; else reply with the answer itself"
-)
-
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).
 MADE_UP_OUTPUT = "Your reply shows the output of code that nothing ran (no tool here runs code)"
 

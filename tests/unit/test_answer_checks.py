@@ -127,15 +127,3 @@ def test_an_answer_showing_the_output_of_code_nothing_ran_is_sent_back():
     first = result.trace.steps[0].observations[0]
     assert first.error_kind == "non_answer" and "output of code that nothing ran" in first.content
 
-
-def test_an_answer_in_code_before_any_tool_call_is_sent_back_once():
-    code = "You can compute it in Python:\n```python\nprint(347 * 29)\n```"
-    model = ScriptedChatModel(responses=[code, tool_call("calculator", {"expression": "347 * 29"}), "10063"])
-    result = calculator_agent(model, answer_checks=0).run("What is 347 multiplied by 29?")
-    assert result.final_answer == "10063" and [s.kind for s in result.trace.steps] == ["check", "tools", "final"]
-    assert "Your answer is code for someone to run" in result.trace.steps[0].observations[0].content
-    stubborn = ScriptedChatModel(responses=[code], repeat_last=True)  # the next reply stands
-    again = calculator_agent(stubborn, answer_checks=0).run("What is 347 multiplied by 29?")
-    assert again.final_answer == code and len(stubborn.calls) == 2
-    json_reply = ScriptedChatModel(responses=['```json\n{"value": 10063}\n```'])  # data, not code
-    assert len(calculator_agent(json_reply, answer_checks=0).run("What is 347 multiplied by 29?").trace.steps) == 1

@@ -19,11 +19,6 @@ ERROR_START = re.compile(r"^\W*(error|tool error)\s*\(\s*[a-z_]+\s*\)", re.IGNOR
 ANNOUNCED = r"\b(?:(?:i|we)(?:'ll| will| am going to| are going to| need to| can| should| must)|let(?:'s| us| me))\s+(?:now\s+)?(?:use|call|invoke|run)\b"
 # "```output\n435\n```" after a code block: the model wrote the code and the output it imagined.
 MADE_UP_OUTPUT = re.compile(r"```[^\S\n]*(?:output|result|stdout|console)[^\S\n]*\n", re.IGNORECASE)
-# A fenced block of a programming language: code for someone to run.
-CODE_BLOCK = re.compile(
-    r"```[^\S\n]*(?:python|py|bash|sh|shell|javascript|js|typescript|ts|java|cpp|c\+\+|go|ruby|rust|sql|r)[^\S\n]*\n",
-    re.IGNORECASE,
-)
 MIN_WORDS = 5
 COPIED_SHARE = 0.5
 
@@ -69,7 +64,3 @@ def made_up_output(answer: str) -> str | None:
     nothing ran it, so its numbers are the model's guess. None otherwise."""
     return prompts.MADE_UP_OUTPUT if MADE_UP_OUTPUT.search(answer) else None
 
-
-def code_answer(answer: str) -> bool:
-    """Whether ``answer`` holds code for someone to run (a fenced block of a programming language)."""
-    return CODE_BLOCK.search(answer) is not None

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, code_answer, made_up_output, non_answer
+from reactgraph.answers.non_answers import announced_call, made_up_output, non_answer
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
@@ -202,22 +202,19 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
 
 
 def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
-    """``decision``, or, before the model called any tool in the run, to a question a tool on offer could work on
-    (``tools_could_answer``): a give-up, or a final answer that is code for someone to run (``code_answer``),
-    sent back once (an unverified_answer observation, a step of kind ``check``) asking for the tool that fits.
-    The next reply stands, and so does a give-up after a call (the tools may have failed: the model says so)."""
+    """``decision``, or, for the model giving up before it called any tool in the run, to a question a tool on
+    offer could work on (``tools_could_answer``), the give-up sent back once (an unverified_answer observation, a
+    step of kind ``check``) asking it to call the tool that fits. The next reply stands, and so does a give-up
+    after a call (the tools may have failed: the model says so)."""
     termination = decision.get("termination") or {}
-    gave_up = termination.get("reason") == "failure" and str(termination.get("detail", "")).startswith("the model gave up")
-    coded = termination.get("reason") == "success" and code_answer(decision.get("final_answer") or "")
-    if not (gave_up or coded):
+    if termination.get("reason") != "failure" or not str(termination.get("detail", "")).startswith("the model gave up"):
         return decision
     observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
     if any(o.get("tool") or o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
         return decision
     if iteration >= cfg.max_iterations or not tools_could_answer(state["question"], offer.specs):
         return decision
-    problem = prompts.UNTRIED_GIVE_UP if gave_up else prompts.CODE_ANSWER
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.UNTRIED_GIVE_UP)
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
 
 
