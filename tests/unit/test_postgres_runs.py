@@ -132,9 +132,11 @@ def test_cli_runs_and_trace_read_postgres(postgres_url, math_tools, capsys):
 def test_connections_the_server_closed_are_replaced(postgres_url, math_tools):
     with ReActAgent(model=paris_model(), tools=math_tools, checkpointer=postgres_url) as agent:
         agent.run("Where is Paris?", thread_id="before")
-        with psycopg.connect(postgres_url, autocommit=True) as admin:  # as a server restart or an idle timeout would
+        # as a server restart or an idle timeout would; the call waits until they are gone (without the wait, a loaded
+        # machine could check a connection out before its server process had ended)
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
             ended = admin.execute(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
             ).fetchone()[0]
         assert ended >= 1
         assert agent.run("Where is Paris?", thread_id="after").final_answer == "Paris is in France."
