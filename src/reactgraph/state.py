@@ -127,6 +127,11 @@ class Action(TypedDict, total=False):
     answered: str  # an answer the agent gives itself (an ask_user question about its tools): act reports it, nothing runs
 
 
+def runs(action: Action) -> bool:
+    """Whether act runs ``action``'s tool (it reports a rejection or the agent's own answer instead)."""
+    return "rejection" not in action and "answered" not in action
+
+
 class Outcome(TypedDict, total=False):
     """What running one Action produced (written by act)."""
 

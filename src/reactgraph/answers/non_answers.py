@@ -3,9 +3,9 @@
 A reply that says nothing, only repeats what the agent itself showed the model (an error
 observation, the budget line, a format instruction), says it will call a tool without calling it,
 or shows the output of code that nothing ran, is not an answer: think sends it back as an
-unreadable reply, and the eval counts such copies for every agent. A copy is found by words, not by exact text: the reply starts like an error
-observation (``Error (kind): ...``), or at least half of its word pairs come from one text the model
-was shown (a reply of five words or more)."""
+unreadable reply, and the eval counts such copies for every agent. A copy is found by words, not
+by exact text: the reply starts like an error observation (``Error (kind): ...``), or at least
+half of its word pairs come from one text the model was shown (a reply of five words or more)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from reactgraph import prompts
 
 ERROR_START = re.compile(r"^\W*(error|tool error)\s*\(\s*[a-z_]+\s*\)", re.IGNORECASE)
 # "I will use the calculator function", "Let's call the tools": a call announced, not made.
-ANNOUNCED = r"\b(?:(?:i|we)(?:'ll| will| am going to| are going to| need to| can| should| must)|let(?:'s| us| me))\s+(?:now\s+)?(?:use|call|invoke|run)\b"
+ANNOUNCED = (
+    r"\b(?:(?:i|we)(?:'ll| will| am going to| are going to| need to| can| should| must)|let(?:'s| us| me))"
+    r"\s+(?:now\s+)?(?:use|call|invoke|run)\b"
+)
 # "```output\n435\n```" after a code block: the model wrote the code and the output it imagined.
 MADE_UP_OUTPUT = re.compile(r"```[^\S\n]*(?:output|result|stdout|console)[^\S\n]*\n", re.IGNORECASE)
 MIN_WORDS = 5

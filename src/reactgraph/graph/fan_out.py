@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reactgraph.state import Action
+from reactgraph.state import Action, runs
 from reactgraph.tools.specs import ToolSpec
 
 SINGLE = frozenset({"string", "integer", "number", "boolean"})
@@ -24,7 +24,7 @@ def fanned_out(actions: Sequence[Action], specs: Sequence[ToolSpec]) -> list[Act
     for action in actions:
         spec = by_name.get(action.get("tool", ""))
         args = action.get("args")
-        if "rejection" in action or "answered" in action or spec is None or not isinstance(args, dict):
+        if not runs(action) or spec is None or not isinstance(args, dict):
             out.append(action)
             continue
         out.extend(_each(action, args, spec))

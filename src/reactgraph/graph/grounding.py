@@ -16,7 +16,7 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER
-from reactgraph.state import Action
+from reactgraph.state import Action, runs
 from reactgraph.tools.builtin import BUILTINS
 
 CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
@@ -36,13 +36,12 @@ def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
 def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known`` turned into a premature_call rejection
     when another call of the same reply is a lookup (a call of an ``offered`` tool with no number in its arguments)."""
-    live = [a for a in actions if "rejection" not in a and "answered" not in a]
-    lookups = [a["tool"] for a in live if a["tool"] in offered - {ASK_USER} and not list(_numbers(a.get("args")))]
+    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in offered - {ASK_USER} and not list(_numbers(a.get("args")))]
     if not lookups:
         return list(actions)
     out = []
     for action in actions:
-        calculation = action in live and action["tool"] in CALCULATIONS
+        calculation = runs(action) and action["tool"] in CALCULATIONS
         guessed = sorted({n for n in _numbers(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         if guessed:
             problem = prompts.PREMATURE_CALL.format(
