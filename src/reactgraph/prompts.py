@@ -97,6 +97,13 @@ UNTRIED_GIVE_UP = (
     "one that fits now; if none of them can help, say again that you cannot complete the task and why"
 )
 
+# A give-up after calls that failed only by how they were written, beside a call that gave a result: sent back once.
+MISCALLED_GIVE_UP = (
+    "You gave up, but your calls failed only because of how they were written, not because the information is "
+    "missing: the results above may hold what the question needs. Call the tool again with the values those results "
+    "give, or answer from them; if they do not hold it, say again that you cannot complete the task and why"
+)
+
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).
 MADE_UP_OUTPUT = "Your reply shows the output of code that nothing ran (no tool here runs code)"
 

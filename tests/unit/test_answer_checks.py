@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 
 
@@ -113,6 +113,47 @@ def test_a_give_up_after_a_tool_call_or_to_a_question_no_tool_fits_ends_the_run(
     unfit = ScriptedChatModel(responses=["I cannot complete this task: I do not know who rules Atlantis."])
     assert calculator_agent(unfit).run("Who rules Atlantis?").termination_reason is TerminationReason.FAILURE
     assert len(unfit.calls) == 1
+
+
+def test_a_give_up_after_calls_that_failed_only_by_their_writing_is_sent_back_once():
+    def report() -> str:
+        """Read the quarter's report."""
+        return "Revenue: 92,400. Costs: 64,100."
+
+    tools = ToolRegistry.with_builtins(["calculator"])
+    tools.register(report)
+    model = ScriptedChatModel(responses=[
+        tool_calls([("report", {}), ("calculator", {"expression": "Revenue - Costs"})]),
+        "I cannot complete this task: the report gives no way to compute the profit.",
+        tool_call("calculator", {"expression": "92400 - 64100"}),
+        "28300",
+    ])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What was the profit?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "28300")
+    assert [s.kind for s in result.trace.steps] == ["tools", "check", "tools", "final"]
+    assert "failed only because of how they were written" in model.calls[2]["messages"][-1].content
+    assert result.trace.steps[2].actions[0].args == {"expression": "92400 - 64100"}
+    again = ScriptedChatModel(responses=[
+        tool_calls([("report", {}), ("calculator", {"expression": "Revenue - Costs"})]),
+        "I cannot complete this task.",
+    ], repeat_last=True)
+    twice = ReActAgent(model=again, tools=tools, checkpointer=None, summary_every=0).run("What was the profit?")
+    assert twice.termination_reason is TerminationReason.FAILURE and len(again.calls) == 3
+
+
+def test_a_give_up_after_a_tool_itself_failed_is_not_sent_back():
+    def report() -> str:
+        """Read the quarter's report."""
+        raise FileNotFoundError("reports/q2.txt does not exist")
+
+    tools = ToolRegistry.with_builtins(["calculator"])
+    tools.register(report)
+    model = ScriptedChatModel(responses=[
+        tool_calls([("report", {}), ("calculator", {"expression": "Revenue - Costs"})]),
+        "I cannot complete this task: the report does not exist.",
+    ])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0, max_retries=0).run("What was the profit?")
+    assert result.termination_reason is TerminationReason.FAILURE and len(model.calls) == 2
 
 
 CODE_WITH_OUTPUT = (

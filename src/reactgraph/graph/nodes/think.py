@@ -202,20 +202,31 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
 
 
 def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
-    """``decision``, or, for the model giving up before it called any tool in the run, to a question a tool on
-    offer could work on (``tools_could_answer``), the give-up sent back once (an unverified_answer observation, a
-    step of kind ``check``) asking it to call the tool that fits. The next reply stands, and so does a give-up
-    after a call (the tools may have failed: the model says so)."""
+    """``decision``, or the model's give-up sent back once (an unverified_answer observation, a step of kind
+    ``check``) when the tools were not really tried: no tool was called yet in the run, to a question a tool on
+    offer could work on (``tools_could_answer``); or the only failed calls were the model's own mistakes in writing
+    them (``MISCALLED``) while another call gave a result. The next reply stands, and so does a give-up after
+    the tools themselves failed (the model says so)."""
     termination = decision.get("termination") or {}
     if termination.get("reason") != "failure" or not str(termination.get("detail", "")).startswith("the model gave up"):
         return decision
     observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
-    if any(o.get("tool") or o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
+    if iteration >= cfg.max_iterations or any(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
         return decision
-    if iteration >= cfg.max_iterations or not tools_could_answer(state["question"], offer.specs):
+    called = [o for o in observations if o.get("tool")]
+    if not called and tools_could_answer(state["question"], offer.specs):
+        problem = prompts.UNTRIED_GIVE_UP
+    elif any(o["status"] == "ok" for o in called) and any(o.get("error_kind") in MISCALLED for o in called) and all(
+        o["status"] == "ok" or o.get("error_kind") in MISCALLED for o in called
+    ):
+        problem = prompts.MISCALLED_GIVE_UP
+    else:
         return decision
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.UNTRIED_GIVE_UP)
-    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem))]}
+
+
+MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
+"""Failures of how a call was written (its arguments; numbers it guessed), not of the tool."""
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
