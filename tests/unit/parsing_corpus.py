@@ -153,6 +153,13 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("react several inputs not json", "Thought: add\nAction: add[1, 2]", True, ("call", [("add", {"a": "1", "b": "2"})])),
     ("react too many inputs", "Thought: add\nAction: add[1, 2, 3]", True, ("error", "invalid_parameters")),
     ("react thought only", "Thought: I should search for the capital.", True, ("error", "missing_action")),
+    # Issue 28, the same model on BFCL's file system: a call written as a shell command is the call.
+    ("react shell-style command", "Thought: add them\nAction: add 2 3", True, ("call", [("add", {"a": "2", "b": "3"})])),
+    ("react shell-style, quoted input", "Thought: t\nAction: read_lines 'my notes.txt' 1 5", True, ("call", [("read_lines", {"path": "my notes.txt", "start": "1", "count": "5"})])),
+    ("react shell-style, one input", "Thought: t\nAction: search 'capital of France'", True, ("call", [("search", Q)])),
+    ("react words after a one-input tool are prose", "Thought: t\nAction: search the capital of France", True, ("error", "malformed_output")),
+    ("react shell-style, too many inputs", "Thought: t\nAction: add 1 2 3", True, ("error", "malformed_output")),
+    ("react sentence is no command", "Thought: t\nAction: I will search for it", True, ("error", "malformed_output")),
 ]
 
 

@@ -4,6 +4,7 @@ several calls on one line (``a[x], b[y]``), or ``Final Answer: ...``; the tags a
 from __future__ import annotations
 
 import re
+import shlex
 
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
@@ -101,6 +102,8 @@ def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action
         return call
     elif line.startswith(("{", "[")) and (found := _json_on_line(line, ctx)):
         return found if isinstance(found, str) else found[0]
+    elif (call := command_line(line, ctx)) is not None:
+        return call
     else:
         return reject(ErrorKind.MALFORMED_OUTPUT, _line_problem(line, ctx), ctx)
     if name.lower() in FINISH_VERBS and ctx.find(name) is None:
@@ -111,6 +114,25 @@ def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action
         if isinstance(value, dict):
             return bind_call(name, value, ctx)
     return bind_call(name, raw, ctx)
+
+
+def command_line(line: str, ctx: ReadContext) -> Action | None:
+    """A call written as a shell command, ``mv notes.txt archive/`` or ``cd workspace`` (an offered tool's name, then
+    its inputs separated by spaces, quoted where they hold one): the inputs in the order of the tool's signature, or
+    the one input of a tool that needs one; None when the line is not that (``lookup the key paris`` is prose)."""
+    match = re.fullmatch(r"([\w.-]+)\s+(\S.*)", line, re.DOTALL)
+    spec = ctx.find(match.group(1)) if match else None
+    if match is None or spec is None:
+        return None
+    try:
+        words = shlex.split(match.group(2))
+    except ValueError:  # an unclosed quote
+        return None
+    if spec.takes_positionally(words):
+        return bind_call(spec.name, dict(zip(spec.params, words)), ctx)
+    if len(words) == 1 and (len(spec.params) == 1 or len(spec.required) == 1):
+        return bind_call(spec.name, {(spec.required or spec.params)[0]: words[0]}, ctx)
+    return None
 
 
 def _json_on_line(line: str, ctx: ReadContext) -> list[Action] | str | None:
