@@ -148,7 +148,7 @@ def test_turns_meant_to_act_that_made_a_readable_call_are_counted():
     model = ScriptedChatModel(
         responses=[
             tool_call("calculater", {"expression": "6*7"}),  # no such tool
-            "Thought: compute\nAction: calculator 6*7",  # unreadable in the text format
+            "Thought: compute\nAction: calculator for 6 * 7",  # unreadable in the text format
             tool_call("calculator", {"expression": "6*7"}),
             "42",
         ],
