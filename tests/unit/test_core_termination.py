@@ -88,6 +88,15 @@ def test_max_iterations_with_partial_answer(math_tools, log):
     assert "reached max_iterations=3" in last_call["messages"][-1].content
 
 
+def test_a_partial_answer_reply_that_calls_a_tool_gives_none_and_says_why(math_tools, log):
+    responses = [tool_call("add", {"a": i, "b": 1}) for i in range(3)] + [tool_call("add", {"a": 9, "b": 1})]
+    agent, model = agent_with(responses, math_tools, max_iterations=3)
+    result = agent.run("Keep adding")
+    assert result.termination_reason is TerminationReason.MAX_ITERATIONS
+    assert result.partial and result.final_answer is None and len(log.calls) == 3
+    assert result.termination_detail.endswith("; no partial answer: the reply called add instead")
+
+
 def test_early_stopping_force_skips_the_last_call(math_tools):
     responses = [tool_call("add", {"a": i, "b": 1}) for i in range(2)]
     agent, model = agent_with(responses, math_tools, max_iterations=2, early_stopping="force")

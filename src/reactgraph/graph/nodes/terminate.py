@@ -41,14 +41,15 @@ from reactgraph.tools.specs import tool_specs
 PARTIAL_ANSWER_GRACE = 0.5  # seconds the partial-answer call may run past the time budget
 
 
-def partial_answer(reply: AIMessage, fmt: Format, ctx: ReadContext) -> str | None:
-    """The reply read as an answer in the run's format; None when it asked for a tool instead."""
+def partial_answer(reply: AIMessage, fmt: Format, ctx: ReadContext) -> tuple[str | None, str]:
+    """(the reply read as an answer in the run's format, ""), or (None, why there is none: it asked for a tool
+    instead, or said nothing)."""
     parsed = fmt.read(reply, ctx)
     if parsed.answer is not None:
-        return parsed.answer
-    if any(action["tool"] for action in parsed.actions):
-        return None
-    return parsed.thought or None
+        return parsed.answer, ""
+    if called := [action["tool"] for action in parsed.actions if action["tool"]]:
+        return None, f"the reply called {called[0]} instead"
+    return parsed.thought or None, "" if parsed.thought else "the reply was empty"
 
 
 def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> bool:
@@ -193,12 +194,15 @@ def ask_for_partial_answer(
         return None, {"termination": {**termination, "detail": detail}}, None
     used = usage_of(reply, messages)
     update: dict[str, Any] = {}
-    answer = partial_answer(reply, fmt, ctx)
+    answer, missing = partial_answer(reply, fmt, ctx)
+    if answer is None:
+        update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {missing}"}
+        return None, update, used
     status = status_text(state, cfg, now, iteration)
     shown = not_answers(state, cfg, fmt, ctx, status)
-    if answer is not None and (problem := non_answer(answer, shown) or announced_call(answer, [s.name for s in ctx.tools])):
+    if problem := non_answer(answer, shown) or announced_call(answer, [s.name for s in ctx.tools]):
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}
         return None, update, used
-    if answer is not None and deps.output_schema is not None and (value := read_answer(answer, deps.output_schema)[0]):
+    if deps.output_schema is not None and (value := read_answer(answer, deps.output_schema)[0]):
         update["output"] = value.model_dump(mode="json")
     return answer, update, used
