@@ -201,6 +201,10 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
 
 
+MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
+"""Failures of how a call was written (its arguments; numbers it guessed), not of the tool."""
+
+
 def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], offer: Offer, iteration: int) -> dict[str, Any]:
     """``decision``, or the model's give-up sent back once (an unverified_answer observation, a step of kind
     ``check``) when the tools were not really tried: no tool was called yet in the run, to a question a tool on
@@ -216,17 +220,14 @@ def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], o
     called = [o for o in observations if o.get("tool")]
     if not called and tools_could_answer(state["question"], offer.specs):
         problem = prompts.UNTRIED_GIVE_UP
-    elif any(o["status"] == "ok" for o in called) and any(o.get("error_kind") in MISCALLED for o in called) and all(
-        o["status"] == "ok" or o.get("error_kind") in MISCALLED for o in called
+    elif any(o.get("status") == "ok" for o in called) and any(o.get("error_kind") in MISCALLED for o in called) and all(
+        o.get("status") == "ok" or o.get("error_kind") in MISCALLED for o in called
     ):
         problem = prompts.MISCALLED_GIVE_UP
     else:
         return decision
-    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem))]}
-
-
-MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
-"""Failures of how a call was written (its arguments; numbers it guessed), not of the tool."""
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
