@@ -56,6 +56,8 @@ EARLIER_TURN_UNANSWERED = "User: {question}\nYou gave no answer to that (the tur
 PARTIAL_ANSWER_PROMPT = """You must stop now: {detail}
 Using only what the observations above showed, give the best answer you can to the question. \
 If it is incomplete, say what is missing. Do not call tools."""
+# After it in the text format: the partial answer's tag (a small model otherwise writes one more Action).
+ANSWER_NOW_TEXT = " Reply with {final_answer}: and the answer, no Action."
 
 THOUGHT_REQUIRED = (
     "Your tool call was not run because it came without reasoning. "

@@ -56,6 +56,10 @@ class Format(ABC):
         just made the same calls again and got the same results (``failed``: errors)."""
         return prompts.REPEATED_NATIVE.format(give_up=prompts.GIVE_UP if failed else "") if repeated else ""
 
+    def answer_now(self, ctx: ReadContext) -> str:
+        """What ends the request for a partial answer: how to write an answer in this format ('' when any text is)."""
+        return ""
+
     def answer_shape(self, shape: str, ctx: ReadContext) -> str:
         """The system-prompt text that asks for the final answer in ``shape`` (an output schema's)."""
         return prompts.OUTPUT_SHAPE.format(shape=shape)

@@ -73,6 +73,9 @@ class TextFormat(Format):
     def answer_shape(self, shape: str, ctx: ReadContext) -> str:
         return prompts.OUTPUT_SHAPE_TAGGED.format(final_answer=ctx.tags.final_answer, shape=shape)
 
+    def answer_now(self, ctx: ReadContext) -> str:
+        return prompts.ANSWER_NOW_TEXT.format(final_answer=ctx.tags.final_answer)
+
     def reminder(self, ctx: ReadContext, repeated: bool = False, failed: bool = False) -> str:
         template = prompts.REPEATED_TEXT if repeated else prompts.NEXT_STEP
         give_up = prompts.GIVE_UP_TEXT if failed else ""

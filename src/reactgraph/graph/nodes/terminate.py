@@ -182,7 +182,7 @@ def ask_for_partial_answer(
     question = state.get("question", "")
     messages = think_messages(
         state, cfg, question=question, iteration=iteration, now=now, fmt=fmt, ctx=ctx, answer_shape=shape
-    ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]))]
+    ) + [HumanMessage(content=prompts.PARTIAL_ANSWER_PROMPT.format(detail=termination["detail"]) + fmt.answer_now(ctx))]
     run_deadline, cancelled = deps.run_bounds(state, cfg)
     deadline = None  # the time budget bounds this call too: the run ends within budget + 1 s
     if run_deadline is not None:
