@@ -36,7 +36,8 @@ def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
 def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known`` turned into a premature_call rejection
     when another call of the same reply is a lookup (a call of an ``offered`` tool with no number in its arguments)."""
-    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in offered - {ASK_USER} and not list(_numbers(a.get("args")))]
+    lookable = offered - {ASK_USER}
+    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(_numbers(a.get("args")), None) is None]
     if not lookups:
         return list(actions)
     out = []
