@@ -89,9 +89,12 @@ TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {
 
 # A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.grounding).
 PREMATURE_CALL = (
-    "{tool} was called in the same reply as {lookups}, with number(s) {numbers} that neither the question nor a "
-    "tool result holds. Read the result of {lookups} first, then call {tool} again with the numbers it gives"
+    "{tool} was called in the same reply as {lookups}, before its result was there ({numbers}). Read the "
+    "result of {lookups}, then call {tool} again with the numbers it gives"
 )
+
+# A calculation on names the tool results give values for (graph.grounding.named): not run, the call with them shown.
+NAMED_VALUES = "it takes numbers, not names; the results above give {values}: call {tool}({call})"
 
 # A give-up before any tool was called, to a question the tools are for: sent back once (think).
 UNTRIED_GIVE_UP = (
@@ -104,6 +107,13 @@ MISCALLED_GIVE_UP = (
     "You gave up, but your calls failed only because of how they were written, not because the information is "
     "missing: the results above may hold what the question needs. Call the tool again with the values those results "
     "give, or answer from them; if they do not hold it, say again that you cannot complete the task and why"
+)
+
+# A final answer that repeats most of a tool result (answers.non_answers.copied_result): sent back once (think).
+COPIED_RESULT = (
+    "Your answer repeats a tool result instead of answering the question from it. Reply with what the question "
+    "asks (the number or name), working it out with a tool if it needs a calculation on the result's numbers; if "
+    "the whole result is what was asked for, reply with it again"
 )
 
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).

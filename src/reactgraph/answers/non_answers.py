@@ -23,6 +23,7 @@ ANNOUNCED = (
 # "```output\n435\n```" after a code block: the model wrote the code and the output it imagined.
 MADE_UP_OUTPUT = re.compile(r"```[^\S\n]*(?:output|result|stdout|console)[^\S\n]*\n", re.IGNORECASE)
 MIN_WORDS = 5
+MIN_RESULT_WORDS = 8
 COPIED_SHARE = 0.5
 
 
@@ -43,6 +44,17 @@ def non_answer(answer: str | None, shown: Iterable[tuple[str, str]]) -> str | No
         if source and len(pairs & _pairs(_words(source))) >= COPIED_SHARE * len(pairs):
             return f"Your reply repeats {what} instead of answering the question"
     return None
+
+
+def copied_result(answer: str, results: Iterable[str]) -> bool:
+    """Whether ``answer`` repeats most of one tool result (half of its word pairs or more, a result of
+    ``MIN_RESULT_WORDS`` words or more) rather than saying what the question asks from it."""
+    said = _pairs(_words(answer))
+    for result in results:
+        words = _words(result)
+        if len(words) >= MIN_RESULT_WORDS and len(said & (pairs := _pairs(words))) >= COPIED_SHARE * len(pairs):
+            return True
+    return False
 
 
 def _words(text: str) -> list[str]:

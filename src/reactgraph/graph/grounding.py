@@ -4,10 +4,15 @@ something up (an offered tool whose arguments have no number: a search, a file r
 none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on numbers
 it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is not run, and
 its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
-are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides)."""
+are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
+A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
+the same way; once the results are there, a calculation on names that they give a value for (``Revenue: 92,400``) is
+not run either: its observation names the values and the expression with them in place (``named``)."""
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -18,6 +23,7 @@ from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.builtin import BUILTINS
+from reactgraph.tools.builtin.calculator import CONSTANTS, FUNCTIONS
 
 CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
 """The built-in tools that compute from the numbers they are given."""
@@ -27,16 +33,20 @@ PLAIN = frozenset({Decimal(0), Decimal(1)})
 
 def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
     """The numbers of the question and of every tool result of the run so far."""
-    texts = [state.get("question") or ""]
-    texts += [o.get("content") or "" for step in state.get("steps") or [] for o in step.get("observations") or []
-              if o.get("status") == "ok"]
-    return {n for text in texts for n in numbers_in(text)}
+    return {n for text in [state.get("question") or "", *results(state)] for n in numbers_in(text)}
+
+
+def results(state: Mapping[str, Any]) -> list[str]:
+    """The text of every tool result of the run so far (the ok observations)."""
+    return [o.get("content") or "" for step in state.get("steps") or [] for o in step.get("observations") or []
+            if o.get("status") == "ok"]
 
 
 def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
-    """``actions``, each calculation whose numbers are not all ``known`` turned into a premature_call rejection
-    when another call of the same reply is a lookup (a call of an ``offered`` tool with no number in its arguments)."""
-    lookable = offered - {ASK_USER}
+    """``actions``, each calculation whose numbers are not all ``known``, or that writes names where numbers go,
+    turned into a premature_call rejection when another call of the same reply is a lookup (a call of an ``offered``
+    tool, not a calculation, with no number in its arguments)."""
+    lookable = offered - {ASK_USER} - CALCULATIONS
     lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(_numbers(a.get("args")), None) is None]
     if not lookups:
         return list(actions)
@@ -44,14 +54,82 @@ def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str])
     for action in actions:
         calculation = runs(action) and action["tool"] in CALCULATIONS
         guessed = sorted({n for n in _numbers(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
-        if guessed:
+        names = _names(action.get("args")) if calculation else []
+        if guessed or names:
             problem = prompts.PREMATURE_CALL.format(
-                tool=action["tool"], numbers=", ".join(str(n) for n in guessed), lookups=", ".join(sorted(set(lookups)))
+                tool=action["tool"],
+                numbers="on numbers that neither the question nor a tool result holds" if guessed else "on names, not numbers",
+                lookups=", ".join(sorted(set(lookups))),
             )
             action = {**action, "rejection_kind": ErrorKind.PREMATURE_CALL.value,
                       "rejection": error_text(ErrorKind.PREMATURE_CALL, problem=problem)}
         out.append(action)
     return out
+
+
+def named(actions: Sequence[Action], texts: Sequence[str]) -> list[Action]:
+    """``actions``, each calculation that writes names where numbers go turned into an invalid_parameters rejection
+    when the tool results ``texts`` give every one of those names a single value (``Revenue: 92,400``): its
+    observation names the values and the expression with them in place, for the model to call it so."""
+    out = []
+    for action in actions:
+        args = action.get("args")
+        names = _names(args) if runs(action) and action["tool"] in CALCULATIONS and isinstance(args, dict) else []
+        values = {name: value_of(name, texts) for name in names}
+        if names and all(v is not None for v in values.values()):
+            with_values = {k: _replaced(v, values) if isinstance(v, str) else v for k, v in args.items()}
+            problem = prompts.NAMED_VALUES.format(
+                tool=action["tool"],
+                values=", ".join(f"{name} = {value}" for name, value in values.items()),
+                call=", ".join(f"{k}={v!r}" for k, v in with_values.items()),
+            )
+            action = {**action, "rejection_kind": ErrorKind.INVALID_PARAMETERS.value,
+                      "rejection": error_text(ErrorKind.INVALID_PARAMETERS, tool=action["tool"], problem=problem)}
+        out.append(action)
+    return out
+
+
+def value_of(name: str, texts: Sequence[str]) -> str | None:
+    """The one number the texts give ``name`` (``Revenue: 92,400``, ``unit price is 2.40``), written without
+    thousands separators; None when they give it none or several."""
+    words = [w for w in re.split(r"[_\s]+|(?<=[a-z])(?=[A-Z])", name) if w]
+    if not words:
+        return None
+    pattern = re.compile(
+        r"\b" + r"[\s_-]*".join(map(re.escape, words)) + r"\b\s*(?:[:=]|is|was|were|of)?\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)\b",
+        re.IGNORECASE,
+    )
+    found = {Decimal(m.group(1).replace(",", "")) for text in texts for m in pattern.finditer(text)}
+    return str(found.pop()) if len(found) == 1 else None
+
+
+def _names(value: Any) -> list[str]:
+    """The names an argument's strings use where numbers go (not the calculator's functions and constants), in order."""
+    found: list[str] = []
+    for text in _strings(value):
+        try:
+            tree = ast.parse(text.strip(), mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        found += [n.id for n in ast.walk(tree)
+                  if isinstance(n, ast.Name) and id(n) not in called and n.id not in CONSTANTS and n.id not in FUNCTIONS]
+    return list(dict.fromkeys(found))
+
+
+def _replaced(text: str, values: Mapping[str, str]) -> str:
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: values.get(m.group(0), m.group(0)), text)
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
 
 
 def _numbers(value: Any) -> Iterable[Decimal]:

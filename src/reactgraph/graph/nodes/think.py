@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, made_up_output, non_answer
+from reactgraph.answers.non_answers import announced_call, copied_result, made_up_output, non_answer
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
@@ -35,7 +35,7 @@ from reactgraph.graph import stops
 from reactgraph.graph.conversation import is_new_turn, last_human, question_of
 from reactgraph.graph.deps import ASK_USER, NodeDeps
 from reactgraph.graph.fan_out import fanned_out
-from reactgraph.graph.grounding import known_numbers, premature
+from reactgraph.graph.grounding import known_numbers, named, premature, results
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
 from reactgraph.graph.scratchpad import status_text, think_messages
@@ -199,6 +199,22 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
         return decision
     text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.CHECK_ANSWER.format(reason=reason))
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
+
+
+def read_out(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], iteration: int) -> dict[str, Any]:
+    """``decision``, or a final answer that repeats most of a tool result (``copied_result``) sent back once in
+    the run (an unverified_answer observation, a step of kind ``check``): a small model often hands back the
+    search hit or the file it read instead of the number or name asked for. The next reply stands."""
+    termination = decision.get("termination") or {}
+    if termination.get("reason") != "success" or not decision.get("final_answer") or iteration >= cfg.max_iterations:
+        return decision
+    observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
+    if any(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
+        return decision
+    if not copied_result(decision["final_answer"], results(state)):
+        return decision
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.COPIED_RESULT)
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
 
 
 MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
@@ -441,9 +457,12 @@ def decided(
     shown = not_answers(state, cfg, exchange.fmt, exchange.ctx, status)
     decision = checked_answer(state, cfg, decide(parsed, cfg, offer.disabled, shown, offer.specs), offer, iteration)
     decision = tried_first(state, cfg, decision, offer, iteration)
+    decision = read_out(state, cfg, decision, iteration)
     if len(decision.get("pending_actions") or []) > 1:
         offered = {spec.name for spec in offer.specs}
         decision = decision | {"pending_actions": premature(decision["pending_actions"], known_numbers(state), offered)}
+    if decision.get("pending_actions") and state.get("steps"):
+        decision = decision | {"pending_actions": named(decision["pending_actions"], results(state))}
     typing_calls: list[dict[str, Any]] = []
     if (schema := deps.output_schema) is not None:
 
