@@ -168,3 +168,32 @@ def test_an_answer_showing_the_output_of_code_nothing_ran_is_sent_back():
     first = result.trace.steps[0].observations[0]
     assert first.error_kind == "non_answer" and "output of code that nothing ran" in first.content
 
+
+
+HIT = "Fennel Street bakery sells sourdough loaves for 4.80 each. It bakes 60 sourdough loaves every morning."
+
+
+def search_documents(query: str) -> str:
+    """Search the documents for the query."""
+    return HIT
+
+
+def test_an_answer_that_repeats_a_tool_result_is_sent_back_once():
+    hit = HIT
+    tools = ToolRegistry.with_builtins(["calculator"])
+    tools.register("search_documents", search_documents)
+    model = ScriptedChatModel(responses=[
+        tool_call("search_documents", {"query": "Fennel Street bakery"}), hit,
+        tool_call("calculator", {"expression": "60 * 4.80"}), "288",
+    ])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What is the bakery's daily revenue?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "288")
+    assert [s.kind for s in result.trace.steps] == ["tools", "check", "tools", "final"]
+    assert "repeats a tool result" in result.trace.steps[1].observations[0].content
+    again = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), hit, hit])
+    result = ReActAgent(model=again, tools=tools, checkpointer=None, summary_every=0).run("What does the bakery's entry say?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, hit)  # the second copy stands
+    assert [s.kind for s in result.trace.steps] == ["tools", "check", "final"]
+    short = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), "It bakes 60 loaves."])
+    result = ReActAgent(model=short, tools=tools, checkpointer=None, summary_every=0).run("How many loaves does it bake?")
+    assert [s.kind for s in result.trace.steps] == ["tools", "final"]  # a part of a result is an answer from it

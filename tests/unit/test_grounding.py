@@ -4,7 +4,7 @@ in the same reply, is not run; the lookup runs, and the call made again with the
 from __future__ import annotations
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.grounding import known_numbers, premature
+from reactgraph.graph.grounding import known_numbers, named, premature
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 
@@ -73,3 +73,42 @@ def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_built_in_c
     assert premature(unknown, set(), offered) == unknown  # a tool not offered looks nothing up
     asked = [{"id": "q", "tool": "ask_user", "args": {"question": "Which city?"}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
     assert premature(asked, set(), offered) == asked  # a question to the user is no lookup
+
+
+def read_file(path: str) -> str:
+    """Read a file."""
+    ran.append(("read_file", {"path": path}))
+    return "Q2 report. Revenue: 92,400. Costs: 64,100. New customers: 52."
+
+
+def test_a_calculation_on_names_waits_for_the_lookup_then_is_shown_the_values_the_results_give():
+    ran.clear()
+    tools = ToolRegistry.with_builtins(["calculator"])
+    tools.register("read_file", read_file)
+    model = ScriptedChatModel(responses=[
+        tool_calls([("read_file", {"path": "reports/q2.txt"}), ("calculator", {"expression": "Revenue - Costs"})]),
+        tool_call("calculator", {"expression": "Revenue - Costs"}),
+        tool_call("calculator", {"expression": "92400 - 64100"}),
+        "28300",
+    ])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What was the Q2 profit?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "28300")
+    first, second, third = result.trace.steps[:3]
+    assert [o.error_kind for o in first.observations] == [None, "premature_call"] and "on names" in first.observations[1].content
+    assert second.observations[0].error_kind == "invalid_parameters"
+    assert "Revenue = 92400, Costs = 64100" in second.observations[0].content
+    assert "calculator(expression='92400 - 64100')" in second.observations[0].content
+    assert third.observations[0].content == "28300" and result.tool_usage == {"read_file": 1, "calculator": 1}
+
+
+def test_named_needs_one_value_for_every_name():
+    texts = ["Q1 report. Revenue: 84,000.", "Q2 report. Revenue: 92,400. unit price is 2.40"]
+    call = {"id": "c", "tool": "calculator", "args": {"expression": "round(unit_price * 75, 2)"}}
+    assert "unit_price = 2.40" in named([call], texts)[0]["rejection"]  # a name's words may be apart in the text
+    assert named([call], texts)[0]["rejection"].count("round(2.40 * 75, 2)") == 1
+    twice = {"id": "d", "tool": "calculator", "args": {"expression": "Revenue * 2"}}
+    assert named([twice], texts) == [twice]  # two revenues: which one is the model's to say
+    unknown = {"id": "e", "tool": "calculator", "args": {"expression": "Revenue + profit"}}
+    assert named([unknown], texts[1:]) == [unknown]  # no value for profit: the calculator's own error
+    other = {"id": "f", "tool": "lookup", "args": {"key": "Revenue"}}
+    assert named([other], texts) == [other]  # only the built-in calculations
