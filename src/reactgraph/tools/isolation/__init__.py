@@ -8,14 +8,14 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
 - Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
   worker costs a second of imports. The fork server is started once, in the background as a run with isolated
   tools is checked (``ToolRegistry.check``), and forks a worker in about 10 ms. It preloads the worker's module
-  (``child``: the standard library and pydantic, no LangChain) and the modules of those tools (for a tool crossing by
-  value, those its copy uses), nothing of the main script: a worker does not re-run it, as ``multiprocessing`` otherwise does in each process it starts
-  (``pool.without_main`` leaves the main module out of a worker's preparation data), so neither the script's
-  imports (LangGraph and LangChain, for ``from reactgraph import ReActAgent`` at its top) nor its side effects are
-  repeated there, and a script needs no ``if __name__ == "__main__":`` guard for them. A worker imports a tool
-  before its first call there, so that import is not part of the call's timeout. A worker runs one call at a time
-  and is reused, so a call costs a message each way (measured in ``benchmarks/isolation_overhead.py``; the first
-  call in ``benchmarks/first_isolated_call.py``).
+  (``child``: the standard library and pydantic, no LangChain) and the modules of those tools (for a tool crossing
+  by value, those its copy uses), nothing of the main script: a worker does not re-run it, as ``multiprocessing``
+  otherwise does in each process it starts (``pool.without_main`` leaves the main module out of a worker's
+  preparation data), so neither the script's imports (LangGraph and LangChain, for ``from reactgraph import
+  ReActAgent`` at its top) nor its side effects are repeated there, and a script needs no ``if __name__ ==
+  "__main__":`` guard for them. A worker imports a tool before its first call there, so that import is not part of
+  the call's timeout. A worker runs one call at a time and is reused, so a call costs a message each way (measured
+  in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
 - By reference or by value (``reference.crossing``): a worker imports a tool of an importable module by module and
   name: a module-level function, async function, callable object or LangChain tool; module state may persist
   between calls. A tool defined in the main script (``__main__``: a script, ``python -m``, ``-c``, stdin, an
@@ -83,8 +83,8 @@ _HOMES = {  # public name -> the module that defines it
 }
 
 __all__ = [
-    "Crossing", "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "crossing", "protect",
-    "run_isolated",
+    "Crossing", "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "crossing",
+    "protect", "run_isolated",
 ]
 
 SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")

@@ -340,7 +340,8 @@ def start_server(tool_modules: Iterable[str] = ()) -> None:
     It preloads the worker's module and those, not the main script, which workers do not import (``without_main``)."""
     if not getattr(spawn.get_preparation_data, "leaves_out_main", False):  # once (before any worker starts)
         spawn.get_preparation_data = without_main(spawn.get_preparation_data)
-    forkserver.set_forkserver_preload(list(dict.fromkeys([*PRELOAD, *tool_modules])))  # read by the server's first start only
+    preload = list(dict.fromkeys([*PRELOAD, *tool_modules]))
+    forkserver.set_forkserver_preload(preload)  # read by the server's first start only
     forkserver.ensure_running()
 
 
