@@ -4,14 +4,14 @@ the same run with the tool in the agent's process. Also the act node's own time 
 duration: what the call waited for its worker), and what the fork server imports (``python -X importtime`` of
 ``reactgraph.tools.isolation.child``; whether LangChain's tracers and LangSmith come with it).
 
-Worker processes re-run the agent's main script (``multiprocessing`` does, to find the tools defined there). Three
-small scripts, written to a temporary directory, each a tool at module level and the run under the main guard:
+Three small scripts, written to a temporary directory, each a tool at module level and the run under the main guard:
 
 - ``light``: reactgraph imported under the main guard only;
-- ``agent at the top``: ``from reactgraph import ReActAgent`` at the top, as most scripts have it: the fork server
-  imports the agent, LangGraph and LangChain too (the modules the script's top-level imports load);
+- ``agent at the top``: ``from reactgraph import ReActAgent`` at the top, as most scripts have it (until 5728629 worker
+  processes re-ran the main script, as ``multiprocessing`` does, so the fork server imported the agent, LangGraph and
+  LangChain too; now a tool of the main script crosses by value and a worker imports nothing of the script);
 - ``agent at the top, model 1.5 s``: that script with a model whose first reply takes 1.5 s (a small local model's
-  first turn takes longer): the fork server, started as the agent is made, imports them meanwhile.
+  first turn takes longer): the fork server, started as the agent is made, starts meanwhile.
 
     python benchmarks/first_isolated_call.py            # print the table, add it to first_isolated_call.json
     PYTHONPATH=/path/to/main/src python benchmarks/first_isolated_call.py --label before

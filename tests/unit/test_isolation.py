@@ -200,21 +200,31 @@ def test_processes_a_call_leaves_running_are_killed_with_its_worker(tmp_path):
     assert len(started) == 2 and not any(alive(pid) for pid in started)
 
 
-def test_a_main_module_that_is_no_file_is_a_clear_error_not_a_worker_that_cannot_start():
+def test_tools_run_isolated_from_a_main_module_that_is_no_file():
+    # workers do not import the main module (here <stdin>): a tool of a module crosses by reference, one defined
+    # in the session by value
     script = (
+        "import os\n"
+        "from reactgraph.config import AgentConfig\n"
         "from reactgraph.tools import ToolPolicy, ToolRegistry\n"
+        "from reactgraph.tools.execution import execute\n"
         "from tests.unit.isolated_tools import where\n"
-        "try:\n"
-        "    ToolRegistry().register(where, policy=ToolPolicy(isolation='process'))\n"
-        "except ValueError as exc:\n"
-        "    print(exc)\n"
+        "def pid(label: str) -> str:\n"
+        "    'Say which process ran the call.'\n"
+        "    return f'{label} {os.getpid()}'\n"
+        "registry = ToolRegistry()\n"
+        "for tool in (where, pid):\n"
+        "    registry.register(tool, policy=ToolPolicy(isolation='process'))\n"
+        "for name, label in (('where', 'module'), ('pid', 'stdin')):\n"
+        "    print(execute({'id': 'c', 'index': 0, 'tool': name, 'args': {'label': label}}, registry, AgentConfig())['content'])\n"
+        "print(os.getpid())\n"
     )
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=root, timeout=120)
-    assert done.stdout.strip() == (
-        "tool 'where': cannot run in a worker process: the main module '<stdin>' is not a file, and worker processes "
-        "import the main module: run the agent from a file or a module (python -m)"
-    ), done.stderr
+    by_reference, by_value, agent = done.stdout.strip().splitlines()
+    assert by_reference.startswith("module: pid "), done.stderr
+    label, worker = by_value.split()
+    assert label == "stdin" and worker != agent, done.stderr
 
 
 def test_an_agent_process_that_exits_during_a_call_stops_the_worker_instead_of_waiting_for_it(tmp_path):

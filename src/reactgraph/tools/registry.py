@@ -9,8 +9,8 @@ A tool is a plain function, an async function or a LangChain tool. A function mu
 callable, annotate every parameter and have a docstring (the description the model
 sees); its argument schema comes from the signature (pydantic). A tool that runs in a worker
 process (``ToolPolicy(isolation="process")``, or the run's ``tool_isolation``) must be importable by
-module and name (``reactgraph.tools.isolation.reference``): checked when it is registered, and for
-the run's setting when an agent is made or a run starts.
+module and name, or defined in the main script and picklable (``reactgraph.tools.isolation.reference``): checked
+when it is registered, and for the run's setting when an agent is made or a run starts.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from reactgraph.errors import did_you_mean
 from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError, to_langchain_tool
 from reactgraph.tools.builtin import register_builtins
 from reactgraph.tools.isolation.pool import start_server
-from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, crossing
 from reactgraph.tools.policy import ToolPolicy
 
 BeforeCall = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -220,7 +220,7 @@ class ToolRegistry:
         for entry in (self._tools[name] for name in offered):
             if entry.policy.isolation_in(config.tool_isolation) == "process":
                 try:
-                    modules.append(reference(entry.source if entry.source is not None else entry.tool).partition(":")[0])
+                    modules.extend(crossing(entry.source if entry.source is not None else entry.tool).modules)
                 except NotIsolatable as exc:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
         if problems:
@@ -248,7 +248,7 @@ def _placed(name: str, source: Any, tool: BaseTool, policy: ToolPolicy) -> ToolP
         return policy.model_copy(update={"isolation": "none"})
     if policy.isolation_in("none") == "process":
         try:
-            reference(source)
+            crossing(source)
         except NotIsolatable as exc:
             raise ToolRegistrationError(f"tool {name!r}: cannot run in a worker process: {exc}") from None
     return policy

@@ -8,16 +8,28 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
 - Start method: ``forkserver``. Forking the agent, which runs threads, is unsafe; spawning a Python per
   worker costs a second of imports. The fork server is started once, in the background as a run with isolated
   tools is checked (``ToolRegistry.check``), and forks a worker in about 10 ms. It preloads the worker's module
-  (``child``: the standard library and pydantic, no LangChain), the modules of those tools, and the modules the
-  main script's top-level imports load, which a worker re-running the script (``multiprocessing`` does, to find
-  its tools) would import again (``pool.main_imports``). A worker imports a tool before its first call there, so
-  that import is not part of the call's timeout. A worker runs one call at a time and is reused, so a call costs a message each way
-  (measured in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
-- By reference: a worker imports the tool by module and name (``reference``): a module-level function,
-  async function, callable object or LangChain tool. A closure, a lambda or a tool made at run time
-  cannot cross: registering it with ``isolation="process"`` is a ToolRegistrationError saying so. A tool
-  in the main script is found by re-importing the script, as ``multiprocessing`` does (guard the
-  script's entry with ``if __name__ == "__main__":``). Module state may persist between calls.
+  (``child``: the standard library and pydantic, no LangChain) and the modules of those tools (for a tool crossing
+  by value, those its copy uses), nothing of the main script: a worker does not re-run it, as ``multiprocessing``
+  otherwise does in each process it starts (``pool.without_main`` leaves the main module out of a worker's
+  preparation data), so neither the script's imports (LangGraph and LangChain, for ``from reactgraph import
+  ReActAgent`` at its top) nor its side effects are repeated there, and a script needs no ``if __name__ ==
+  "__main__":`` guard for them. A worker imports a tool before its first call there, so that import is not part of
+  the call's timeout. A worker runs one call at a time and is reused, so a call costs a message each way (measured
+  in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
+- By reference or by value (``reference.crossing``): a worker imports a tool of an importable module by module and
+  name: a module-level function, async function, callable object or LangChain tool; module state may persist
+  between calls. A tool defined in the main script (``__main__``: a script, ``python -m``, ``-c``, stdin, an
+  interactive session) crosses by value: cloudpickle's copy of it, with the globals its code uses as they are when
+  it is first checked (registered with ``isolation="process"``, or an agent or a run made with
+  ``tool_isolation="process"``), and its type hints resolved in the agent (under ``from __future__ import
+  annotations`` its copy lacks the names they use); each worker calls its own copy, and what a call changes there
+  stays there. The copy is pickled once, sent to a worker with its first call there and unpickled by it (a worker
+  runs the agent's code anyway; the agent never unpickles what a worker sends). A closure, a
+  lambda, a tool made at run time, and a main script's tool that cannot be pickled (a global lock or connection:
+  the error names it; make it in the tool, or move the tool into a module) cannot cross: registering it with
+  ``isolation="process"`` is a ToolRegistrationError saying so. Falling back to re-running the main script for
+  such a tool would bring back the script's imports in every worker and a second kind of worker; the error says
+  what to change instead.
 - As JSON: the arguments, the cwd of the agent at the call and the variables of its environment that
   ``isolated_env`` names (nothing else: no API key, no database URL), and the reply (the result's text cut to
   ``max_tool_output_bytes`` in the worker; a result that is not JSON data is an error). An exception crosses as
@@ -56,21 +68,23 @@ from reactgraph.lazy import lazy_exports
 
 if TYPE_CHECKING:  # at run time __getattr__ imports them: a worker process imports this package, not the pool
     from reactgraph.tools.isolation.pool import WORKERS, RemoteToolError, ToolCrashed, Worker, run_isolated
-    from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, reference
+    from reactgraph.tools.isolation.reference import IN_PROCESS, Crossing, NotIsolatable, crossing
 
 _HOMES = {  # public name -> the module that defines it
+    "Crossing": "reactgraph.tools.isolation.reference",
     "IN_PROCESS": "reactgraph.tools.isolation.reference",
     "NotIsolatable": "reactgraph.tools.isolation.reference",
     "RemoteToolError": "reactgraph.tools.isolation.pool",
     "ToolCrashed": "reactgraph.tools.isolation.pool",
     "WORKERS": "reactgraph.tools.isolation.pool",
     "Worker": "reactgraph.tools.isolation.pool",
-    "reference": "reactgraph.tools.isolation.reference",
+    "crossing": "reactgraph.tools.isolation.reference",
     "run_isolated": "reactgraph.tools.isolation.pool",
 }
 
 __all__ = [
-    "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "protect", "reference", "run_isolated",
+    "Crossing", "IN_PROCESS", "WORKERS", "NotIsolatable", "RemoteToolError", "ToolCrashed", "Worker", "crossing",
+    "protect", "run_isolated",
 ]
 
 SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")

@@ -7,6 +7,7 @@ The fork server imports this module for every worker, so it imports only the sta
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import errno
 import importlib
@@ -14,6 +15,7 @@ import inspect
 import json
 import math
 import os
+import pickle
 import signal
 import sys
 from collections.abc import Callable
@@ -86,7 +88,7 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
             os.environ.update(request["env"])
         key = f"{request['ref']} as {request['name']}"
         if key not in tools:
-            tools[key] = callable_tool(load(request["ref"]))
+            tools[key] = callable_tool(load(request["ref"], request.get("pickled")))
     except BaseException as exc:
         return {"error": exception_record(exc, max_bytes)}
     if request.get("load"):  # only the import, before the tool's first call here
@@ -140,8 +142,17 @@ def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_by
     return {"error": {"module": "builtins", "qualname": "RuntimeError", "args": [], "message": f"the call's process {how}"}}
 
 
-def load(ref: str) -> Any:
-    """The object at ``module:qualname``."""
+def load(ref: str, pickled: str | None = None) -> Any:
+    """The object at ``module:qualname``; or, given ``pickled`` (base64), the copy of a main script's tool that the
+    agent pickled (``reference``: a worker does not import the main script), its type hints set from the agent's."""
+    if pickled is not None:
+        try:
+            copy, hints = pickle.loads(base64.b64decode(pickled))  # from the agent, whose code this worker runs anyway
+        except Exception as exc:
+            raise ImportError(f"the worker process cannot load the tool {ref} ({type(exc).__name__}: {exc})") from None
+        if hints is not None:  # what its annotations name as text is not among its copy's globals
+            (copy if inspect.isfunction(copy) else type(copy).__call__).__annotations__ = hints
+        return copy
     module, _, qualname = ref.partition(":")
     try:
         obj: Any = importlib.import_module(module)

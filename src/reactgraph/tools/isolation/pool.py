@@ -4,10 +4,9 @@ is cancelled or a limit is passed. The reasons for each choice are in the packag
 
 from __future__ import annotations
 
-import ast
 import atexit
+import base64
 import codecs
-import functools
 import json
 import logging
 import multiprocessing
@@ -17,20 +16,20 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from multiprocessing import forkserver
+from multiprocessing import forkserver, spawn
 from multiprocessing.connection import wait
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from reactgraph.config import ResourceLimits
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.isolation import child, sandbox
 from reactgraph.tools.isolation.processes import children, descendants, session_members, wait_gone
-from reactgraph.tools.isolation.reference import reference, resolve_name
+from reactgraph.tools.isolation.reference import crossing, resolve_name
 from reactgraph.tools.policy import ResourceLimitExceeded, ToolCancelled, ToolTimeout
 
-PRELOAD = ["__main__", "reactgraph.tools.isolation.child"]  # what the fork server imports once for every worker
+PRELOAD = ["reactgraph.tools.isolation.child"]  # what the fork server imports once for every worker (not __main__)
+WORKER_NAME = "reactgraph-tool-worker"  # a worker process's name, by which multiprocessing prepares it without __main__
 MAX_IDLE = 4  # idle workers kept for the next calls
 START_LIMIT = 60.0  # seconds a new worker may take to be ready
 WATCH_EVERY = 0.01  # seconds between counts of a call's processes (with a processes limit)
@@ -74,8 +73,9 @@ def run_isolated(
     is taken from the pool (its start is not part of ``timeout``, nor is the import of the tool by a worker that
     has not called it yet). The tool sees the variables named in ``env`` of the agent's environment, and nothing
     else of it."""
+    way = crossing(entry.source if entry.source is not None else entry.tool)
     request = {
-        "ref": reference(entry.source if entry.source is not None else entry.tool),
+        "ref": way.ref,
         "name": entry.name,
         "args": args,
         "limits": limits.model_dump(),
@@ -92,7 +92,8 @@ def run_isolated(
     try:
         reply = {"ok": ""}
         if request["ref"] not in current.loaded:  # the worker imports the tool first, within START_LIMIT
-            load = json.dumps(request | {"args": {}, "load": True}).encode()
+            copy = {"pickled": base64.b64encode(way.pickled).decode()} if way.pickled is not None else {}
+            load = json.dumps(request | {"args": {}, "load": True} | copy).encode()
             reply = current.call(load, START_LIMIT, limits, cancelled)
             current.loaded.add(request["ref"])
         if "ok" in reply:
@@ -137,7 +138,7 @@ class Worker:
         self.output, child_output = context.Pipe(duplex=False)
         self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
         self.process = context.Process(
-            target=child.serve, args=(child_conn, child_output, protected, namespaces), name="reactgraph-tool-worker"
+            target=child.serve, args=(child_conn, child_output, protected, namespaces), name=WORKER_NAME
         )
         try:
             self.process.start()
@@ -335,35 +336,41 @@ def start_server(tool_modules: Iterable[str] = ()) -> None:
     """Start the fork server, in the background (``ensure_running`` does not wait for its imports; nothing when it
     runs): ``ToolRegistry.check`` calls this for an agent or a run with isolated tools, with their modules, so that
     the server's start overlaps the run's first model call instead of delaying its first tool call, and a tool's
-    imports (LangChain's for a LangChain tool) are made once there, not in each worker within the call's timeout."""
-    preload = dict.fromkeys([*PRELOAD, *main_imports(), *tool_modules])
-    forkserver.set_forkserver_preload(list(preload))  # read by the server's first start only
+    imports (LangChain's for a LangChain tool) are made once there, not in each worker within the call's timeout.
+    It preloads the worker's module and those, not the main script, which workers do not import (``without_main``)."""
+    if not getattr(spawn.get_preparation_data, "leaves_out_main", False):  # once (before any worker starts)
+        spawn.get_preparation_data = without_main(spawn.get_preparation_data)
+    preload = list(dict.fromkeys([*PRELOAD, *tool_modules]))
+    forkserver.set_forkserver_preload(preload)  # read by the server's first start only
     forkserver.ensure_running()
 
 
-@functools.cache
-def main_imports() -> list[str]:
-    """The modules that the main script's top-level imports load here (``from reactgraph import ReActAgent``:
-    ``reactgraph.agent``). Python before 3.13.8 never preloads ``__main__`` in the fork server (CPython gh-126631), so
-    each worker re-runs the main script (``multiprocessing`` does, to find the tools defined there); with these loaded
-    in the fork server, that re-run costs the script's own lines, not LangGraph's and LangChain's imports again."""
-    main = sys.modules.get("__main__")
-    try:
-        tree = ast.parse(Path(main.__file__).read_bytes())  # type: ignore[union-attr,arg-type]
-    except (AttributeError, TypeError, OSError, SyntaxError, ValueError):  # no script: an interactive session, -c
-        return []
-    found: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.append(node.module)
-            for alias in node.names:  # a submodule, or the module that defines the name (a lazy package's)
-                value = getattr(sys.modules.get(node.module), alias.name, None)
-                home = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
-                if isinstance(home, str) and home in sys.modules:
-                    found.append(home)
-    return [name for name in dict.fromkeys(found) if name in sys.modules]
+def without_main(get_preparation_data: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """multiprocessing's ``spawn.get_preparation_data``, leaving out the main module for a worker process.
+
+    Why this is safe: a process started by spawn or the fork server runs ``spawn.prepare`` on this data before it
+    unpickles its process object. Besides the name, authkey, sys.path, argv and working directory, the data names the
+    main module (``init_main_from_path``, or ``init_main_from_name`` under ``python -m``), which ``prepare`` re-runs
+    as ``__mp_main__`` (with every import at the script's top, and any unguarded side effect) only so that objects
+    pickled by reference to ``__main__`` can be found. A worker's process object (``child.serve``, its two connections,
+    the protected paths, a flag) refers to nothing in ``__main__``, and a main script's tool reaches a worker by value
+    (``reference.crossing``), so a worker needs no main module; without the two optional keys (``prepare`` tests
+    each with ``in``) it keeps the fork server's own. Only a process named ``WORKER_NAME`` is changed: any other
+    (the user's own) is prepared as multiprocessing does. Popen objects look the function up on ``spawn`` at each
+    start, and ``prepare`` has read these keys so, since Python 3.4; loky (joblib's workers) leaves the main module
+    out the same way, by its own ``get_preparation_data(name, init_main_module)``. Before 3.13.8 the fork server
+    itself never imports ``__main__`` (CPython gh-126631); later ones import it only when ``__main__`` is in the
+    preload list, which ``start_server`` leaves out."""
+
+    def prepared(name: str) -> dict[str, Any]:
+        data = get_preparation_data(name)
+        if name == WORKER_NAME:
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    prepared.leaves_out_main = True  # type: ignore[attr-defined]
+    return prepared
 
 
 WORKERS = WorkerPool()
