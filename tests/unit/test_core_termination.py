@@ -97,6 +97,14 @@ def test_a_partial_answer_reply_that_calls_a_tool_gives_none_and_says_why(math_t
     assert result.termination_detail.endswith("; no partial answer: the reply called add instead")
 
 
+def test_a_partial_answer_that_repeats_the_request_for_it_gives_none(math_tools, log):
+    responses = [tool_call("add", {"a": i, "b": 1}) for i in range(3)] + ["give the best answer you can to the question"]
+    agent, model = agent_with(responses, math_tools, max_iterations=3)
+    result = agent.run("Keep adding")
+    assert result.termination_reason is TerminationReason.MAX_ITERATIONS and result.final_answer is None
+    assert result.termination_detail.endswith("; no partial answer: your reply repeats the request for it instead of answering the question")
+
+
 def test_early_stopping_force_skips_the_last_call(math_tools):
     responses = [tool_call("add", {"a": i, "b": 1}) for i in range(2)]
     agent, model = agent_with(responses, math_tools, max_iterations=2, early_stopping="force")

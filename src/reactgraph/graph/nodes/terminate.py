@@ -199,7 +199,7 @@ def ask_for_partial_answer(
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {missing}"}
         return None, update, used
     status = status_text(state, cfg, now, iteration)
-    shown = not_answers(state, cfg, fmt, ctx, status)
+    shown = [*not_answers(state, cfg, fmt, ctx, status), ("the request for it", str(messages[-1].content))]
     if problem := non_answer(answer, shown) or announced_call(answer, [s.name for s in ctx.tools]):
         update["termination"] = {**termination, "detail": f"{termination['detail']}; no partial answer: {problem.lower()}"}
         return None, update, used
