@@ -1,5 +1,6 @@
 """End to end: the agent on a scripted model works a multi-step task with several built-ins,
-recovering a flaky tool (retries) and a bad calculator expression (the model fixes it)."""
+recovering a flaky tool (retries) and a calculation on a name made beside the lookup that gives it (held back
+until the lookup's result is there; the model then writes the number)."""
 
 from __future__ import annotations
 
@@ -81,13 +82,13 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
     assert search.content.startswith("1. targets: The [revenue] [target] for Q2 was 1400")
     assert change.content == "25%"
     assert (rate.status, rate.retries, rate.content) == ("ok", 2, "1.1")
-    assert bad.error_kind == "invalid_parameters" and "unknown name 'rate'" in bad.content
+    assert bad.error_kind == "premature_call" and "before its result was there (on names, not numbers)" in bad.content
     assert good.content == "1363.64"
 
     assert rate_calls == ["EUR"] * 3 and sleeps == [0.1, 0.2]
     assert [(e["tool"], e["error_kind"], e["retries"], e["recovered"]) for e in result.error_history] == [
         ("exchange_rate", None, 2, True),
-        ("calculator", "invalid_parameters", 0, False),
+        ("calculator", "premature_call", 0, False),
     ]
     assert result.error_history[0]["error"] == "ConnectionRefusedError: connection refused"
     assert result.error_history[0]["error_type"] == "ConnectionRefusedError"
@@ -97,10 +98,10 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
         "search_documents": 1,
         "percentage_change": 1,
         "exchange_rate": 1,
-        "calculator": 2,
+        "calculator": 1,  # the held-back call did not run
     }
     # the model saw each observation: the fix came after the error was in its prompt
     fourth_prompt = "\n".join(str(m.content) for m in model.calls[3]["messages"])
-    assert "unknown name 'rate'" in fourth_prompt and "1.1" in fourth_prompt
+    assert "Read the result of exchange_rate, then call calculator again" in fourth_prompt and "1.1" in fourth_prompt
     # and the checkpointed trace is the same one
     assert agent.get_trace(result.thread_id).steps == result.trace.steps
