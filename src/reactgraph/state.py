@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage, BaseMessage, BaseMessageChunk, RemoveMessage, convert_to_messages
 from langgraph.channels.delta import DeltaChannel
-from langgraph.channels.topic import Topic
 from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite
 from typing_extensions import (
@@ -133,7 +132,7 @@ def runs(action: Action) -> bool:
 
 
 class Outcome(TypedDict, total=False):
-    """What running one Action produced (written by act)."""
+    """What running one Action produced (written by act, in the call's ToolMessage: ``nodes.act.reported``)."""
 
     call_id: str
     index: int
@@ -267,7 +266,8 @@ class OutputState(TypedDict, total=False):
     """What a finished run returns."""
 
     # The chat: the question, each turn's tool calls (think) and results (act, cut like the trace's
-    # observations), and the answer (terminate); a DeltaChannel, so checkpoints grow with the run.
+    # observations; the rest of each call's outcome is its ToolMessage's artifact, which observe reads), and the
+    # answer (terminate); a DeltaChannel, so checkpoints grow with the run.
     messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
     # think (the model's answer) or terminate (a partial answer at a limit).
     final_answer: str | None
@@ -333,9 +333,6 @@ class ReActState(InputState, OutputState, total=False):
     # the middleware's hook nodes (graph.nodes.hook) append each run {hook, changed, jump_to}; observe and
     # terminate put them on the step they write and clear the list.
     hooks: Annotated[list[dict], merge_outcomes]
-    # act (one write per task): outcomes of the current turn, read by observe in the next step; a Topic
-    # that empties itself after that step, so no node writes to clear it.
-    outcomes: Annotated[list[Outcome], Topic(dict)]
     # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
     errors: Annotated[list[dict], DeltaChannel(append_batches)]
     # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands

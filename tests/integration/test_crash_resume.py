@@ -63,9 +63,9 @@ def reference(tmp_path_factory) -> dict:
 
 
 def pending_outcome_calls(agent: ReActAgent, thread: str) -> set[str]:
-    """The call ids whose outcomes are stored as pending writes of the latest checkpoint."""
+    """The call ids whose outcomes (act's ToolMessages) are stored as pending writes of the latest checkpoint."""
     item = agent.checkpointer.get_tuple({"configurable": {"thread_id": thread}})
-    return {value[0]["call_id"] for _, channel, value in (item.pending_writes if item else []) if channel == "outcomes"}
+    return {value[0].tool_call_id for _, channel, value in (item.pending_writes if item else []) if channel == "messages"}
 
 
 # point -> (the nodes still to run from the latest checkpoint, its iteration, executions before the kill).

@@ -24,7 +24,7 @@ from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
-from reactgraph.state import Action, Outcome, TokenCount
+from reactgraph.state import Action, Outcome, ReActState, TokenCount, current_turn
 from reactgraph.tools import approval
 from reactgraph.tools.execution import (
     CallSlots,
@@ -64,12 +64,11 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
     def act(payload: ActInput) -> dict[str, Any]:
         """Reads one pending action (and, when it needs approval, a person's decision: approved, run
         with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
-        retries, cached) and, for a cacheable tool's success, the run's cache entry."""
+        retries, cached) as a ToolMessage (``reported``) and, for a cacheable tool's success, the run's cache entry."""
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
-            kind = action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT
-            return reported(error_outcome(action, kind, action["rejection"]), cfg.max_observation_tokens)
+            return reported(rejected(action), cfg.max_observation_tokens)
         if "answered" in action:  # the agent answered it itself (a question about its tools)
             return reported(ok_outcome(action, action["answered"]), cfg.max_observation_tokens)
         if action["tool"] == ASK_USER and cfg.allow_clarification:
@@ -198,13 +197,42 @@ def retried(outcome: Outcome, runs: list[Any]) -> int:
     return outcome.get("retries", 0) + max(0, len(runs) - 1)
 
 
-def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:
-    """act's update for one outcome: the outcome, and (for a call of a named tool, which think put in
-    the chat) its result as a ToolMessage, cut as the trace's observation is."""
-    update: dict[str, Any] = {"outcomes": [outcome]}
-    if outcome.get("tool"):
-        status = "success" if outcome["status"] == "ok" else "error"
-        content, _ = truncate(outcome.get("content", ""), max_tokens)
-        update["messages"] = [ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status)]
-    return update
+def rejected(action: Action) -> Outcome:
+    """The outcome of a call that does not run (think rejected it, or a hook answered it): its rejection."""
+    return error_outcome(action, action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT, action["rejection"])
 
+
+IN_MESSAGE = frozenset({"call_id", "tool", "status", "content"})  # the outcome's fields its ToolMessage holds
+
+
+def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:
+    """act's update for one outcome of a call of a named tool (think put the call in the chat): its result as a
+    ToolMessage, cut as the trace's observation is, with the rest of the outcome as the message's artifact (and the
+    whole result when the message's is cut: observe cuts or condenses it itself). Nothing for a call that names no
+    tool (an unreadable reply): observe reads its rejection from the turn's actions (``turn_outcomes``)."""
+    if not outcome.get("tool"):
+        return {}
+    status = "success" if outcome["status"] == "ok" else "error"
+    content, cut = truncate(outcome.get("content", ""), max_tokens)
+    artifact = {k: v for k, v in outcome.items() if k not in IN_MESSAGE or (cut and k == "content")}
+    message = ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status, artifact=artifact)
+    return {"messages": [message]}
+
+
+def outcome_of(message: ToolMessage) -> Outcome:
+    """The outcome act ``reported`` in ``message``."""
+    status = "ok" if message.status == "success" else "error"
+    return {**message.artifact, "call_id": message.tool_call_id, "tool": message.name, "status": status,
+            "content": message.artifact.get("content", message.text)}
+
+
+def turn_outcomes(state: ReActState) -> list[Outcome]:
+    """The outcomes of the current turn's calls, in their order: a named tool's from act's ToolMessage (the chat's
+    last messages), a call without a tool its rejection."""
+    results: dict[str, ToolMessage] = {}
+    for message in reversed(state.get("messages") or []):
+        if not isinstance(message, ToolMessage):
+            break
+        results.setdefault(message.tool_call_id, message)
+    actions = sorted(current_turn(state).get("actions") or [], key=lambda a: a["index"])
+    return [outcome_of(results[a["id"]]) if a.get("tool") else rejected(a) for a in actions]

@@ -15,6 +15,7 @@ from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.deps import NodeDeps, current_thread
+from reactgraph.graph.nodes.act import turn_outcomes
 from reactgraph.graph.nodes.summarize import condense_observation
 from reactgraph.graph.stops import Observed, stop_reason
 from reactgraph.models.tokens import truncate
@@ -68,13 +69,13 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes and model calls; writes one trace step (with the run's tool statistics after it:
+        """Reads the turn's outcomes (act's ToolMessages, ``turn_outcomes``) and model calls; writes one trace step (with the run's tool statistics after it:
         usage, breaker counts, stall signals), the error history, the termination when a stop rule fires (asking
         termination_callback and whether the run was cancelled) and, when the turn's tool calls spent tokens (a
         sub-agent, a condensed observation), the run's count in the turn's record."""
         cfg = deps.run_config()
         now = time.time()
-        outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
+        outcomes = turn_outcomes(state)
         stats = tool_stats(state)
         usage, failures = dict(stats.get("usage") or {}), dict(stats.get("failures") or {})
         errors, observations, tripped = [], [], False
