@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from reactgraph import ReActAgent
+from reactgraph.state import iteration_of
 from tests.unit.test_isolation import alive
 
 WORKER = Path(__file__).with_name("crash_worker.py")
@@ -90,7 +91,7 @@ def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
                 wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
             snapshot = inspector.graph.get_state({"configurable": {"thread_id": thread}})
             assert snapshot.next == next_nodes
-            assert snapshot.values["current_turn"]["iteration"] == iteration
+            assert iteration_of(snapshot.values) == iteration
         assert sorted(executions(side)) == done_before
     finally:
         os.kill(proc.pid, signal.SIGKILL)

@@ -16,6 +16,7 @@ from reactgraph.agent import ChildUpdate
 from reactgraph.answers.result import SUB_INDENT, ReActResult, TerminationReason, Token
 from reactgraph.commands import EXIT_NO_ANSWER, EXIT_OK, EXIT_WAITING
 from reactgraph.graph.nodes.act import outcome_of
+from reactgraph.state import current_turn
 
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
 WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run that waits for the user
@@ -55,7 +56,7 @@ class LiveView:
                 self.show(node, update)
                 if node == "think":
                     self.written = ""
-                    if (update.get("current_turn") or {}).get("actions"):
+                    if current_turn(update).get("actions"):
                         say("[dim]running tools...[/]")
                 elif node in ("observe", "summarize"):
                     say("[dim]thinking...[/]")
@@ -75,7 +76,7 @@ class LiveView:
             self.console.print(indent + text)
 
         if node == "think":
-            turn = update.get("current_turn") or {}
+            turn = current_turn(update)
             if thought := (turn.get("thought") or "").strip():
                 if not update.get("termination"):
                     out(f"[bold cyan]Thought[/] (iteration {turn.get('iteration', '?')}): {escape(thought)}")
