@@ -284,10 +284,16 @@ def checked_thread_id(thread_id: object) -> str:
     return thread_id
 
 
+# The chat's channel. A tool turn writes the chat twice (think's calls, act's results) and the trace once, so the chat
+# is stored whole (a DeltaChannel's snapshot) every 200 of its writes, the trace every 100 of its own: each about
+# once every 100 turns. A read replays at most that many writes after the newest snapshot.
+Chat = Annotated[list[AnyMessage], DeltaChannel(add_message_batches, snapshot_frequency=200)]
+
+
 class InputState(TypedDict, total=False):
     """What a caller sends: chat ``messages`` (Studio's chat view) or a plain ``query``."""
 
-    messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
+    messages: Chat
     query: str
 
 
@@ -297,7 +303,7 @@ class OutputState(TypedDict, total=False):
     # The chat: the question, each turn's tool calls (think, with the turn's record: ``with_turn``) and results
     # (act, cut like the trace's observations; the rest of each call's outcome is its ToolMessage's artifact, which
     # observe reads), and the answer (terminate); a DeltaChannel, so checkpoints grow with the run.
-    messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
+    messages: Chat
     # think (the model's answer) or terminate (a partial answer at a limit).
     final_answer: str | None
     # think (the model's own stop) or observe (a limit, a callback, a cancel): why the run ended,
