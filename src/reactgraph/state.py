@@ -160,9 +160,9 @@ class Outcome(TypedDict, total=False):
 
 class Turn(TypedDict, total=False):
     """The current turn, as think records it, with what the run has counted up to it (tokens, the summary's
-    reach): one record, so a turn costs no write of its own: a tool turn's rides on its AI message, any other's is
-    the ``current_turn`` channel (``current_turn`` reads the later). summarize adds its call (``ahead``); observe the
-    tokens of the turn's other calls (a sub-agent's, a condensed observation's)."""
+    reach): one record, so a turn writes it once, and a tool turn not even that: its record rides on its AI message;
+    a turn without tool calls writes the ``current_turn`` channel (``current_turn`` reads the later). summarize adds
+    its call (``ahead``); observe the tokens of the turn's other calls (a sub-agent's, a condensed observation's)."""
 
     run: int  # which of the thread's runs (its conversation's turns, the state's ``turn``) the turn is of
     iteration: int  # the run's model turns so far, this one counted

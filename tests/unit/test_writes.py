@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Overwrite
 
@@ -77,6 +78,21 @@ def test_a_tool_turn_writes_its_record_and_outcomes_on_its_messages(agent, conn)
     assert [(m.artifact["index"], m.artifact["ran"]) for m in results] == [(0, True)] * 8
     steps = agent.get_trace("t").steps
     assert [s.thought for s in steps[:-1]] == [m.text for m in turns] and steps[0].observations[0].duration == results[0].artifact["duration"]
+
+
+def test_a_tool_result_written_by_hand_is_read_as_the_calls_result(math_tools, log):
+    """Time travel as with LangGraph's prebuilt agent: a ToolMessage written as act's (no artifact) stands for the
+    call, which never runs."""
+    model = ScriptedChatModel(responses=[tool_call("add", {"a": 2, "b": 3}, thought="Add."), "6"])
+    agent = ReActAgent(model, math_tools, checkpointer=InMemorySaver(), summary_every=0)
+    config = {"configurable": {"thread_id": "t"}}
+    agent.graph.invoke({"query": "2 + 3?"}, config, interrupt_before=["act"])
+    call = agent.graph.get_state(config).values["messages"][-1].tool_calls[0]
+    agent.graph.update_state(config, {"messages": [ToolMessage("6", tool_call_id=call["id"], name="add")]}, as_node="act")
+    agent.graph.invoke(None, config)
+    observation = agent.get_trace("t").steps[0].observation
+    assert (observation.tool, observation.status, str(observation), observation.retries) == ("add", "ok", "6", 0)
+    assert log.calls == [] and agent.get_result("t").final_answer == "6"
 
 
 def test_the_current_turn_is_the_later_record():

@@ -220,19 +220,26 @@ def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:
 
 
 def outcome_of(message: ToolMessage) -> Outcome:
-    """The outcome act ``reported`` in ``message``."""
+    """The outcome act ``reported`` in ``message`` (of one without an artifact, what the message says)."""
+    artifact = message.artifact or {}
     status = "ok" if message.status == "success" else "error"
-    return {**message.artifact, "call_id": message.tool_call_id, "tool": message.name, "status": status,
-            "content": message.artifact.get("content", message.text)}
+    return {**artifact, "call_id": message.tool_call_id, "tool": message.name, "status": status,
+            "content": artifact.get("content", message.text)}
 
 
 def turn_outcomes(state: ReActState) -> list[Outcome]:
-    """The outcomes of the current turn's calls, in their order: a named tool's from act's ToolMessage (the chat's
-    last messages), a call without a tool its rejection."""
+    """The outcomes of the current turn's calls, in their order: a named tool's from its ToolMessage, act's (the
+    chat's last messages; one written by hand, as time travel may, is read as what it says), a call without a tool
+    its rejection. A call without a result (in a state edited by hand) has none."""
     results: dict[str, ToolMessage] = {}
     for message in reversed(state.get("messages") or []):
         if not isinstance(message, ToolMessage):
             break
         results.setdefault(message.tool_call_id, message)
-    actions = sorted(current_turn(state).get("actions") or [], key=lambda a: a["index"])
-    return [outcome_of(results[a["id"]]) if a.get("tool") else rejected(a) for a in actions]
+    outcomes: list[Outcome] = []
+    for action in sorted(current_turn(state).get("actions") or [], key=lambda a: a["index"]):
+        if not action.get("tool"):
+            outcomes.append(rejected(action))
+        elif (message := results.get(action["id"])) is not None:
+            outcomes.append(ok_outcome(action, "") | outcome_of(message))  # a hand-written result: no run, no retries
+    return outcomes

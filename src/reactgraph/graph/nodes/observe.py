@@ -69,10 +69,11 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes (act's ToolMessages, ``turn_outcomes``) and model calls; writes one trace step (with the run's tool statistics after it:
-        usage, breaker counts, stall signals), the error history, the termination when a stop rule fires (asking
-        termination_callback and whether the run was cancelled) and, when the turn's tool calls spent tokens (a
-        sub-agent, a condensed observation), the run's count in the turn's record."""
+        """Reads the turn's outcomes (act's ToolMessages: ``turn_outcomes``) and model calls; writes one trace step
+        (with the run's tool statistics after it: usage, breaker counts, stall signals), the error history, the
+        termination when a stop rule fires (asking termination_callback and whether the run was cancelled) and, when
+        the turn's tool calls spent tokens (a sub-agent, a condensed observation), the run's count in the turn's
+        record."""
         cfg = deps.run_config()
         now = time.time()
         outcomes = turn_outcomes(state)
