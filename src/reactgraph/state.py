@@ -217,11 +217,13 @@ def current_turn(state: Mapping[str, Any]) -> Turn:
     turn's, ``with_turn``) when it is of a later run or iteration than the ``current_turn`` channel's (a turn
     without tool calls, and what summarize, observe, a hook or terminate wrote since), else the channel's."""
     kept: Turn = state.get("current_turn") or {}
-    message = next((m for m in reversed(state.get("messages") or ()) if isinstance(m, AIMessage)), None)
-    carried = message.response_metadata.get(TURN_KEY) if message is not None else None
-    if carried is None or _place(carried) <= _place(kept):
-        return kept
-    return {**carried, "thought": message.text}  # type: ignore[union-attr, typeddict-item]
+    for message in reversed(state.get("messages") or ()):
+        if isinstance(message, AIMessage):
+            carried = message.response_metadata.get(TURN_KEY)
+            if carried is None or _place(carried) <= _place(kept):
+                return kept
+            return {**carried, "thought": message.text}  # type: ignore[typeddict-item]
+    return kept
 
 
 def _place(turn: Mapping[str, Any]) -> tuple[int, int]:
