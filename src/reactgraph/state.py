@@ -151,6 +151,7 @@ class Outcome(TypedDict, total=False):
     failures: list[str]  # every failed attempt, also when a retry recovered
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
+    truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int
     cached: bool

@@ -13,6 +13,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Overwrite
 
 from reactgraph import AgentConfig, ReActAgent, TerminationReason
+from reactgraph.models.tokens import truncate
 from reactgraph.state import (
     ALWAYS_WRITTEN,
     OUTCOME,
@@ -93,6 +94,31 @@ def test_a_tool_result_written_by_hand_is_read_as_the_calls_result(math_tools, l
     observation = agent.get_trace("t").steps[0].observation
     assert (observation.tool, observation.status, str(observation), observation.retries) == ("add", "ok", "6", 0)
     assert log.calls == [] and agent.get_result("t").final_answer == "6"
+
+
+@pytest.mark.parametrize("condensed", [False, True])
+def test_a_cut_result_is_kept_whole_only_for_the_model_to_shorten(condensed):
+    """The chat (and so its snapshots) holds a tool's whole output only with summarize_observations, where observe
+    gives it to the model; else the ToolMessage's cut text is the observation, as the trace had it before."""
+    page = "word " * 2000
+
+    def read_page() -> str:
+        """Read the page."""
+        return page
+
+    model = ScriptedChatModel(responses=[tool_call("read_page", {}, thought="Read."), "short", "Done."])
+    agent = ReActAgent(model, [read_page], checkpointer=InMemorySaver(), summary_every=0, max_observation_tokens=100,
+                       summarize_observations=condensed)
+    result = agent.run("What does it say?", thread_id="t")
+    message = next(m for m in agent.graph.get_state({"configurable": {"thread_id": "t"}}).values["messages"] if isinstance(m, ToolMessage))
+    observation = result.trace.steps[0].observation
+    assert message.text == truncate(page, 100)[0] and observation.truncated
+    if condensed:
+        assert message.artifact["content"] == page and "truncated" not in message.artifact
+        assert str(observation).endswith("short")
+    else:
+        assert "content" not in message.artifact and message.artifact["truncated"]
+        assert str(observation) == message.text
 
 
 def test_the_current_turn_is_the_later_record():

@@ -19,6 +19,7 @@ from langgraph.runtime import get_runtime
 from langgraph.types import Command, interrupt
 
 from reactgraph import prompts
+from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
@@ -68,21 +69,21 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
-            return reported(rejected(action), cfg.max_observation_tokens)
+            return reported(rejected(action), cfg)
         if "answered" in action:  # the agent answered it itself (a question about its tools)
-            return reported(ok_outcome(action, action["answered"]), cfg.max_observation_tokens)
+            return reported(ok_outcome(action, action["answered"]), cfg)
         if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = interrupt({"question": question, "tool_call_id": action["id"]})
-            return reported(ok_outcome(action, f"The user answered: {answer}"), cfg.max_observation_tokens)
+            return reported(ok_outcome(action, f"The user answered: {answer}"), cfg)
         if payload.get("cached") is not None:
-            return reported(ok_outcome(action, payload["cached"], cached=True), cfg.max_observation_tokens)
+            return reported(ok_outcome(action, payload["cached"], cached=True), cfg)
         asked = None
         if payload.get("approve") or approval.needs_approval(action, deps.registry, cfg):
             decision = approval.ask(action)
             if isinstance(decision, approval.Reject):
                 text = error_text(ErrorKind.REJECTED, tool=action["tool"], problem=decision.reason or "none given")
-                return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg.max_observation_tokens)
+                return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg)
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
@@ -115,7 +116,7 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             outcome = outcome | {"content": note + outcome["content"]}
         if child_usage is not None:  # the child's tokens are the parent's: observe counts them, one model call of the turn
             outcome = outcome | {"usage": child_usage}
-        update = reported(outcome, cfg.max_observation_tokens)
+        update = reported(outcome, cfg)
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
@@ -205,16 +206,20 @@ def rejected(action: Action) -> Outcome:
 IN_MESSAGE = frozenset({"call_id", "tool", "status", "content"})  # the outcome's fields its ToolMessage holds
 
 
-def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:
+def reported(outcome: Outcome, cfg: AgentConfig) -> dict[str, Any]:
     """act's update for one outcome of a call of a named tool (think put the call in the chat): its result as a
-    ToolMessage, cut as the trace's observation is, with the rest of the outcome as the message's artifact (and the
-    whole result when the message's is cut: observe cuts or condenses it itself). Nothing for a call that names no
-    tool (an unreadable reply): observe reads its rejection from the turn's actions (``turn_outcomes``)."""
+    ToolMessage, cut to ``max_observation_tokens`` as the trace's observation is, with the rest of the outcome as the
+    message's artifact. A cut result is kept whole there only when observe asks the model to shorten it
+    (``summarize_observations``); else the artifact says the message's text is cut (``truncated``), so the chat's
+    snapshots hold no tool's whole output. Nothing for a call that names no tool (an unreadable reply): observe reads
+    its rejection from the turn's actions (``turn_outcomes``)."""
     if not outcome.get("tool"):
         return {}
     status = "success" if outcome["status"] == "ok" else "error"
-    content, cut = truncate(outcome.get("content", ""), max_tokens)
-    artifact = {k: v for k, v in outcome.items() if k not in IN_MESSAGE or (cut and k == "content")}
+    content, cut = truncate(outcome.get("content", ""), cfg.max_observation_tokens)
+    artifact: dict[str, Any] = {k: v for k, v in outcome.items() if k not in IN_MESSAGE}
+    if cut:
+        artifact |= {"content": outcome["content"]} if cfg.summarize_observations else {"truncated": True}
     message = ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status, artifact=artifact)
     return {"messages": [message]}
 
