@@ -89,7 +89,7 @@ def test_a_tool_result_written_by_hand_is_read_as_the_calls_result(math_tools, l
     config = {"configurable": {"thread_id": "t"}}
     agent.graph.invoke({"query": "2 + 3?"}, config, interrupt_before=["act"])
     call = agent.graph.get_state(config).values["messages"][-1].tool_calls[0]
-    agent.graph.update_state(config, {"messages": [ToolMessage("6", tool_call_id=call["id"], name="add")]}, as_node="act")
+    agent.graph.update_state(config, {"messages": [ToolMessage("6", tool_call_id=call["id"])]}, as_node="act")
     agent.graph.invoke(None, config)
     observation = agent.get_trace("t").steps[0].observation
     assert (observation.tool, observation.status, str(observation), observation.retries) == ("add", "ok", "6", 0)

@@ -228,8 +228,11 @@ def outcome_of(message: ToolMessage) -> Outcome:
     """The outcome act ``reported`` in ``message`` (of one without an artifact, what the message says)."""
     artifact = message.artifact or {}
     status = "ok" if message.status == "success" else "error"
-    return {**artifact, "call_id": message.tool_call_id, "tool": message.name, "status": status,
-            "content": artifact.get("content", message.text)}
+    outcome: Outcome = {**artifact, "call_id": message.tool_call_id, "status": status,  # type: ignore[typeddict-item]
+                        "content": artifact.get("content", message.text)}
+    if message.name:  # act's always; one written by hand may name no tool (``turn_outcomes`` has the call's)
+        outcome["tool"] = message.name
+    return outcome
 
 
 def turn_outcomes(state: ReActState) -> list[Outcome]:
