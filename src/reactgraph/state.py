@@ -12,9 +12,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
-from langchain_core.messages import AnyMessage, BaseMessage, BaseMessageChunk, RemoveMessage, convert_to_messages
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    BaseMessageChunk,
+    RemoveMessage,
+    convert_to_messages,
+)
 from langgraph.channels.delta import DeltaChannel
-from langgraph.channels.topic import Topic
 from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite
 from typing_extensions import (
@@ -133,7 +139,7 @@ def runs(action: Action) -> bool:
 
 
 class Outcome(TypedDict, total=False):
-    """What running one Action produced (written by act)."""
+    """What running one Action produced (written by act, in the call's ToolMessage: ``nodes.act.reported``)."""
 
     call_id: str
     index: int
@@ -145,6 +151,7 @@ class Outcome(TypedDict, total=False):
     failures: list[str]  # every failed attempt, also when a retry recovered
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
+    truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int
     cached: bool
@@ -154,9 +161,11 @@ class Outcome(TypedDict, total=False):
 
 class Turn(TypedDict, total=False):
     """The current turn, as think records it, with what the run has counted up to it (tokens, the summary's
-    reach): one channel, so a turn costs one write, not one per field. summarize adds its call (``ahead``);
-    observe the tokens of the turn's other calls (a sub-agent's, a condensed observation's)."""
+    reach): one record, so a turn writes it once, and a tool turn not even that: its record rides on its AI message;
+    a turn without tool calls writes the ``current_turn`` channel (``current_turn`` reads the later). summarize adds
+    its call (``ahead``); observe the tokens of the turn's other calls (a sub-agent's, a condensed observation's)."""
 
+    run: int  # which of the thread's runs (its conversation's turns, the state's ``turn``) the turn is of
     iteration: int  # the run's model turns so far, this one counted
     thought: str  # the reasoning text of the turn
     actions: list[Action]  # the tool calls of the turn; act runs one task per call
@@ -195,15 +204,37 @@ class TokenCount(TypedDict, total=False):
     estimated: bool
 
 
+TURN_KEY = "turn"  # where a tool turn's AI message keeps the turn's record, in its response_metadata
+
+
+def with_turn(message: AIMessage, turn: Turn) -> AIMessage:
+    """A tool turn's AI message (its text is the turn's thought) carrying the rest of the turn's record."""
+    record = {k: v for k, v in turn.items() if k != "thought"}
+    return message.model_copy(update={"response_metadata": {**message.response_metadata, TURN_KEY: record}})
+
+
 def current_turn(state: Mapping[str, Any]) -> Turn:
-    """The current turn's record (empty before the first)."""
-    return state.get("current_turn") or {}
+    """The current turn's record (empty before the first): the one the chat's last AI message carries (a tool
+    turn's, ``with_turn``) when it is of a later run or iteration than the ``current_turn`` channel's (a turn
+    without tool calls, and what summarize, observe, a hook or terminate wrote since), else the channel's."""
+    kept: Turn = state.get("current_turn") or {}
+    for message in reversed(state.get("messages") or ()):
+        if isinstance(message, AIMessage):
+            carried = message.response_metadata.get(TURN_KEY)
+            if carried is None or _place(carried) <= _place(kept):
+                return kept
+            return {**carried, "thought": message.text}  # type: ignore[typeddict-item]
+    return kept
+
+
+def _place(turn: Mapping[str, Any]) -> tuple[int, int]:
+    return turn.get("run", 0), turn.get("iteration", 0)
 
 
 def tokens_used(state: Mapping[str, Any]) -> TokenCount:
     """The run's tokens so far: the current turn's count while the run goes on; the total terminate wrote once it
     ended (``token_usage``, what the graph's output shows)."""
-    turn = state.get("current_turn") or {}
+    turn = current_turn(state)
     if state.get("finished_at") or "tokens" not in turn:
         return state.get("token_usage") or {}
     return turn["tokens"]
@@ -211,7 +242,7 @@ def tokens_used(state: Mapping[str, Any]) -> TokenCount:
 
 def summarized_through(state: Mapping[str, Any]) -> int:
     """The last iteration the running summary covers (0: none)."""
-    return (state.get("current_turn") or {}).get("summarized_through", 0)
+    return current_turn(state).get("summarized_through", 0)
 
 
 def tool_stats(state: Mapping[str, Any]) -> ToolStats:
@@ -225,7 +256,7 @@ def tool_stats(state: Mapping[str, Any]) -> ToolStats:
 def iteration_of(state: Mapping[str, Any]) -> int:
     """The run's model turns so far (the current turn's iteration; 0 before the first). A run checkpointed before
     turns had their record: its last step's."""
-    if (turn := state.get("current_turn")) is not None:
+    if (turn := current_turn(state)) or "current_turn" in state:
         return turn.get("iteration", 0)
     steps = state.get("steps") or []
     return steps[-1]["iteration"] if steps else 0
@@ -256,19 +287,26 @@ def checked_thread_id(thread_id: object) -> str:
     return thread_id
 
 
+# The chat's channel. A tool turn writes the chat twice (think's calls, act's results) and the trace once, so the chat
+# is stored whole (a DeltaChannel's snapshot) every 200 of its writes, the trace every 100 of its own: each about
+# once every 100 turns. A read replays at most that many writes after the newest snapshot.
+Chat = Annotated[list[AnyMessage], DeltaChannel(add_message_batches, snapshot_frequency=200)]
+
+
 class InputState(TypedDict, total=False):
     """What a caller sends: chat ``messages`` (Studio's chat view) or a plain ``query``."""
 
-    messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
+    messages: Chat
     query: str
 
 
 class OutputState(TypedDict, total=False):
     """What a finished run returns."""
 
-    # The chat: the question, each turn's tool calls (think) and results (act, cut like the trace's
-    # observations), and the answer (terminate); a DeltaChannel, so checkpoints grow with the run.
-    messages: Annotated[list[AnyMessage], DeltaChannel(add_message_batches)]
+    # The chat: the question, each turn's tool calls (think, with the turn's record: ``with_turn``) and results
+    # (act, cut like the trace's observations; the rest of each call's outcome is its ToolMessage's artifact, which
+    # observe reads), and the answer (terminate); a DeltaChannel, so checkpoints grow with the run.
+    messages: Chat
     # think (the model's answer) or terminate (a partial answer at a limit).
     final_answer: str | None
     # think (the model's own stop) or observe (a limit, a callback, a cancel): why the run ended,
@@ -322,8 +360,10 @@ class ReActState(InputState, OutputState, total=False):
     # think: wall-clock start of the run (time.time()).
     started_at: float
     # think: the current turn (its iteration, thought, tool calls, start, format, usage, model calls) and the run's
-    # counts (tokens, the summary's reach); hooks may answer its calls. One record, rewritten once a turn (and by
-    # summarize, and by observe when the turn's tool calls spent tokens).
+    # counts (tokens, the summary's reach), for a turn without tool calls (a tool turn's record rides on its AI
+    # message: read it with ``current_turn``, which takes the later); summarize (its reach, its call), observe (when
+    # the turn's tool calls spent tokens), a hook (answering the turn's calls, or keeping the record its messages
+    # would move) and terminate (the run's last record, when it was on a message) rewrite it.
     current_turn: Turn
     # think: consecutive replies that could not be read (max_parse_retries ends the run).
     parse_failures: int
@@ -333,9 +373,6 @@ class ReActState(InputState, OutputState, total=False):
     # the middleware's hook nodes (graph.nodes.hook) append each run {hook, changed, jump_to}; observe and
     # terminate put them on the step they write and clear the list.
     hooks: Annotated[list[dict], merge_outcomes]
-    # act (one write per task): outcomes of the current turn, read by observe in the next step; a Topic
-    # that empties itself after that step, so no node writes to clear it.
-    outcomes: Annotated[list[Outcome], Topic(dict)]
     # observe: every tool failure {tool, error, error_type, retries, recovered, timestamp}.
     errors: Annotated[list[dict], DeltaChannel(append_batches)]
     # act: results of cacheable tools in this run, by call_key(tool, args); route_after_think hands

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from reactgraph import ReActAgent
+from reactgraph.state import iteration_of
 from tests.unit.test_isolation import alive
 
 WORKER = Path(__file__).with_name("crash_worker.py")
@@ -63,9 +64,9 @@ def reference(tmp_path_factory) -> dict:
 
 
 def pending_outcome_calls(agent: ReActAgent, thread: str) -> set[str]:
-    """The call ids whose outcomes are stored as pending writes of the latest checkpoint."""
+    """The call ids whose outcomes (act's ToolMessages) are stored as pending writes of the latest checkpoint."""
     item = agent.checkpointer.get_tuple({"configurable": {"thread_id": thread}})
-    return {value[0]["call_id"] for _, channel, value in (item.pending_writes if item else []) if channel == "outcomes"}
+    return {value[0].tool_call_id for _, channel, value in (item.pending_writes if item else []) if channel == "messages"}
 
 
 # point -> (the nodes still to run from the latest checkpoint, its iteration, executions before the kill).
@@ -90,7 +91,7 @@ def test_killed_run_resumes_in_new_process(point, tmp_path, reference):
                 wait_for(lambda: pending_outcome_calls(inspector, thread) == {"call_a"}, proc, "fetch(a)'s checkpoint write")
             snapshot = inspector.graph.get_state({"configurable": {"thread_id": thread}})
             assert snapshot.next == next_nodes
-            assert snapshot.values["current_turn"]["iteration"] == iteration
+            assert iteration_of(snapshot.values) == iteration
         assert sorted(executions(side)) == done_before
     finally:
         os.kill(proc.pid, signal.SIGKILL)

@@ -334,10 +334,10 @@ class Streamed:
     def tool_results(self) -> dict[str, str]:
         """call id -> the content act returned for it."""
         return {
-            o["call_id"]: o["content"]
+            m["tool_call_id"]: m["content"]
             for t in self.tasks
             if t["name"] == "act" and t.get("result")
-            for o in t["result"]["outcomes"]
+            for m in t["result"]["messages"]
         }
 
 

@@ -367,17 +367,25 @@ def test_live_view_shows_summary_updates_and_failed_calls():
 
     from rich.console import Console
 
+    from reactgraph import AgentConfig
     from reactgraph.commands.live import LiveView
+    from reactgraph.graph.nodes.act import rejected, reported
+    from reactgraph.tools.execution import error_outcome, ok_outcome
 
     out = StringIO()
     view = LiveView(Console(file=out, width=80, highlight=False, soft_wrap=True))  # as main() builds it
-    view.show("act", {"outcomes": [{"tool": "lookup", "status": "error", "content": "Error (timeout): took too long"}]})
+    call, cfg = {"id": "c1", "tool": "lookup", "args": {}, "index": 0}, AgentConfig(max_observation_tokens=1000)
+    view.show("act", reported(error_outcome(call, "timeout", "Error (timeout): took too long"), cfg))
     view.show("summarize", {"summary": "Paris is in France; Rome unchecked."})
-    view.show("act", {"outcomes": [{"tool": "lookup", "status": "ok", "content": "y" * 1000}]})
+    view.show("act", reported(ok_outcome(call, "y" * 1000), cfg))
+    unread = {"id": "r", "tool": "", "args": {}, "index": 0, "rejection": "Your reply could not be read."}
+    assert reported(rejected(unread), cfg) == {}  # a call without a tool: act writes nothing, observe's step shows it
+    view.show("observe", {"steps": [{"observations": [{"tool": "", "status": "error", "content": "Your reply could not be read."}]}]})
     assert out.getvalue().splitlines() == [
         "  <- lookup: Error (timeout): took too long",
         "Summary updated: Paris is in France; Rome unchecked.",
         "  <- lookup: " + "y" * 400 + "... [1000 chars]",
+        "  <- note: Your reply could not be read.",
     ]
 
 

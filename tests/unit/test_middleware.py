@@ -29,7 +29,7 @@ from langchain.agents.middleware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from reactgraph import MiddlewareError, ReActAgent, TerminationReason
 from reactgraph.server import make_graph
@@ -76,6 +76,24 @@ def test_pii_is_redacted_in_the_prompt_the_model_saw(math_tools, as_messages):
     for call in model.calls:
         assert "bob@example.com" not in prompt_text(call) and "[REDACTED_EMAIL]" in prompt_text(call)
     assert [h.hook for h in steps[0].hooks] == ["PIIMiddleware[email].before_model", "PIIMiddleware[email].after_model"]
+
+
+def test_a_hook_that_writes_the_turns_message_anew_keeps_the_turns_record(math_tools):
+    """An after_model hook that replaces the turn's AI message with one of its own (without the turn's record, which
+    think put on it): the hook node keeps the record in ``current_turn``, so the calls still run and the trace keeps
+    the turn as think recorded it."""
+
+    @after_model
+    def rewrite(state, runtime):
+        last = state["messages"][-1]
+        if isinstance(last, AIMessage):  # a tool turn's (a final answer's is no message yet)
+            return {"messages": [AIMessage(content="[rewritten]", tool_calls=last.tool_calls, id=last.id)]}
+        return None
+
+    model = ScriptedChatModel(responses=[tool_call("add", {"a": 2, "b": 3}, thought="Add them."), "Final Answer: 5"])
+    result = agent_with(model, math_tools, [rewrite]).run("2 + 3?")
+    assert (result.final_answer, result.tool_usage, result.trace.total_iterations) == ("5", {"add": 1}, 2)
+    assert result.trace.steps[0].thought == "Add them." and str(result.trace.steps[0].observation) == "5"
 
 
 def test_the_fallback_model_answers_after_the_first_raised(math_tools):

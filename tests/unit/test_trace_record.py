@@ -8,6 +8,7 @@ from langchain_core.messages import BaseMessage
 
 from reactgraph import ReActAgent, TerminationReason, TokenUsage
 from reactgraph.answers.result import ReActResult
+from reactgraph.state import current_turn
 from reactgraph.testing import ScriptedChatModel, tool_call
 from tests.unit.test_context import OBSERVATION_MARK, long_page
 
@@ -115,7 +116,7 @@ def test_a_state_without_a_recorded_stop_still_ends_for_the_limit_that_fired(mat
     agent.graph.invoke({"query": "1 + 1?"}, config, context=context, interrupt_before=["terminate"])
     assert agent.graph.get_state(config).values["termination"]["reason"] == "max_iterations"  # recorded by observe
     # as an older version left it: no stop recorded, terminate next
-    turn = agent.graph.get_state(config).values["current_turn"]
+    turn = current_turn(agent.graph.get_state(config).values)
     agent.graph.update_state(config, {"termination": None, "current_turn": {**turn, "actions": []}}, as_node="think")
     assert agent.graph.get_state(config).next == ("terminate",)
     agent.graph.invoke(None, config, context=context)

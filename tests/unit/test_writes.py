@@ -1,16 +1,30 @@
 """Fewer writes per iteration (issue 30): the nodes write only the keys they change, a turn's fields and the tool
-statistics are one record each, counted in a real SQLite file."""
+statistics are one record each, and a tool turn's record and its calls' outcomes ride on the chat messages written
+anyway, counted in a real SQLite file."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Overwrite
 
 from reactgraph import AgentConfig, ReActAgent, TerminationReason
-from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, changes, iteration_of, tokens_used, tool_stats
+from reactgraph.models.tokens import truncate
+from reactgraph.state import (
+    ALWAYS_WRITTEN,
+    OUTCOME,
+    TURN_KEY,
+    changes,
+    current_turn,
+    iteration_of,
+    tokens_used,
+    tool_stats,
+    with_turn,
+)
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 ITERATIONS = 10
@@ -36,8 +50,9 @@ def test_rows_per_iteration(agent, conn):
     rows = conn.execute("SELECT COUNT(*) FROM writes WHERE thread_id = 't'").fetchone()[0]
     checkpoints = conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = 't'").fetchone()[0]
     # 27.4 when every node wrote every key it returns, 19.6 when each of a turn's fields had its own channel, 12.6
-    # when the run's tokens, the summary's reach, the calls beside think and the tool statistics had theirs (issue 30)
-    assert rows / ITERATIONS <= 10.3
+    # when the run's tokens, the summary's reach, the calls beside think and the tool statistics had theirs, 10.2
+    # when a tool turn's record and its calls' outcomes had theirs (issue 30)
+    assert rows / ITERATIONS <= 8.6
     assert checkpoints / ITERATIONS <= 3.2  # think, act, observe; a summary every 3 iterations
 
 
@@ -49,6 +64,100 @@ def test_the_runs_counts_ride_on_records_written_anyway(agent, conn):
     values = agent.graph.get_state({"configurable": {"thread_id": "t"}}).values
     assert tool_stats(values)["usage"] == {"lookup": 8}  # 10 replies, two of them taken by the summaries
     assert values["token_usage"] == tokens_used(values) and values["token_usage"]["total_tokens"] > 0
+
+
+def test_a_tool_turn_writes_its_record_and_outcomes_on_its_messages(agent, conn):
+    """think writes a tool turn's record on the turn's AI message and act each outcome on its ToolMessage: the
+    ``current_turn`` channel is written by the summaries and the turn without tool calls (the answer's) only."""
+    written = dict(conn.execute("SELECT channel, COUNT(*) FROM writes WHERE thread_id = 't' GROUP BY channel").fetchall())
+    assert "outcomes" not in written
+    assert written["current_turn"] == written["branch:to:summarize"] + 1
+    values = agent.graph.get_state({"configurable": {"thread_id": "t"}}).values
+    turns = [m for m in values["messages"] if isinstance(m, AIMessage) and m.tool_calls]
+    assert [m.response_metadata[TURN_KEY]["iteration"] for m in turns] == [1, 2, 3, 4, 5, 6, 7, 8]
+    results = [m for m in values["messages"] if isinstance(m, ToolMessage)]
+    assert [(m.artifact["index"], m.artifact["ran"]) for m in results] == [(0, True)] * 8
+    steps = agent.get_trace("t").steps
+    assert [s.thought for s in steps[:-1]] == [m.text for m in turns] and steps[0].observations[0].duration == results[0].artifact["duration"]
+
+
+def test_a_tool_result_written_by_hand_is_read_as_the_calls_result(math_tools, log):
+    """Time travel as with LangGraph's prebuilt agent: a ToolMessage written as act's (no artifact) stands for the
+    call, which never runs."""
+    model = ScriptedChatModel(responses=[tool_call("add", {"a": 2, "b": 3}, thought="Add."), "6"])
+    agent = ReActAgent(model, math_tools, checkpointer=InMemorySaver(), summary_every=0)
+    config = {"configurable": {"thread_id": "t"}}
+    agent.graph.invoke({"query": "2 + 3?"}, config, interrupt_before=["act"])
+    call = agent.graph.get_state(config).values["messages"][-1].tool_calls[0]
+    agent.graph.update_state(config, {"messages": [ToolMessage("6", tool_call_id=call["id"])]}, as_node="act")
+    agent.graph.invoke(None, config)
+    observation = agent.get_trace("t").steps[0].observation
+    assert (observation.tool, observation.status, str(observation), observation.retries) == ("add", "ok", "6", 0)
+    assert log.calls == [] and agent.get_result("t").final_answer == "6"
+
+
+@pytest.mark.parametrize("condensed", [False, True])
+def test_a_cut_result_is_kept_whole_only_for_the_model_to_shorten(condensed):
+    """The chat (and so its snapshots) holds a tool's whole output only with summarize_observations, where observe
+    gives it to the model; else the ToolMessage's cut text is the observation, as the trace had it before."""
+    page = "word " * 2000
+
+    def read_page() -> str:
+        """Read the page."""
+        return page
+
+    model = ScriptedChatModel(responses=[tool_call("read_page", {}, thought="Read."), "short", "Done."])
+    agent = ReActAgent(model, [read_page], checkpointer=InMemorySaver(), summary_every=0, max_observation_tokens=100,
+                       summarize_observations=condensed)
+    result = agent.run("What does it say?", thread_id="t")
+    message = next(m for m in agent.graph.get_state({"configurable": {"thread_id": "t"}}).values["messages"] if isinstance(m, ToolMessage))
+    observation = result.trace.steps[0].observation
+    assert message.text == truncate(page, 100)[0] and observation.truncated
+    if condensed:
+        assert message.artifact["content"] == page and "truncated" not in message.artifact
+        assert str(observation).endswith("short")
+    else:
+        assert "content" not in message.artifact and message.artifact["truncated"]
+        assert str(observation) == message.text
+
+
+def test_the_current_turn_is_the_later_record():
+    """The record on the chat's last AI message when it is of a later run or iteration than the channel's."""
+    message = with_turn(AIMessage("Look.", tool_calls=[{"name": "lookup", "args": {}, "id": "c"}]), {"run": 2, "iteration": 3})
+    chat = [HumanMessage("Which?", id="q"), message, ToolMessage("entry", tool_call_id="c")]
+    assert current_turn({"messages": chat}) == {"run": 2, "iteration": 3, "thought": "Look."}
+    assert current_turn({"messages": chat, "current_turn": {"run": 2, "iteration": 2}})["iteration"] == 3  # a tool turn since
+    summarized = {"run": 2, "iteration": 3, "summarized_through": 3}
+    assert current_turn({"messages": chat, "current_turn": summarized}) == summarized  # written since (a summary)
+    assert current_turn({"messages": chat, "current_turn": {"run": 3, "iteration": 1}}) == {"run": 3, "iteration": 1}  # a new run
+    answered = [*chat, AIMessage("The entry.")]  # an answer's message carries no record: terminate writes it first
+    assert current_turn({"messages": answered, "current_turn": {"run": 2, "iteration": 2}})["iteration"] == 2
+
+
+def test_a_run_cut_short_after_a_tool_turn_ends_with_its_record_in_the_channel(math_tools):
+    """The partial answer's message comes after the last tool turn's: terminate writes that turn's record."""
+    model = ScriptedChatModel(responses=[tool_call("add", {"a": n, "b": 1}, thought="Add.") for n in range(2)] + ["Partly 2."])
+    agent = ReActAgent(model, math_tools, checkpointer=None, max_iterations=2, summary_every=0)
+    result = agent.run("Add on.", thread_id="cut")
+    assert (result.termination_reason, result.partial, result.final_answer) == (TerminationReason.MAX_ITERATIONS, True, "Partly 2.")
+    values = agent.graph.get_state({"configurable": {"thread_id": "cut"}}).values
+    assert values["current_turn"]["iteration"] == iteration_of(values) == result.trace.total_iterations == 2
+    assert values["current_turn"]["thought"] == "Add." and values["turns"][-1]["iterations"] == 2
+
+
+def test_a_threads_next_run_counts_its_own_turns_from_its_first_tool_turn(math_tools, tmp_path):
+    """A later run's first turn calls a tool: its record (run 2, iteration 1) is the current one, though the channel
+    holds the first run's last (a later iteration, of run 1)."""
+    script = [tool_call("add", {"a": 1, "b": 1}, thought="Add."), tool_call("add", {"a": 2, "b": 2}, thought="Again."), "2"]
+    model = ScriptedChatModel(responses=[*script, tool_call("add", {"a": 3, "b": 3}, thought="Now 3."), "6"])
+    agent = ReActAgent(model, math_tools, checkpointer=tmp_path / "db.sqlite", summary_every=0)
+    assert agent.run("1 + 1?", thread_id="t").trace.total_iterations == 3
+    agent.graph.invoke({"query": "3 + 3?"}, {"configurable": {"thread_id": "t"}}, interrupt_after=["think"])
+    values = agent.graph.get_state({"configurable": {"thread_id": "t"}}).values
+    assert (values["current_turn"]["run"], values["current_turn"]["iteration"]) == (1, 3)
+    assert current_turn(values)["run"] == 2 and iteration_of(values) == 1 and current_turn(values)["thought"] == "Now 3."
+    result = agent.resume("t")
+    assert (result.final_answer, result.trace.total_iterations, result.turn) == ("6", 2, 2)
 
 
 def test_no_node_rewrites_a_value_the_state_holds(agent):

@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from langchain_core.messages import ToolMessage
 from rich.console import Console
 from rich.markup import escape
 
 from reactgraph.agent import ChildUpdate
 from reactgraph.answers.result import SUB_INDENT, ReActResult, TerminationReason, Token
 from reactgraph.commands import EXIT_NO_ANSWER, EXIT_OK, EXIT_WAITING
+from reactgraph.graph.nodes.act import outcome_of
+from reactgraph.state import current_turn
 
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)
 WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run that waits for the user
@@ -53,7 +56,7 @@ class LiveView:
                 self.show(node, update)
                 if node == "think":
                     self.written = ""
-                    if (update.get("current_turn") or {}).get("actions"):
+                    if current_turn(update).get("actions"):
                         say("[dim]running tools...[/]")
                 elif node in ("observe", "summarize"):
                     say("[dim]thinking...[/]")
@@ -66,14 +69,14 @@ class LiveView:
         return flat if len(flat) <= room else "..." + flat[-(room - 3) :]
 
     def show(self, node: str, update: dict[str, Any], indent: str = "") -> None:
-        """One node's update: think -> thought and tool calls; act -> observation; summarize -> summary
-        (a sub-agent's, with ``indent``)."""
+        """One node's update: think -> thought and tool calls; act -> a call's result; observe -> a rejected reply's
+        note; summarize -> summary (a sub-agent's, with ``indent``)."""
 
         def out(text: str) -> None:
             self.console.print(indent + text)
 
         if node == "think":
-            turn = update.get("current_turn") or {}
+            turn = current_turn(update)
             if thought := (turn.get("thought") or "").strip():
                 if not update.get("termination"):
                     out(f"[bold cyan]Thought[/] (iteration {turn.get('iteration', '?')}): {escape(thought)}")
@@ -84,14 +87,25 @@ class LiveView:
             if update.get("tool_format") not in (None, turn.get("format")):
                 out(f"[dim]the model writes its tool calls as text: the {update['tool_format']} format from the next turn on[/]")
         elif node == "act":
-            for outcome in update.get("outcomes") or []:
-                text = outcome.get("content", "")
-                shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... [{len(text)} chars]"
-                colour = "green" if outcome.get("status") == "ok" else "red"
-                label = outcome.get("tool") or ("check" if outcome.get("error_kind") == "unverified_answer" else "note")
-                out(f"  [{colour}]<- {escape(label)}[/]: {escape(shown)}")
+            for message in update.get("messages") or []:
+                if isinstance(message, ToolMessage):
+                    out(result_line(outcome_of(message)))
+        elif node == "observe":  # a rejected reply that named no tool, or a request to check the answer
+            for step in update.get("steps") or []:
+                for observation in step["observations"]:
+                    if not observation.get("tool"):
+                        out(result_line(observation))
         elif node == "summarize" and update.get("summary"):
             out(f"[magenta]Summary updated:[/] {escape(update['summary'])}")
+
+
+def result_line(outcome: Mapping[str, Any]) -> str:
+    """One call's result (an outcome, or a trace step's observation): its tool (or what it is), the start of its text."""
+    text = outcome.get("content", "")
+    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... [{len(text)} chars]"
+    colour = "green" if outcome.get("status") == "ok" else "red"
+    label = outcome.get("tool") or ("check" if outcome.get("error_kind") == "unverified_answer" else "note")
+    return f"  [{colour}]<- {escape(label)}[/]: {escape(shown)}"
 
 
 def footer(result: ReActResult) -> str:

@@ -19,12 +19,13 @@ from langgraph.runtime import get_runtime
 from langgraph.types import Command, interrupt
 
 from reactgraph import prompts
+from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
-from reactgraph.state import Action, Outcome, TokenCount
+from reactgraph.state import Action, Outcome, ReActState, TokenCount, current_turn
 from reactgraph.tools import approval
 from reactgraph.tools.execution import (
     CallSlots,
@@ -64,26 +65,25 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
     def act(payload: ActInput) -> dict[str, Any]:
         """Reads one pending action (and, when it needs approval, a person's decision: approved, run
         with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
-        retries, cached) and, for a cacheable tool's success, the run's cache entry."""
+        retries, cached) as a ToolMessage (``reported``) and, for a cacheable tool's success, the run's cache entry."""
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
-            kind = action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT
-            return reported(error_outcome(action, kind, action["rejection"]), cfg.max_observation_tokens)
+            return reported(rejected(action), cfg)
         if "answered" in action:  # the agent answered it itself (a question about its tools)
-            return reported(ok_outcome(action, action["answered"]), cfg.max_observation_tokens)
+            return reported(ok_outcome(action, action["answered"]), cfg)
         if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = interrupt({"question": question, "tool_call_id": action["id"]})
-            return reported(ok_outcome(action, f"The user answered: {answer}"), cfg.max_observation_tokens)
+            return reported(ok_outcome(action, f"The user answered: {answer}"), cfg)
         if payload.get("cached") is not None:
-            return reported(ok_outcome(action, payload["cached"], cached=True), cfg.max_observation_tokens)
+            return reported(ok_outcome(action, payload["cached"], cached=True), cfg)
         asked = None
         if payload.get("approve") or approval.needs_approval(action, deps.registry, cfg):
             decision = approval.ask(action)
             if isinstance(decision, approval.Reject):
                 text = error_text(ErrorKind.REJECTED, tool=action["tool"], problem=decision.reason or "none given")
-                return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg.max_observation_tokens)
+                return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg)
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
@@ -116,7 +116,7 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             outcome = outcome | {"content": note + outcome["content"]}
         if child_usage is not None:  # the child's tokens are the parent's: observe counts them, one model call of the turn
             outcome = outcome | {"usage": child_usage}
-        update = reported(outcome, cfg.max_observation_tokens)
+        update = reported(outcome, cfg)
         entry = deps.registry.get(action["tool"])
         if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
@@ -198,13 +198,56 @@ def retried(outcome: Outcome, runs: list[Any]) -> int:
     return outcome.get("retries", 0) + max(0, len(runs) - 1)
 
 
-def reported(outcome: Outcome, max_tokens: int) -> dict[str, Any]:
-    """act's update for one outcome: the outcome, and (for a call of a named tool, which think put in
-    the chat) its result as a ToolMessage, cut as the trace's observation is."""
-    update: dict[str, Any] = {"outcomes": [outcome]}
-    if outcome.get("tool"):
-        status = "success" if outcome["status"] == "ok" else "error"
-        content, _ = truncate(outcome.get("content", ""), max_tokens)
-        update["messages"] = [ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status)]
-    return update
+def rejected(action: Action) -> Outcome:
+    """The outcome of a call that does not run (think rejected it, or a hook answered it): its rejection."""
+    return error_outcome(action, action.get("rejection_kind") or ErrorKind.MALFORMED_OUTPUT, action["rejection"])
 
+
+IN_MESSAGE = frozenset({"call_id", "tool", "status", "content"})  # the outcome's fields its ToolMessage holds
+
+
+def reported(outcome: Outcome, cfg: AgentConfig) -> dict[str, Any]:
+    """act's update for one outcome of a call of a named tool (think put the call in the chat): its result as a
+    ToolMessage, cut to ``max_observation_tokens`` as the trace's observation is, with the rest of the outcome as the
+    message's artifact. A cut result is kept whole there only when observe asks the model to shorten it
+    (``summarize_observations``); else the artifact says the message's text is cut (``truncated``), so the chat's
+    snapshots hold no tool's whole output. Nothing for a call that names no tool (an unreadable reply): observe reads
+    its rejection from the turn's actions (``turn_outcomes``)."""
+    if not outcome.get("tool"):
+        return {}
+    status = "success" if outcome["status"] == "ok" else "error"
+    content, cut = truncate(outcome.get("content", ""), cfg.max_observation_tokens)
+    artifact: dict[str, Any] = {k: v for k, v in outcome.items() if k not in IN_MESSAGE}
+    if cut:
+        artifact |= {"content": outcome["content"]} if cfg.summarize_observations else {"truncated": True}
+    message = ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status, artifact=artifact)
+    return {"messages": [message]}
+
+
+def outcome_of(message: ToolMessage) -> Outcome:
+    """The outcome act ``reported`` in ``message`` (of one without an artifact, what the message says)."""
+    artifact = message.artifact or {}
+    status = "ok" if message.status == "success" else "error"
+    outcome: Outcome = {**artifact, "call_id": message.tool_call_id, "status": status,  # type: ignore[typeddict-item]
+                        "content": artifact.get("content", message.text)}
+    if message.name:  # act's always; one written by hand may name no tool (``turn_outcomes`` has the call's)
+        outcome["tool"] = message.name
+    return outcome
+
+
+def turn_outcomes(state: ReActState) -> list[Outcome]:
+    """The outcomes of the current turn's calls, in their order: a named tool's from its ToolMessage, act's (the
+    chat's last messages; one written by hand, as time travel may, is read as what it says), a call without a tool
+    its rejection. A call without a result (in a state edited by hand) has none."""
+    results: dict[str, ToolMessage] = {}
+    for message in reversed(state.get("messages") or []):
+        if not isinstance(message, ToolMessage):
+            break
+        results.setdefault(message.tool_call_id, message)
+    outcomes: list[Outcome] = []
+    for action in sorted(current_turn(state).get("actions") or [], key=lambda a: a["index"]):
+        if not action.get("tool"):
+            outcomes.append(rejected(action))
+        elif (message := results.get(action["id"])) is not None:
+            outcomes.append(ok_outcome(action, "") | outcome_of(message))  # a hand-written result: no run, no retries
+    return outcomes

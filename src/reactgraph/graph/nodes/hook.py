@@ -38,7 +38,8 @@ def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callab
     def factory(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         def run_hook(state: ReActState) -> dict[str, Any]:
             """Reads the whole state (and a query as its human message); writes the hook's update, the question
-            it rewrote, rejections of the calls it answered, the stop of a jump to the end and the hook's run."""
+            it rewrote, rejections of the calls it answered, the turn's record its messages would move, the stop of
+            a jump to the end and the hook's run."""
             view = shown(state)
             update = hook_update(getattr(m, hook)(view, get_runtime()), name)
             jump = update.get("jump_to") if update.get("jump_to") in jumps else None
@@ -50,6 +51,7 @@ def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callab
                 update["current_turn"] = {**current_turn(state), "actions": answered}
             if messages:
                 update["messages"] = messages
+                update |= kept_turn(state, update)
             if jump == "end":
                 update = ended(deps, state, update, name, messages)
             if hook == "after_agent":  # the turn's last step is written: Studio and the history show this node
@@ -103,6 +105,17 @@ def blocked(state: ReActState, messages: list[BaseMessage]) -> tuple[list[BaseMe
         for a in pending
     ]
     return [m for m in messages if not (isinstance(m, ToolMessage) and m.tool_call_id in ids)], actions
+
+
+def kept_turn(state: ReActState, update: dict[str, Any]) -> dict[str, Any]:
+    """The turn's record in ``current_turn`` when the hook's messages would move it (they rewrite or remove the AI
+    message that carries it, or add one after it: ``state.current_turn``); a hook changes the record only by answering
+    the turn's calls (``blocked``)."""
+    if "current_turn" in update:
+        return {}
+    record = current_turn(state)
+    chat = add_messages(list(state.get("messages") or []), update["messages"])
+    return {} if current_turn({**state, "messages": chat}) == record else {"current_turn": record}
 
 
 def ended(deps: NodeDeps, state: ReActState, update: dict[str, Any], name: str, messages: list[BaseMessage]) -> dict[str, Any]:

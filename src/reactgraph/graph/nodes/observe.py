@@ -15,6 +15,7 @@ from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.deps import NodeDeps, current_thread
+from reactgraph.graph.nodes.act import turn_outcomes
 from reactgraph.graph.nodes.summarize import condense_observation
 from reactgraph.graph.stops import Observed, stop_reason
 from reactgraph.models.tokens import truncate
@@ -48,8 +49,8 @@ STALL_TEXTS = frozenset({"action_text", "observation_text"})  # only for the det
 def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str, Any]:
     """Count consecutive repeats of the same action set and of the same observations.
 
-    Each is compared by a digest, so a checkpoint holds 16 characters, not the observations;
-    ``*_text`` keeps the start of it for the stop's detail (``STALL_TEXTS``: the stop rules see them, the step's
+    Each is compared by a digest, so a checkpoint holds 16 characters, not the observations (a result act cut,
+    as cut: the model sees no more of it); ``*_text`` keeps the start of it for the stop's detail (``STALL_TEXTS``: the stop rules see them, the step's
     statistics do not keep them). An answer that did not fit the output schema is no
     action: ``max_output_retries`` bounds those, and such a turn ends a run of repeats."""
     outcomes = [o for o in outcomes if o.get("error_kind") != ErrorKind.INVALID_OUTPUT]
@@ -68,13 +69,14 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
 
 def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def observe(state: ReActState) -> dict[str, Any]:
-        """Reads the turn's outcomes and model calls; writes one trace step (with the run's tool statistics after it:
-        usage, breaker counts, stall signals), the error history, the termination when a stop rule fires (asking
-        termination_callback and whether the run was cancelled) and, when the turn's tool calls spent tokens (a
-        sub-agent, a condensed observation), the run's count in the turn's record."""
+        """Reads the turn's outcomes (act's ToolMessages: ``turn_outcomes``) and model calls; writes one trace step
+        (with the run's tool statistics after it: usage, breaker counts, stall signals), the error history, the
+        termination when a stop rule fires (asking termination_callback and whether the run was cancelled) and, when
+        the turn's tool calls spent tokens (a sub-agent, a condensed observation), the run's count in the turn's
+        record."""
         cfg = deps.run_config()
         now = time.time()
-        outcomes = sorted(state.get("outcomes") or [], key=lambda o: o["index"])
+        outcomes = turn_outcomes(state)
         stats = tool_stats(state)
         usage, failures = dict(stats.get("usage") or {}), dict(stats.get("failures") or {})
         errors, observations, tripped = [], [], False
@@ -83,7 +85,10 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         calls = [*turn.get("calls", []), *({"purpose": "sub_agent", "token_usage": u} for u in children)]
         spent = sum_usage(children) if children else {}  # and summarize_observations calls
         for o in outcomes:
-            content, cut = truncate(o["content"], cfg.max_observation_tokens)
+            if o.get("truncated"):  # act cut it already: its ToolMessage's text
+                content, cut = o["content"], True
+            else:
+                content, cut = truncate(o["content"], cfg.max_observation_tokens)
             if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
                 summary, used = condense_observation(deps, state, cfg, tool=o["tool"], content=o["content"])
                 content = summary or content

@@ -122,9 +122,10 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         """Reads the termination (recorded by think or observe); writes the final answer (a partial
         one from one last tool-less model call when the run was cut short), the closing step (the
         turn that ended the run, or the partial-answer call), the end time, the answer as a chat
-        message, its confidence with the signals behind it (``reactgraph.answers.confidence``), and the turn
-        as the conversation keeps it (``graph.conversation.turn_record``). With the playbook on, what the run
-        teaches is merged into it before the node returns."""
+        message, its confidence with the signals behind it (``reactgraph.answers.confidence``), the turn
+        as the conversation keeps it (``graph.conversation.turn_record``) and, when the last turn's record is on
+        its AI message, that record in ``current_turn`` (the answer's message comes after it). With the playbook
+        on, what the run teaches is merged into it before the node returns."""
         cfg = deps.run_config()
         now = time.time()
         # recorded by think or observe; a run checkpointed before stops were recorded, or a state edited
@@ -133,6 +134,8 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         if termination is None:
             termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
         update: dict[str, Any] = {"termination": termination, "finished_at": now, "token_usage": tokens_used(state)}
+        if (record := current_turn(state)) != (state.get("current_turn") or {}):
+            update["current_turn"] = record
         answer = state.get("final_answer")
         final = turn_open(state)
         calls = list(current_turn(state).get("calls", [])) if final else []  # observe already put the turn's calls on its step

@@ -56,6 +56,7 @@ from reactgraph.state import (
     summarized_through,
     tokens_used,
     tool_stats,
+    with_turn,
 )
 from reactgraph.tool_calling import (
     Format,
@@ -273,7 +274,7 @@ class Bounds(NamedTuple):
     cancelled: Callable[[], bool]
 
 
-TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``current_turn``), by field
+TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``folded``), by field
     "iteration": "iteration",
     "thought": "thought",
     "pending_actions": "actions",
@@ -288,15 +289,17 @@ TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``
 def make_think(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def think(state: ReActState) -> dict[str, Any]:
         """Reads question, summary, recent steps, tools, budgets, the run's format and parse failures
-        so far; writes the turn's record (thought, pending actions, format, the call's usage) or the final
-        answer, the run's token usage and next format, and parse failures."""
+        so far; writes the turn's record (thought, pending actions, format, the call's usage, the run's tokens: on
+        the turn's AI message when it calls tools, else in ``current_turn``) or the final answer, the run's next
+        format, and parse failures."""
         return folded(turned(deps, state))
 
     return think
 
 
 def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
-    """think's update, with the turn's fields still apart (``TURN_FIELDS``; ``folded`` puts them in its record)."""
+    """think's update, with the turn's fields and its AI message still apart (``TURN_FIELDS``, ``turn_message``;
+    ``folded`` puts them together)."""
     cfg = deps.run_config()
     now = time.time()
     state, update = started_turn(state, now, cfg)
@@ -321,19 +324,22 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
     decision, typing_calls = decided(deps, state, cfg, exchange, parsed, offer, iteration, now, bounds)
     written = reply_text(exchange.reply) if parsed.source in ("json", "text") else None
     formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
-    if message := calls_message(parsed.thought, decision["pending_actions"]):  # after a new turn's question
-        update["messages"] = [*update.get("messages", []), message]
+    if message := calls_message(parsed.thought, decision["pending_actions"]):  # the chat's, after a new turn's question
+        update["turn_message"] = message
     counts = accounted(exchange, state["current_turn"], typing_calls)
     return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
 
 
 def folded(update: dict[str, Any]) -> dict[str, Any]:
-    """``update`` with the turn's fields (``TURN_FIELDS``) moved into its record."""
+    """``update`` with the turn's fields (``TURN_FIELDS``) moved into its record: on the turn's AI message when it has
+    one (a tool turn: ``state.with_turn``), which the update appends to the chat, else in ``current_turn``."""
     turn = dict(update.pop("current_turn"))
     for key, field in TURN_FIELDS.items():
         if key in update:
             turn[field] = update.pop(key)  # type: ignore[literal-required]
-    return update | {"current_turn": turn}
+    if (message := update.pop("turn_message", None)) is None:
+        return update | {"current_turn": turn}
+    return update | {"messages": [*update.get("messages", []), with_turn(message, turn)]}  # type: ignore[arg-type]
 
 
 def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActState, dict[str, Any]]:
@@ -351,8 +357,8 @@ def started_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReAct
         ahead = [c for c in ahead if c["purpose"] == "conversation"]
         tokens = sum_usage(c["token_usage"] for c in ahead)
     turn = Turn(
-        iteration=iteration, thought="", actions=[], started=now, format=None, written=None, usage={}, calls=list(ahead),
-        tokens=tokens, summarized_through=through,
+        run=state.get("turn", 0), iteration=iteration, thought="", actions=[], started=now, format=None, written=None,
+        usage={}, calls=list(ahead), tokens=tokens, summarized_through=through,
     )
     return {**state, "current_turn": turn}, update | {"current_turn": turn}
 
