@@ -122,27 +122,26 @@ def _replaced(text: str, values: Mapping[str, str]) -> str:
 
 
 def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item)
+    """The strings in an argument value, at any depth."""
+    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
 
 
 def _numbers(value: Any) -> Iterable[Decimal]:
     """The numbers in an argument value: numbers themselves and the numbers written in strings, at any depth."""
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, (int, float)):
-        yield Decimal(str(value))
-    elif isinstance(value, str):
-        yield from numbers_in(value)
-    elif isinstance(value, Mapping):
+    for leaf in _leaves(value):
+        if isinstance(leaf, str):
+            yield from numbers_in(leaf)
+        elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
+            yield Decimal(str(leaf))
+
+
+def _leaves(value: Any) -> Iterable[Any]:
+    """The values in an argument value that are not mappings, lists or tuples, at any depth."""
+    if isinstance(value, Mapping):
         for item in value.values():
-            yield from _numbers(item)
+            yield from _leaves(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _numbers(item)
+            yield from _leaves(item)
+    else:
+        yield value

@@ -202,6 +202,12 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
 
 
+def sent_back(state: ReActState) -> bool:
+    """Whether the run sent an answer or a give-up back already (an unverified_answer observation)."""
+    return any(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER
+               for step in state.get("steps") or [] for o in step.get("observations") or [])
+
+
 def read_out(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], iteration: int) -> dict[str, Any]:
     """``decision``, or a final answer that repeats most of a tool result (``copied_result``) sent back once in
     the run (an unverified_answer observation, a step of kind ``check``): a small model often hands back the
@@ -209,10 +215,7 @@ def read_out(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], iter
     termination = decision.get("termination") or {}
     if termination.get("reason") != "success" or not decision.get("final_answer") or iteration >= cfg.max_iterations:
         return decision
-    observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
-    if any(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
-        return decision
-    if not copied_result(decision["final_answer"], results(state)):
+    if sent_back(state) or not copied_result(decision["final_answer"], results(state)):
         return decision
     text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.COPIED_RESULT)
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
@@ -231,10 +234,9 @@ def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], o
     termination = decision.get("termination") or {}
     if termination.get("reason") != "failure" or not str(termination.get("detail", "")).startswith("the model gave up"):
         return decision
-    observations = [o for step in state.get("steps") or [] for o in step.get("observations") or []]
-    if iteration >= cfg.max_iterations or any(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in observations):
+    if iteration >= cfg.max_iterations or sent_back(state):
         return decision
-    called = [o for o in observations if o.get("tool")]
+    called = [o for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("tool")]
     if not called and tools_could_answer(state["question"], offer.specs):
         problem = prompts.UNTRIED_GIVE_UP
     elif any(o.get("status") == "ok" for o in called) and any(o.get("error_kind") in MISCALLED for o in called) and all(
