@@ -8,6 +8,7 @@ stores only the new entries, so checkpoint bytes grow with the run, not its squa
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import Annotated, Any, Literal, get_origin, get_type_hints
@@ -72,13 +73,56 @@ def merged(chat: list[BaseMessage], incoming: list[BaseMessage]) -> list[BaseMes
     """``add_messages(chat, incoming)``. Where that only appends (every message a plain one, neither a chunk nor a
     ``RemoveMessage``, each with an id, the incoming ones' new and distinct) the list is built with C's loops:
     ``add_messages`` indexes and checks the whole chat message by message in Python, so each write cost about
-    80 us per 400 messages, at every step of a run and for every checkpoint a history reads."""
-    ids, new = set(map(_ID, chat)), set(map(_ID, incoming))
-    if None in ids or None in new or len(new) < len(incoming) or not ids.isdisjoint(new):
+    80 us per 400 messages, at every step of a run and for every checkpoint a history reads. The ids of a chat
+    built here pass on to the chat built onto it (``_CHAT_IDS``), so a write reads only the incoming messages' ids."""
+    ids, new = _ids_of(chat), set(map(_ID, incoming))
+    if ids is None or None in new or len(new) < len(incoming) or not ids.isdisjoint(new):
         return add_messages(chat, incoming)
-    if not all(map(_plain, {*map(type, chat), *map(type, incoming)})):
+    if not all(map(_plain, set(map(type, incoming)))):
         return add_messages(chat, incoming)
-    return [*chat, *incoming]
+    ids.update(new)
+    out = [*chat, *incoming]
+    _CHAT_IDS.keep(out, ids)
+    return out
+
+
+class _ChatIds:
+    """The message ids of the chats ``merged`` built last (a few: runs in other threads interleave theirs), each set
+    handed on to the next chat built onto its chat (``take``), so a run's or a history's writes, each onto the chat
+    before, never gather the ids of the whole chat again; a second chat built onto the same one gathers them.
+    A chat is a new list at each write and is not changed in place; one that was (its length or last message
+    not the ones kept) has its ids gathered again. Each entry holds its list, so its ``id()`` is not reused meanwhile."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._kept: dict[int, tuple[list, BaseMessage | None, set]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, chat: list) -> set | None:
+        """The ids kept for ``chat``, no longer kept (the caller adds to them), or None."""
+        with self._lock:
+            entry = self._kept.pop(id(chat), None)
+        if entry is None or entry[0] is not chat or len(entry[2]) != len(chat) or entry[1] is not (chat[-1] if chat else None):
+            return None
+        return entry[2]
+
+    def keep(self, chat: list, ids: set) -> None:
+        with self._lock:
+            self._kept[id(chat)] = (chat, chat[-1] if chat else None, ids)
+            while len(self._kept) > self._size:
+                del self._kept[next(iter(self._kept))]
+
+
+_CHAT_IDS = _ChatIds()
+
+
+def _ids_of(chat: list[BaseMessage]) -> set | None:
+    """The ids of ``chat``'s messages (a set the caller may change), or None when one has none or is not a plain
+    message."""
+    if (ids := _CHAT_IDS.take(chat)) is not None:
+        return ids
+    ids = set(map(_ID, chat))
+    return None if None in ids or not all(map(_plain, set(map(type, chat)))) else ids
 
 
 _ID = attrgetter("id")

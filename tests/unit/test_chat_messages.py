@@ -111,3 +111,25 @@ def test_merged_is_add_messages():
     assert merged(unnamed, [AIMessage("x", id="x")])[0].id is not None
     state = [HumanMessage("q", id="q")]
     assert add_message_batches(state, []) == state and add_message_batches(state, []) is not state
+
+
+def test_a_chat_merged_built_has_its_ids_kept_and_one_changed_in_place_is_read_again(monkeypatch):
+    """Each write onto a chat ``merged`` built reads the ids of the incoming messages only (a history replays a write
+    per step: gathering the whole chat's each time made the read quadratic); a chat changed in place since is read
+    whole again, so an id it now has is still replaced, as ``add_messages`` does."""
+    from langgraph.graph.message import add_messages
+
+    import reactgraph.state as state_module
+
+    read: list[str] = []
+    monkeypatch.setattr(state_module, "_ID", lambda m: read.append(m.id) or m.id)
+    chat = [HumanMessage(f"m{i}", id=f"m{i}") for i in range(100)]
+    first = state_module.merged(chat, [AIMessage("a", id="a")])
+    assert len(read) == 101  # the chat's, once
+    read.clear()
+    second = state_module.merged(first, [AIMessage("b", id="b")])
+    assert read == ["b"] and [m.id for m in second][-3:] == ["m99", "a", "b"]
+    second[-1] = AIMessage("now m5", id="m5")  # changed in place: its kept ids are stale
+    read.clear()
+    incoming = [AIMessage("replaces m5", id="m5")]
+    assert state_module.merged(second, incoming) == add_messages(list(second), incoming) and len(read) == 103

@@ -247,3 +247,22 @@ def test_a_saver_with_another_serde_is_read_with_it(tmp_path):
     for state in graph.copy({"checkpointer": loaded}).get_state_history(config):
         assert state.values == graph.get_state(state.config).values
     conn.close()
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_history_reads_with_the_collector_paused_and_leaves_it_as_it_was(collecting, monkeypatch, tmp_path):
+    import gc
+
+    from reactgraph.persistence import replay
+
+    seen: list[bool] = []
+    read = replay.LoadedThread.read
+    monkeypatch.setattr(replay.LoadedThread, "read", classmethod(lambda cls, *a: seen.append(gc.isenabled()) or read(*a)))
+    agent = ReActAgent(looker(2), [lookup], checkpointer=tmp_path / "runs.sqlite")
+    agent.run("Look two up.", thread_id="t")
+    (gc.enable if collecting else gc.disable)()
+    try:
+        assert len(agent.history("t")) > 5
+        assert seen == [False] and gc.isenabled() is collecting
+    finally:
+        gc.enable()

@@ -17,7 +17,7 @@ from reactgraph.answers.result import ConversationTurn, ReActResult, ReActTrace,
 from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import RunNotFoundError
-from reactgraph.persistence.replay import LoadedThread
+from reactgraph.persistence.replay import LoadedThread, collector_paused
 from reactgraph.state import iteration_of, tokens_used
 
 
@@ -164,7 +164,15 @@ def history(
     After a fork the thread holds several branches; this follows the parent links back
     from the latest checkpoint, so the entries are exactly the ones that led to it. The checkpoints are
     read once (``replay.LoadedThread``): one pass over the run, however long. Of each snapshot LangGraph gives
-    only what an entry needs is kept (``Step``), and only on the branch, so the rest is freed as it goes."""
+    only what an entry needs is kept (``Step``), and only on the branch, so the rest is freed as it goes. The
+    garbage collector waits meanwhile (``collector_paused``)."""
+    with collector_paused():
+        return _history(graph, thread_id, turn_of)
+
+
+def _history(
+    graph: Any, thread_id: str, turn_of: Callable[[dict[str, Any], list[str]], int] | None
+) -> list[HistoryEntry]:
     loaded = LoadedThread.read(graph.checkpointer, thread_id, graph.channels)
     branch = loaded.branch()
     if not branch:

@@ -14,8 +14,10 @@ snapshot of the chat costs its square)."""
 from __future__ import annotations
 
 import copy
+import gc
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -204,3 +206,17 @@ def checkpoint_id(item: CheckpointTuple) -> str:
 
 def parent_id(item: CheckpointTuple) -> str | None:
     return item.parent_config["configurable"]["checkpoint_id"] if item.parent_config else None
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for a read that builds many objects and keeps them (a history's entries
+    hold each step's state): its passes, set off by allocations, walk all the process holds, so over a long read they
+    grow with the read's square. Back on after, if it was on, when what the read left unreachable is collected."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
