@@ -116,6 +116,13 @@ COPIED_RESULT = (
     "the whole result is what was asked for, reply with it again"
 )
 
+# A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):
+# sent back once (think).
+UNFOUNDED_NAME = (
+    "Your answer names {names}, which no tool result holds. Answer with what the results say; if they do not hold "
+    "the answer, say that you cannot complete the task and why"
+)
+
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).
 MADE_UP_OUTPUT = "Your reply shows the output of code that nothing ran (no tool here runs code)"
 

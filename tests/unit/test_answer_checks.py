@@ -197,3 +197,37 @@ def test_an_answer_that_repeats_a_tool_result_is_sent_back_once():
     short = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), "It bakes 60 loaves."])
     result = ReActAgent(model=short, tools=tools, checkpointer=None, summary_every=0).run("How many loaves does it bake?")
     assert [s.kind for s in result.trace.steps] == ["tools", "final"]  # a part of a result is an answer from it
+
+
+def test_a_name_no_tool_result_holds_is_sent_back_once_and_a_give_up_then_ends_the_run():
+    """impossible-doc on the local model: the search found the bridge but no mayor, and the model answered "John
+    Doe". Sent back once, naming the name; a give-up after it ends the run as a failure."""
+    tools = ToolRegistry.with_builtins(["calculator"])
+    tools.register("search_documents", search_documents)
+    question = "Who is the mayor of the town where the Fennel Street bakery is?"
+    model = ScriptedChatModel(responses=[
+        tool_call("search_documents", {"query": "Fennel Street bakery"}), "John Doe",
+        "I cannot complete the task: the documents do not name the mayor.",
+    ])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run(question)
+    assert result.termination_reason is TerminationReason.FAILURE
+    assert [s.kind for s in result.trace.steps] == ["tools", "check", "final"]
+    assert "Your answer names John Doe, which no tool result holds" in result.trace.steps[1].observations[0].content
+    named = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), "On Fennel Street"])
+    result = ReActAgent(model=named, tools=tools, checkpointer=None, summary_every=0).run("Which street is the bakery on?")
+    assert (result.final_answer, [s.kind for s in result.trace.steps]) == ("On Fennel Street", ["tools", "final"])
+    twice = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), "John Doe", "John Doe"])
+    result = ReActAgent(model=twice, tools=tools, checkpointer=None, summary_every=0).run(question)
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "John Doe")  # the second stands
+
+
+def test_unfounded_names_are_capitalised_runs_of_a_short_answer_the_sources_lack():
+    from reactgraph.answers.non_answers import unfounded_names
+
+    sources = ["Who designed the Kessel footbridge?", "The Kessel footbridge was designed by the engineer Marta Oyelaran."]
+    assert unfounded_names("John Doe", sources) == ["John Doe"]
+    assert unfounded_names("Designer: Jean-Luc Picard.", sources) == ["Jean-Luc Picard"]
+    assert unfounded_names("It was designed by an engineer from Italy.", sources) == []  # a name is not the answer
+    assert unfounded_names("Marta Oyelaran", sources) == unfounded_names("Oyelaran designed it.", sources) == []
+    assert unfounded_names("Yes, it is. I think so.", sources) == []  # a sentence's first word and "I" are no names
+    assert unfounded_names("It was designed by a famous engineer whose name was John Doe, I believe", sources) == []  # long

@@ -25,6 +25,7 @@ MADE_UP_OUTPUT = re.compile(r"```[^\S\n]*(?:output|result|stdout|console)[^\S\n]
 MIN_WORDS = 5
 MIN_RESULT_WORDS = 8
 COPIED_SHARE = 0.5
+MAX_NAMING_WORDS = 10  # an answer this short that is a name: checked against the question and the results
 
 
 def non_answer(answer: str | None, shown: Iterable[tuple[str, str]]) -> str | None:
@@ -55,6 +56,32 @@ def copied_result(answer: str, results: Iterable[str]) -> bool:
         if len(words) >= MIN_RESULT_WORDS and len(said & (pairs := _pairs(words))) >= COPIED_SHARE * len(pairs):
             return True
     return False
+
+
+def unfounded_names(answer: str, sources: Iterable[str]) -> list[str]:
+    """The names that make a short ``answer`` (``MAX_NAMING_WORDS`` words at most, half of them or more in such names)
+    and that none of ``sources`` (the question, the tool results) holds: runs of capitalised words with a word the
+    sources lack (a sentence's first word and "I" are not taken for names by themselves). "John Doe", for a mayor that
+    no result names, gives ["John Doe"]; "Rome is in Italy." gives none (a fact around a name the results hold)."""
+    words = len(re.findall(r"\w+", answer))
+    if words > MAX_NAMING_WORDS:
+        return []
+    known = {word for source in sources for word in _words(source)}
+    names = []
+    for sentence in re.split(r"(?<=[.!?])\s+", answer.strip()):
+        runs: list[list[re.Match]] = []
+        for word in re.finditer(r"[^\W\d_][\w'-]*", sentence):
+            if not word.group()[0].isupper():
+                continue
+            if runs and not sentence[runs[-1][-1].end():word.start()].strip():
+                runs[-1].append(word)
+            else:
+                runs.append([word])
+        for run in runs:
+            named = [w.group() for w in run if w.start() > 0 and w.group() != "I"]
+            if any(not set(_words(word)) <= known for word in named):
+                names.append(" ".join(w.group() for w in run))
+    return names if 2 * sum(len(re.findall(r"\w+", name)) for name in names) >= words else []
 
 
 def _words(text: str) -> list[str]:

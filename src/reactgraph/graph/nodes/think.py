@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, copied_result, made_up_output, non_answer
+from reactgraph.answers.non_answers import announced_call, copied_result, made_up_output, non_answer, unfounded_names
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
@@ -209,15 +209,23 @@ def sent_back(state: ReActState) -> bool:
 
 
 def read_out(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], iteration: int) -> dict[str, Any]:
-    """``decision``, or a final answer that repeats most of a tool result (``copied_result``) sent back once in
-    the run (an unverified_answer observation, a step of kind ``check``): a small model often hands back the
-    search hit or the file it read instead of the number or name asked for. The next reply stands."""
+    """``decision``, or a final answer sent back once in the run (an unverified_answer observation, a step of kind
+    ``check``) that repeats most of a tool result (``copied_result``: a small model often hands back the search hit
+    or the file it read instead of the number or name asked for), or that is a name no tool result nor the question
+    holds (``unfounded_names``: "John Doe" for a mayor the search did not find). The next reply stands."""
     termination = decision.get("termination") or {}
     if termination.get("reason") != "success" or not decision.get("final_answer") or iteration >= cfg.max_iterations:
         return decision
-    if sent_back(state) or not copied_result(decision["final_answer"], results(state)):
+    found = results(state)
+    if sent_back(state) or not found:
         return decision
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.COPIED_RESULT)
+    if copied_result(decision["final_answer"], found):
+        problem = prompts.COPIED_RESULT
+    elif names := unfounded_names(decision["final_answer"], [state["question"], *found]):
+        problem = prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names)))
+    else:
+        return decision
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
     return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
 
 
