@@ -266,3 +266,18 @@ def test_history_reads_with_the_collector_paused_and_leaves_it_as_it_was(collect
         assert seen == [False] and gc.isenabled() is collecting
     finally:
         gc.enable()
+
+
+def test_overlapping_reads_leave_the_collector_as_the_first_found_it():
+    import gc
+
+    from reactgraph.persistence.replay import collector_paused
+
+    assert gc.isenabled()
+    first, second = collector_paused(), collector_paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first read ends while the second goes on: still off
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -208,15 +209,30 @@ def parent_id(item: CheckpointTuple) -> str | None:
     return item.parent_config["configurable"]["checkpoint_id"] if item.parent_config else None
 
 
+class _Pause:
+    """Who paused the collector: the first read in turns it off (when it was on), the last one out turns it back on,
+    so reads in several threads never leave it off, nor turn it on under another's read."""
+
+    lock = threading.Lock()
+    readers = 0
+    was_on = False
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off for a read that builds many objects and keeps them (a history's entries
     hold each step's state): its passes, set off by allocations, walk all the process holds, so over a long read they
-    grow with the read's square. Back on after, if it was on, when what the read left unreachable is collected."""
-    was_on = gc.isenabled()
-    gc.disable()
+    grow with the read's square. Back on after (if it was on before the first of the reads now running), when what
+    the reads left unreachable is collected."""
+    with _Pause.lock:
+        if _Pause.readers == 0:
+            _Pause.was_on = gc.isenabled()
+            gc.disable()
+        _Pause.readers += 1
     try:
         yield
     finally:
-        if was_on:
-            gc.enable()
+        with _Pause.lock:
+            _Pause.readers -= 1
+            if _Pause.readers == 0 and _Pause.was_on:
+                gc.enable()
