@@ -39,12 +39,15 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
+
 from reactgraph.errors import missing_extra
 
 try:  # installed with the postgres extra
     import procrastinate
     import psycopg
     from procrastinate.exceptions import ConnectorException
+    from procrastinate.manager import JobManager
     from procrastinate.schema import SchemaManager
     from psycopg_pool import AsyncConnectionPool, PoolTimeout
 except ImportError as exc:
@@ -309,11 +312,47 @@ def queue_pool(**options: Any) -> AsyncConnectionPool:
     return AsyncConnectionPool(**options | {"check": acheck_if_closed})
 
 
-def queue_app(url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER) -> procrastinate.App:
-    """The procrastinate App on ``url``; with a ``runner``, its tasks: ``reactgraph.run`` and a periodic
-    retry of the jobs of workers silent for longer than ``stalled_after`` seconds."""
+class SettledJobs(JobManager):
+    """procrastinate's job manager, with the write of a job's end (finished, or handed back to be retried) outlasting a
+    database restart: tried again (tenacity, backing off) while the database is away, for ``within`` seconds. A failed
+    write used to leave the job ``doing`` under a worker still alive, which no one takes up again. A write that finds
+    the job moved on (its first try landed before the connection broke; another worker took it up or ended it) is
+    done: the job's run, in the checkpoints, is what says whether it ended."""
+
+    def __init__(self, connector: Any, within: float) -> None:
+        super().__init__(connector)
+        self.within = within
+
+    async def finish_job_by_id_async(self, job_id: int, status: Any, delete_job: bool) -> None:
+        await self._settled(job_id, super().finish_job_by_id_async, job_id=job_id, status=status, delete_job=delete_job)
+
+    async def retry_job_by_id_async(self, job_id: int, retry_at: Any, **options: Any) -> None:
+        await self._settled(job_id, super().retry_job_by_id_async, job_id=job_id, retry_at=retry_at, **options)
+
+    async def _settled(self, job: int, write: Callable[..., Awaitable[None]], /, **arguments: Any) -> None:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(lost_database), wait=wait_exponential(multiplier=0.2, max=RECONNECT_EVERY * 5),
+            stop=stop_after_delay(self.within), reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    await write(**arguments)
+        except ConnectorException as exc:
+            if not isinstance(exc.__cause__, psycopg.errors.RaiseException):
+                raise
+            logger.info("job %s had moved on (%s): its end not written again", job, " ".join(str(exc.__cause__).split()))
+
+
+def queue_app(
+    url: str, runner: Runner | None = None, stalled_after: float = STALLED_AFTER, reconnect_within: float = RECONNECT_WITHIN
+) -> procrastinate.App:
+    """The procrastinate App on ``url``, its jobs' ends written through a database restart (``SettledJobs``, for
+    ``reconnect_within`` seconds); with a ``runner``, its tasks: ``reactgraph.run`` and a periodic retry of the jobs
+    of workers silent for longer than ``stalled_after`` seconds."""
     connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, timeout=QUEUE_POOL_TIMEOUT, pool_factory=queue_pool)
     app = procrastinate.App(connector=connector)
+    app.job_manager = SettledJobs(connector, reconnect_within)
     if runner is None:
         return app
 
@@ -446,7 +485,7 @@ def run_worker(
     ensure_schema(url)
     runner = Runner(url, concurrency)
     heartbeat = stalled_after / 3
-    app = queue_app(url, runner, stalled_after)
+    app = queue_app(url, runner, stalled_after, reconnect_within)
 
     async def worker() -> None:
         async with app.open_async():
