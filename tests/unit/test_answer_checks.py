@@ -231,3 +231,4 @@ def test_unfounded_names_are_capitalised_runs_of_a_short_answer_the_sources_lack
     assert unfounded_names("Marta Oyelaran", sources) == unfounded_names("Oyelaran designed it.", sources) == []
     assert unfounded_names("Yes, it is. I think so.", sources) == []  # a sentence's first word and "I" are no names
     assert unfounded_names("It was designed by a famous engineer whose name was John Doe, I believe", sources) == []  # long
+    assert unfounded_names("NOT ENOUGH INFO", sources) == []  # a label in capitals (FEVER's), not a name

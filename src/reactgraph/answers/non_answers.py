@@ -60,9 +60,10 @@ def copied_result(answer: str, results: Iterable[str]) -> bool:
 
 def unfounded_names(answer: str, sources: Iterable[str]) -> list[str]:
     """The names that make a short ``answer`` (``MAX_NAMING_WORDS`` words at most, half of them or more in such names)
-    and that none of ``sources`` (the question, the tool results) holds: runs of capitalised words with a word the
-    sources lack (a sentence's first word and "I" are not taken for names by themselves). "John Doe", for a mayor that
-    no result names, gives ["John Doe"]; "Rome is in Italy." gives none (a fact around a name the results hold)."""
+    and that none of ``sources`` (the question, the tool results) holds: runs of capitalised words (not all capitals:
+    "NOT ENOUGH INFO" is a label) with a word the sources lack (a sentence's first word and "I" are not taken for
+    names by themselves). "John Doe", for a mayor that no result names, gives ["John Doe"]; "Rome is in Italy." gives
+    none (a fact around a name the results hold)."""
     words = len(re.findall(r"\w+", answer))
     if words > MAX_NAMING_WORDS:
         return []
@@ -71,7 +72,7 @@ def unfounded_names(answer: str, sources: Iterable[str]) -> list[str]:
     for sentence in re.split(r"(?<=[.!?])\s+", answer.strip()):
         runs: list[list[re.Match]] = []
         for word in re.finditer(r"[^\W\d_][\w'-]*", sentence):
-            if not word.group()[0].isupper():
+            if not (word.group()[0].isupper() and any(c.islower() for c in word.group())):  # "NOT ENOUGH INFO": a label
                 continue
             if runs and not sentence[runs[-1][-1].end():word.start()].strip():
                 runs[-1].append(word)
