@@ -38,7 +38,12 @@ from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.models.resolve import check_model, default_model
 from reactgraph.persistence import open_store
-from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer, RunNotFoundError
+from reactgraph.persistence.base import (
+    DEFAULT_CHECKPOINTER,
+    CheckpointStoreError,
+    DefaultCheckpointer,
+    RunNotFoundError,
+)
 from reactgraph.persistence.reading import (
     ForkError,
     HistoryEntry,
@@ -97,6 +102,21 @@ class Drive(NamedTuple):
     thread_id: str
     handlers: tuple[ClarificationHandler | None, ApprovalHandler | None] = (None, None)
     start: dict[str, Any] | None = None
+
+
+def unsaved_step(snapshot: Any) -> bool:
+    """Whether the run's last step ran but no checkpoint holds its writes, which wait as pending writes: every task of
+    the latest checkpoint has written, and none is left to run. LangGraph returned from such runs when the database
+    went away as it wrote the checkpoint after the step (a queued run's job then counted as done, its end unsaved)."""
+    return bool(snapshot.tasks) and not snapshot.next and not snapshot.interrupts
+
+
+def unsaved(thread_id: str) -> CheckpointStoreError:
+    """The error of a run whose last step could not be checkpointed (from a ConnectionError: the database lost it, and
+    a queued run is retried, and resumed)."""
+    error = CheckpointStoreError(f"run {thread_id!r}: its last step ran, but the checkpoint after it could not be written")
+    error.__cause__ = ConnectionError("the checkpoint after the run's last step was not written")
+    return error
 
 
 def advance(steps: Generator[Any, Any, Any], snapshot: Any) -> tuple[bool, Any]:
@@ -480,7 +500,7 @@ class ReActAgent:
             payload = next(steps)
             while True:
                 self.graph.invoke(payload, start, context=drive.context, durability=self._durability(drive))
-                done, payload = advance(steps, self.graph.get_state(drive.config))
+                done, payload = advance(steps, self._checkpointed(drive))
                 if done:
                     return payload
                 start = drive.config
@@ -497,9 +517,28 @@ class ReActAgent:
                 payload = next(steps)
                 while True:
                     await graph.ainvoke(payload, drive.config, context=drive.context, durability=self._durability(drive))
-                    done, payload = advance(steps, await graph.aget_state(drive.config))
+                    done, payload = advance(steps, await self._acheckpointed(graph, drive))
                     if done:
                         return payload
+
+    def _checkpointed(self, drive: Drive) -> Any:
+        """The run's state after an invoke, its last step checkpointed: a step whose writes wait unsaved
+        (``unsaved_step``) is saved by invoking the graph once more, as a resume does; ``unsaved`` when it still is not."""
+        snapshot = self.graph.get_state(drive.config)
+        if unsaved_step(snapshot):
+            self.graph.invoke(None, drive.config, context=drive.context, durability=self._durability(drive))
+            if unsaved_step(snapshot := self.graph.get_state(drive.config)):
+                raise unsaved(drive.thread_id)
+        return snapshot
+
+    async def _acheckpointed(self, graph: Any, drive: Drive) -> Any:
+        """Async ``_checkpointed`` on ``graph``."""
+        snapshot = await graph.aget_state(drive.config)
+        if unsaved_step(snapshot):
+            await graph.ainvoke(None, drive.config, context=drive.context, durability=self._durability(drive))
+            if unsaved_step(snapshot := await graph.aget_state(drive.config)):
+                raise unsaved(drive.thread_id)
+        return snapshot
 
     def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
@@ -516,7 +555,7 @@ class ReActAgent:
             )
             for namespace, mode, chunk in chunks:
                 yield from stream_items(mode, chunk, namespace)
-            yield snapshot_result(self.graph.get_state(drive.config), drive.thread_id, self.output_schema)
+            yield snapshot_result(self._checkpointed(drive), drive.thread_id, self.output_schema)
 
     def _resume_command(
         self, config: dict[str, Any], answer: str | None, approval: Any, approvals: dict[str, Any] | None

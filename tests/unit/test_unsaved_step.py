@@ -1,0 +1,81 @@
+"""A run whose last checkpoint was not written (the database went away as LangGraph wrote it, and the run returned
+all the same: a queued run's job then counted as done with its end unsaved, tests/adversarial/test_queue.py) is
+saved by one more invoke, as a resume saves it; one that still cannot be saved raises, as a lost database."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from reactgraph import ReActAgent, TerminationReason
+from reactgraph.persistence.base import CheckpointStoreError
+from reactgraph.testing import ScriptedChatModel, tool_call
+
+
+def lookup(n: int) -> str:
+    """Look up entry n."""
+    return f"entry {n}"
+
+
+def model() -> ScriptedChatModel:
+    return ScriptedChatModel(responses=[tool_call("lookup", {"n": 1}), "Done: entry 1."])
+
+
+class Losing(SqliteSaver):
+    """Drops the checkpoint written after the terminate node ``losses`` times, saying nothing."""
+
+    def __init__(self, conn: sqlite3.Connection, losses: int) -> None:
+        super().__init__(conn)
+        self.losses, self.lost = losses, 0
+
+    def put(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201
+        if self.lost < self.losses and metadata.get("source") == "loop" and "termination" in new_versions and "terminate" in checkpoint["versions_seen"]:
+            self.lost += 1
+            return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+        return super().put(config, checkpoint, metadata, new_versions)
+
+
+def terminations(agent: ReActAgent, thread: str) -> int:
+    return sum("terminate" in entry.ran for entry in agent.history(thread))
+
+
+def test_a_run_whose_last_checkpoint_was_lost_once_is_saved_and_its_terminate_ran_once(tmp_path):
+    saver = Losing(sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False), losses=1)
+    agent = ReActAgent(model(), [lookup], checkpointer=saver, summary_every=0)
+    result = agent.run("Look up 1.", thread_id="t")
+    assert (saver.lost, result.termination_reason, result.final_answer) == (1, TerminationReason.SUCCESS, "Done: entry 1.")
+    assert terminations(agent, "t") == 1 and agent.run_info("t").status == "finished"
+    assert agent.graph.get_state({"configurable": {"thread_id": "t"}}).tasks == ()  # nothing left pending
+
+
+def test_a_run_whose_last_checkpoint_cannot_be_saved_raises_as_a_lost_database(tmp_path):
+    saver = Losing(sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False), losses=2)
+    agent = ReActAgent(model(), [lookup], checkpointer=saver, summary_every=0)
+    with pytest.raises(CheckpointStoreError, match="could not be written") as raised:
+        agent.run("Look up 1.", thread_id="t")
+    assert isinstance(raised.value.__cause__, ConnectionError)  # a queued run's job is retried, and resumed
+    assert agent.run_info("t").status == "failed"  # with the error; a resume ends it
+    assert agent.resume("t").termination_reason is TerminationReason.SUCCESS
+    assert terminations(agent, "t") == 1
+
+
+def test_the_async_run_saves_it_too(tmp_path, monkeypatch):
+    from reactgraph.persistence.sqlite import AsyncCheckpointFile
+
+    lost: list[str] = []
+    aput = AsyncCheckpointFile.aput
+
+    async def losing(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN202
+        if not lost and metadata.get("source") == "loop" and "termination" in new_versions and "terminate" in checkpoint["versions_seen"]:
+            lost.append(checkpoint["id"])
+            return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+        return await aput(self, config, checkpoint, metadata, new_versions)
+
+    monkeypatch.setattr(AsyncCheckpointFile, "aput", losing)
+    agent = ReActAgent(model(), [lookup], checkpointer=tmp_path / "runs.sqlite", summary_every=0)
+    result = asyncio.run(agent.arun("Look up 1.", thread_id="t"))
+    assert (len(lost), result.termination_reason) == (1, TerminationReason.SUCCESS)
+    assert terminations(agent, "t") == 1 and agent.run_info("t").status == "finished"
