@@ -105,10 +105,11 @@ class Drive(NamedTuple):
 
 
 def unsaved_step(snapshot: Any) -> bool:
-    """Whether the run's last step ran but no checkpoint holds its writes, which wait as pending writes: every task of
-    the latest checkpoint has written, and none is left to run. LangGraph returned from such runs when the database
-    went away as it wrote the checkpoint after the step (a queued run's job then counted as done, its end unsaved)."""
-    return bool(snapshot.tasks) and not snapshot.next and not snapshot.interrupts
+    """Whether a run the graph returned from neither ended (no task left) nor waits (for an answer or an approval):
+    its last step's writes were lost, or wait unsaved as pending writes. LangGraph returned from such runs when the
+    database went away as it wrote them (psycopg ignores a lost connection as it leaves a pipeline), and a queued
+    run's job counted as done with no checkpoint after its terminate."""
+    return bool(snapshot.tasks or snapshot.next) and not snapshot.interrupts
 
 
 def unsaved(thread_id: str) -> CheckpointStoreError:
@@ -522,8 +523,9 @@ class ReActAgent:
                         return payload
 
     def _checkpointed(self, drive: Drive) -> Any:
-        """The run's state after an invoke, its last step checkpointed: a step whose writes wait unsaved
-        (``unsaved_step``) is saved by invoking the graph once more, as a resume does; ``unsaved`` when it still is not."""
+        """The run's state after an invoke, its last step checkpointed: a step whose writes were lost or wait unsaved
+        (``unsaved_step``) is saved by invoking the graph once more, as a resume does (it runs what is left, or applies
+        the pending writes); ``unsaved`` when it still is not."""
         snapshot = self.graph.get_state(drive.config)
         if unsaved_step(snapshot):
             self.graph.invoke(None, drive.config, context=drive.context, durability=self._durability(drive))

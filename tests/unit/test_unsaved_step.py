@@ -38,6 +38,16 @@ class Losing(SqliteSaver):
         return super().put(config, checkpoint, metadata, new_versions)
 
 
+class LosingAll(Losing):
+    """Also drops the terminate node's writes (``put_writes``) ``losses`` times: the run returns at the checkpoint
+    before terminate, which looks like a success (think wrote the answer and the reason)."""
+
+    def put_writes(self, config, writes, task_id, task_path=""):  # noqa: ANN001, ANN201
+        if self.lost < self.losses and any(channel == "finished_at" for channel, _ in writes):
+            return None
+        return super().put_writes(config, writes, task_id, task_path)
+
+
 def terminations(agent: ReActAgent, thread: str) -> int:
     return sum("terminate" in entry.ran for entry in agent.history(thread))
 
@@ -49,6 +59,14 @@ def test_a_run_whose_last_checkpoint_was_lost_once_is_saved_and_its_terminate_ra
     assert (saver.lost, result.termination_reason, result.final_answer) == (1, TerminationReason.SUCCESS, "Done: entry 1.")
     assert terminations(agent, "t") == 1 and agent.run_info("t").status == "finished"
     assert agent.graph.get_state({"configurable": {"thread_id": "t"}}).tasks == ()  # nothing left pending
+
+
+def test_a_run_whose_terminate_writes_were_lost_too_runs_terminate_again_and_is_saved(tmp_path):
+    saver = LosingAll(sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False), losses=1)
+    agent = ReActAgent(model(), [lookup], checkpointer=saver, summary_every=0)
+    result = agent.run("Look up 1.", thread_id="t")
+    assert (saver.lost, result.termination_reason, result.final_answer) == (1, TerminationReason.SUCCESS, "Done: entry 1.")
+    assert terminations(agent, "t") == 1 and agent.run_info("t").status == "finished"
 
 
 def test_a_run_whose_last_checkpoint_cannot_be_saved_raises_as_a_lost_database(tmp_path):
