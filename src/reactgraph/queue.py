@@ -39,7 +39,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_delay, wait_exponential
 
 from reactgraph.errors import missing_extra
 
@@ -330,9 +330,13 @@ class SettledJobs(JobManager):
         await self._settled(job_id, super().retry_job_by_id_async, job_id=job_id, retry_at=retry_at, **options)
 
     async def _settled(self, job: int, write: Callable[..., Awaitable[None]], /, **arguments: Any) -> None:
+        def waiting(state: RetryCallState) -> None:
+            error = state.outcome.exception() if state.outcome else None
+            logger.warning("job %s: its end not written yet (%s); trying again", job, type(error).__name__)
+
         retrying = AsyncRetrying(
             retry=retry_if_exception(lost_database), wait=wait_exponential(multiplier=0.2, max=RECONNECT_EVERY * 5),
-            stop=stop_after_delay(self.within), reraise=True,
+            stop=stop_after_delay(self.within), reraise=True, before_sleep=waiting,
         )
         try:
             async for attempt in retrying:
