@@ -9,7 +9,10 @@
 
 The server runs as the ``postgres`` user when we are root (``initdb`` refuses root), keeps its data in
 a private temporary directory, listens on a free local port, requires the password in the URL for TCP
-connections (so tests can try a wrong one), and trades durability for speed (no fsync).
+connections (so tests can try a wrong one), and trades durability against a machine's crash for speed (no fsync:
+the OS keeps what the server wrote). A commit is acknowledged only once its WAL is written, as by default: the
+restart tests crash the server (``pg_ctl stop -m immediate``), and with ``synchronous_commit=off`` it lost commits
+it had acknowledged (a run's last checkpoint, a job's end), which no database a user runs does.
 Benchmarks import it with the repository root on ``sys.path``: ``from tests.postgres import start_postgres``.
 """
 
@@ -32,7 +35,7 @@ import psycopg
 from psycopg import pq
 
 PASSWORD = "reactgraph-test"
-_FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+_FAST = "-c fsync=off -c full_page_writes=off -c max_connections=200"
 
 
 def postgres_bin() -> Path | None:

@@ -106,9 +106,10 @@ class Drive(NamedTuple):
 
 def unsaved_step(snapshot: Any) -> bool:
     """Whether a run the graph returned from neither ended (no task left) nor waits (for an answer or an approval):
-    its last step's writes were lost, or wait unsaved as pending writes. LangGraph returned from such runs when the
-    database went away as it wrote them (psycopg ignores a lost connection as it leaves a pipeline), and a queued
-    run's job counted as done with no checkpoint after its terminate."""
+    its last step's writes were lost after the saver took them, or wait unsaved as pending writes. A Postgres server
+    with ``synchronous_commit=off`` that crashes loses commits it acknowledged: a queued run's job then counted as
+    done with no checkpoint after its terminate, when the crash came before this read (after it, nothing here sees
+    the loss)."""
     return bool(snapshot.tasks or snapshot.next) and not snapshot.interrupts
 
 
