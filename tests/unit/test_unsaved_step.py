@@ -24,6 +24,16 @@ def model() -> ScriptedChatModel:
     return ScriptedChatModel(responses=[tool_call("lookup", {"n": 1}), "Done: entry 1."])
 
 
+def after_terminate(checkpoint: dict, metadata: dict, new_versions: dict) -> bool:
+    """Whether a checkpoint is the one written after the terminate node."""
+    return metadata.get("source") == "loop" and "termination" in new_versions and "terminate" in checkpoint["versions_seen"]
+
+
+def dropped(config: dict, checkpoint: dict) -> dict:
+    """What a saver's ``put`` returns for ``checkpoint``, as if it had written it."""
+    return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+
+
 class Losing(SqliteSaver):
     """Drops the checkpoint written after the terminate node ``losses`` times, saying nothing."""
 
@@ -32,9 +42,9 @@ class Losing(SqliteSaver):
         self.losses, self.lost = losses, 0
 
     def put(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201
-        if self.lost < self.losses and metadata.get("source") == "loop" and "termination" in new_versions and "terminate" in checkpoint["versions_seen"]:
+        if self.lost < self.losses and after_terminate(checkpoint, metadata, new_versions):
             self.lost += 1
-            return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+            return dropped(config, checkpoint)
         return super().put(config, checkpoint, metadata, new_versions)
 
 
@@ -52,21 +62,15 @@ def terminations(agent: ReActAgent, thread: str) -> int:
     return sum("terminate" in entry.ran for entry in agent.history(thread))
 
 
-def test_a_run_whose_last_checkpoint_was_lost_once_is_saved_and_its_terminate_ran_once(tmp_path):
-    saver = Losing(sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False), losses=1)
+@pytest.mark.parametrize("saver_class", [Losing, LosingAll], ids=["checkpoint lost", "terminate's writes lost too"])
+def test_a_run_whose_last_step_was_lost_once_is_saved_and_its_terminate_ran_once(saver_class, tmp_path):
+    """The checkpoint after terminate lost: its pending writes are applied; terminate's writes lost too: it runs again."""
+    saver = saver_class(sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False), losses=1)
     agent = ReActAgent(model(), [lookup], checkpointer=saver, summary_every=0)
     result = agent.run("Look up 1.", thread_id="t")
     assert (saver.lost, result.termination_reason, result.final_answer) == (1, TerminationReason.SUCCESS, "Done: entry 1.")
     assert terminations(agent, "t") == 1 and agent.run_info("t").status == "finished"
     assert agent.graph.get_state({"configurable": {"thread_id": "t"}}).tasks == ()  # nothing left pending
-
-
-def test_a_run_whose_terminate_writes_were_lost_too_runs_terminate_again_and_is_saved(tmp_path):
-    saver = LosingAll(sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False), losses=1)
-    agent = ReActAgent(model(), [lookup], checkpointer=saver, summary_every=0)
-    result = agent.run("Look up 1.", thread_id="t")
-    assert (saver.lost, result.termination_reason, result.final_answer) == (1, TerminationReason.SUCCESS, "Done: entry 1.")
-    assert terminations(agent, "t") == 1 and agent.run_info("t").status == "finished"
 
 
 def test_a_run_whose_last_checkpoint_cannot_be_saved_raises_as_a_lost_database(tmp_path):
@@ -87,9 +91,9 @@ def test_the_async_run_saves_it_too(tmp_path, monkeypatch):
     aput = AsyncCheckpointFile.aput
 
     async def losing(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN202
-        if not lost and metadata.get("source") == "loop" and "termination" in new_versions and "terminate" in checkpoint["versions_seen"]:
+        if not lost and after_terminate(checkpoint, metadata, new_versions):
             lost.append(checkpoint["id"])
-            return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+            return dropped(config, checkpoint)
         return await aput(self, config, checkpoint, metadata, new_versions)
 
     monkeypatch.setattr(AsyncCheckpointFile, "aput", losing)
