@@ -216,6 +216,7 @@ class Turn(TypedDict, total=False):
     started: float  # when the turn started (time.time(); observe computes the step's duration)
     format: str | None  # the tool-calling format the turn used (observe puts it on the step)
     written: str | None  # the model's own reply text when the calls were read from it, else None
+    answer: str  # the final answer (or give-up) the turn gave that was sent back to be checked (a check step)
     usage: TokenCount  # usage of the turn's model call (the token budget projects the next call from it)
     calls: list[dict[str, Any]]  # the turn's model calls {purpose, token_usage}: those made ahead of it, think's own, typing the answer
     tokens: TokenCount  # the run's tokens so far, every call counted up to this record

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
+from reactgraph.graph.scratchpad import steps_text
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 
@@ -232,3 +233,29 @@ def test_unfounded_names_are_capitalised_runs_of_a_short_answer_the_sources_lack
     assert unfounded_names("Yes, it is. I think so.", sources) == []  # a sentence's first word and "I" are no names
     assert unfounded_names("It was designed by a famous engineer whose name was John Doe, I believe", sources) == []  # long
     assert unfounded_names("NOT ENOUGH INFO", sources) == []  # a label in capitals (FEVER's), not a name
+
+
+def test_a_sent_back_answer_is_shown_to_the_model_as_it_gave_it_and_kept_in_the_trace():
+    """files-growth on the local model (text format): shown its check turn as a Thought alone, the model copied that
+    shape (a Thought, no Action, no answer) until the run stalled; shown with its Final Answer, it called the tool."""
+    model = ScriptedChatModel(responses=[
+        "Thought: the percentage change is about 17.\nFinal Answer: 17.0",
+        "Thought: check it.\nAction: calculator[(92400 - 84000) / 84000 * 100]",
+        "Thought: the tool says 10.\nFinal Answer: 10.0",
+    ])
+    result = calculator_agent(model, tool_calling="text").run("By what percent did revenue grow from 84,000 to 92,400?")
+    assert [s.kind for s in result.trace.steps] == ["check", "tools", "final"] and result.final_answer == "10.0"
+    assert result.trace.steps[0].answer == "17.0" and result.trace.steps[1].answer is None
+    shown = [m.content for m in model.calls[1]["messages"][2:]]
+    assert shown[0] == "Thought: the percentage change is about 17.\nFinal Answer: 17.0"
+    assert shown[1].startswith("Observation: Not accepted yet (unverified_answer): Your answer was not worked out with a tool")
+    summary = steps_text([s.model_dump() for s in result.trace.steps[:1]])
+    assert "    Final Answer: 17.0\n    Observation: Not accepted yet" in summary and "Action:" not in summary
+
+
+def test_a_give_up_written_as_a_thought_alone_is_not_shown_twice():
+    from reactgraph.tool_calling.text import sent_back
+
+    assert sent_back({"thought": "I cannot complete the task: no tool fits.", "answer": "I cannot complete the task: no tool fits."}) is None
+    assert sent_back({"thought": "Adding them up.", "answer": "42"}) == "42"
+    assert sent_back({"thought": "Adding them up."}) is None

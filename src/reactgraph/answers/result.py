@@ -111,6 +111,7 @@ class ReActStep(BaseModel):
     duration: float = 0.0
     format: str | None = Field(default=None, description="The tool-calling format of the turn: native, text or json.")
     written: str | None = Field(default=None, description="The model's own text, when its calls were read from it.")
+    answer: str | None = Field(default=None, description="A check step's final answer or give-up, sent back to be checked.")
     calls: list[ModelCall] = Field(default_factory=list)
     hooks: list[HookRun] = Field(default_factory=list, description="The middleware hooks that ran in the turn (before it, for the first).")
 

@@ -63,6 +63,8 @@ class TextFormat(Format):
             lines = [f"{tags.thought}: {step['thought']}"] if step.get("thought") else []
             if written := [text for text in map(action_text, step["actions"]) if text]:
                 lines.append(f"{tags.action}: {', '.join(written)}")  # several calls on one line, as read
+            if (answer := sent_back(step)) is not None:  # shown as given: without it, the model copies a Thought alone
+                lines.append(f"{tags.final_answer}: {answer}")
             messages.append(AIMessage(content="\n".join(lines) or f"{tags.thought}:"))
             observed = "\n".join(shown_observation(obs["content"], tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{tags.observation}: (none)"))
@@ -95,6 +97,13 @@ def render_action(tool: str, args: dict[str, Any]) -> str:
     if len(args) == 1 and isinstance(value := next(iter(args.values())), str):
         return f"{tool}[{value}]"
     return f"{tool}[{json.dumps(args, ensure_ascii=False)}]" if args else f"{tool}[]"
+
+
+def sent_back(step: dict[str, Any]) -> str | None:
+    """The final answer or give-up a check step sent back, unless its thought already holds it (a reply with no
+    ``Final Answer`` tag is all thought): what the step shows after the thought."""
+    answer = step.get("answer")
+    return answer if answer and answer.strip() not in (step.get("thought") or "") else None
 
 
 def action_text(action: dict[str, Any]) -> str:

@@ -124,6 +124,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         }
         if written := turn.get("written"):
             step["written"] = written
+        if answer := turn.get("answer"):
+            step["answer"] = answer
         if hooks := state.get("hooks"):
             step["hooks"] = hooks
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:

@@ -198,8 +198,7 @@ def checked_answer(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]
         return decision
     if (reason := check_reason(signals)) is None:
         return decision
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=prompts.CHECK_ANSWER.format(reason=reason))
-    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "answer_checks": checks + 1}
+    return _sent_back(decision, prompts.CHECK_ANSWER.format(reason=reason)) | {"answer_checks": checks + 1}
 
 
 def sent_back(state: ReActState) -> bool:
@@ -225,8 +224,7 @@ def read_out(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], iter
         problem = prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names)))
     else:
         return decision
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
-    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
+    return _sent_back(decision, problem)
 
 
 MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
@@ -253,8 +251,7 @@ def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], o
         problem = prompts.MISCALLED_GIVE_UP
     else:
         return decision
-    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
-    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)]}
+    return _sent_back(decision, problem)
 
 
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
@@ -290,6 +287,7 @@ TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``
     "pending_actions": "actions",
     "turn_format": "format",
     "turn_written": "written",
+    "turn_answer": "answer",
     "turn_usage": "usage",
     "turn_calls": "calls",
     "turn_tokens": "tokens",
@@ -627,6 +625,13 @@ def _fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActS
 def _stop(reason: str, detail: str, answer: str | None) -> dict[str, Any]:
     termination: Termination = {"reason": reason, "detail": detail, "limit": None, "observed": None}
     return {"termination": termination, "final_answer": answer, "pending_actions": []}
+
+
+def _sent_back(decision: dict[str, Any], problem: str) -> dict[str, Any]:
+    """The update that sends ``decision``'s final answer or give-up back to the model (an unverified_answer
+    observation), the answer kept on the turn: the next prompt shows the model the answer it gave."""
+    text = error_text(ErrorKind.UNVERIFIED_ANSWER, problem=problem)
+    return {"pending_actions": [_rejected(0, ErrorKind.UNVERIFIED_ANSWER, text)], "turn_answer": decision.get("final_answer") or ""}
 
 
 def _rejected(index: int, kind: ErrorKind, text: str) -> dict[str, Any]:
