@@ -362,7 +362,7 @@ def test_tools_option_selects_builtins_by_name(db):
     assert result["tool_usage"] == {"calculator": 1}
 
 
-def test_live_view_shows_summary_updates_and_failed_calls():
+def test_live_view_shows_summary_updates_failed_calls_and_answers_sent_back():
     from io import StringIO
 
     from rich.console import Console
@@ -381,11 +381,15 @@ def test_live_view_shows_summary_updates_and_failed_calls():
     unread = {"id": "r", "tool": "", "args": {}, "index": 0, "rejection": "Your reply could not be read."}
     assert reported(rejected(unread), cfg) == {}  # a call without a tool: act writes nothing, observe's step shows it
     view.show("observe", {"steps": [{"observations": [{"tool": "", "status": "error", "content": "Your reply could not be read."}]}]})
+    check = {"tool": "", "status": "error", "error_kind": "unverified_answer", "content": "Not accepted yet: check it."}
+    view.show("observe", {"steps": [{"answer": "17.0", "observations": [check]}]})
     assert out.getvalue().splitlines() == [
         "  <- lookup: Error (timeout): took too long",
         "Summary updated: Paris is in France; Rome unchecked.",
         "  <- lookup: " + "y" * 400 + "... [1000 chars]",
         "  <- note: Your reply could not be read.",
+        "  answer given: 17.0",
+        "  <- check: Not accepted yet: check it.",
     ]
 
 

@@ -92,6 +92,8 @@ class LiveView:
                     out(result_line(outcome_of(message)))
         elif node == "observe":  # a rejected reply that named no tool, or a request to check the answer
             for step in update.get("steps") or []:
+                if step.get("answer"):
+                    out(f"  [yellow]answer given:[/] {escape(step['answer'])}")
                 for observation in step["observations"]:
                     if not observation.get("tool"):
                         out(result_line(observation))
