@@ -180,7 +180,7 @@ class AgentConfig(BaseModel):
         "agent.playbook.wait() waits for it).",
     )
     answer_checks: int = Field(
-        default=0,
+        default=1,
         ge=0,
         description="Final answers of a turn sent back once each to be checked with a tool when weakly supported: a "
         "number no tool result holds, or one given with no tool call (the confidence's support / unchecked signals); "

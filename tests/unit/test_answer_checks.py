@@ -259,3 +259,18 @@ def test_a_give_up_written_as_a_thought_alone_is_not_shown_twice():
     assert sent_back({"thought": "I cannot complete the task: no tool fits.", "answer": "I cannot complete the task: no tool fits."}) is None
     assert sent_back({"thought": "Adding them up.", "answer": "42"}) == "42"
     assert sent_back({"thought": "Adding them up."}) is None
+
+
+def test_after_an_answer_sent_back_its_request_is_the_prompts_last_word():
+    """files-inventory on the local model: told "if the observations answer the question, reply with Thought and Final
+    Answer" after the check's request, the model answered with the request itself; without it, it called the tool."""
+    model = ScriptedChatModel(responses=[
+        "Thought: the value is quantity times price.\nFinal Answer: 1800.0",
+        "Thought: work it out.\nAction: calculator[75 * 2.40]",
+        "Thought: the tool says 180.\nFinal Answer: 180",
+    ])
+    result = calculator_agent(model, tool_calling="text").run("What is 75 brackets at 2.40 each worth?")
+    assert result.final_answer == "180" and [s.kind for s in result.trace.steps] == ["check", "tools", "final"]
+    checked, worked = model.calls[1]["messages"][-1].content, model.calls[2]["messages"][-1].content
+    assert checked.endswith("then reply with the final answer it gives.")  # the request, no reminder after it
+    assert "(not on your answer)" in checked and "If the observations answer the question" in worked

@@ -135,7 +135,10 @@ def think_messages(
     ]
     unreadable = bool(recent) and any(o.get("error_kind") in PARSE_FAILURE_KINDS for o in recent[-1]["observations"])
     failed = repeated and any(o.get("status") == "error" for o in steps[-1]["observations"])
-    parts = [ctx.hint if unreadable else "", status if status_last else "", fmt.reminder(ctx, repeated, failed)]
+    # after an answer sent back, its request is the last word: "if the observations answer the question, reply with
+    # Final Answer" had the local model answer with the request itself
+    checked = bool(steps) and steps[-1].get("kind") == "check"
+    parts = [ctx.hint if unreadable else "", status if status_last else "", "" if checked else fmt.reminder(ctx, repeated, failed)]
     tail = "\n".join(filter(None, parts))
     threshold, covered = cfg.summary_token_threshold, summarized_through(state)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
