@@ -81,7 +81,7 @@ PLAYBOOK_HEADER = (
 # A weakly supported final answer sent back (answer_checks); {reason} is the confidence signal's detail.
 CHECK_ANSWER = (
     "{reason}. If one of the tools can work it out or look it up, call it now on the values the question and the "
-    "tool results give (not on your answer); then reply with the final answer it gives"
+    "tool results give (not on your answer); then reply with the final answer (the same one if it holds)"
 )
 
 # The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.

@@ -326,9 +326,9 @@ def refused(call: Callable[[], Any], error: type[BaseException], *needles: str) 
 
 def typo_cases() -> list[Case]:
     def model_calls_a_misspelt_tool() -> None:
-        replies = [tool_call("calculater", {"expression": "6*7"}, thought="Compute."), "42"]
+        replies = [tool_call("calculater", {"expression": "6*7"}, thought="Compute."), "42", "42"]  # no result backs 42: checked once
         result, _, _ = run_checked(calculator_tools(), replies)
-        [obs] = observations(result)
+        obs = observations(result)[0]
         expect(obs.error_kind == ErrorKind.TOOL_NOT_FOUND and "calculator" in obs.content, obs.content[:200])
 
     def agent_tools() -> None:

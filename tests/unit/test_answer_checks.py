@@ -272,5 +272,23 @@ def test_after_an_answer_sent_back_its_request_is_the_prompts_last_word():
     result = calculator_agent(model, tool_calling="text").run("What is 75 brackets at 2.40 each worth?")
     assert result.final_answer == "180" and [s.kind for s in result.trace.steps] == ["check", "tools", "final"]
     checked, worked = model.calls[1]["messages"][-1].content, model.calls[2]["messages"][-1].content
-    assert checked.endswith("then reply with the final answer it gives.")  # the request, no reminder after it
+    assert checked.endswith("then reply with the final answer (the same one if it holds).")  # the request, no reminder after it
     assert "(not on your answer)" in checked and "If the observations answer the question" in worked
+
+
+def test_with_no_tool_on_offer_an_answer_is_not_sent_back():
+    model = ScriptedChatModel(responses=["6*7 = 42"])
+    result = ReActAgent(model=model, tools=[], checkpointer=None, allow_clarification=True).run("What is 6*7?")
+    assert [s.kind for s in result.trace.steps] == ["final"] and len(model.calls) == 1  # ask_user alone is no tool to check with
+
+
+def test_a_give_up_that_copies_the_default_rules_is_no_answer():
+    """geo-triangle on the local model: sent back, it replied with a line of the system prompt's rules."""
+    copied = "I cannot complete the task only after the tools failed, or when no tool fits the question at all."
+    model = ScriptedChatModel(responses=[copied, "The area is 52."])
+    result = calculator_agent(model, answer_checks=0).run("What is the area of a triangle with base 13 and height 8?")
+    assert result.final_answer == "The area is 52." and result.trace.steps[0].observations[0].error_kind == "non_answer"
+    assert "repeats the instructions" in result.trace.steps[0].observations[0].content
+    own = ScriptedChatModel(responses=["The refund window is 30 days."])  # a user's own prompt may hold the answer
+    rules = "You answer for ACME. The refund window is 30 days."
+    assert calculator_agent(own, answer_checks=0, system_prompt=rules).run("How long is the refund window?").final_answer == own.responses[0]

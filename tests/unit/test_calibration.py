@@ -66,7 +66,7 @@ def test_the_eval_report_has_each_runs_confidence_its_auroc_and_the_table():
     ]
     scripts = {
         "right": [tool_call("calculator", {"expression": "6*7"}), "6*7 = 42"],
-        "wrong": [tool_call("calculator", {"expression": "6*8"}), "6*8 = 46"],  # the observation says 48
+        "wrong": [tool_call("calculator", {"expression": "6*8"}), "6*8 = 46", "6*8 = 46"],  # the observation says 48; sent back once
     }
     report = run_suite(tasks, lambda task: ScriptedChatModel(responses=scripts[task.id]), shipped_suite(), agents=["reactgraph", "prebuilt"])
     by = {(r.task_id, r.agent): r for r in report.runs}

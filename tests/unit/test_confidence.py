@@ -26,7 +26,7 @@ def partial_at_limit(call, partial: str):
 
 def test_an_answer_an_observation_supports_scores_higher_than_one_none_supports(math_tools):
     supported, _ = run([ADD, "2 + 3 = 5"], math_tools)
-    unsupported, _ = run([ADD, "2 + 3 = 6"], math_tools)
+    unsupported, _ = run([ADD, "2 + 3 = 6"], math_tools, answer_checks=0)  # scored as given, not sent back
     assert supported.termination_reason is unsupported.termination_reason is TerminationReason.SUCCESS
     assert supported.confidence > unsupported.confidence
     assert supported.confidence_signals["support"].effect > 0

@@ -98,7 +98,7 @@ def test_the_command_line_answers_with_the_pulled_model_and_says_which(ollama, c
     fake = ollama({"qwen2.5-coder:1.5b": None})
     code = main(["run", "What is 6*7?", "--tools", "calculator", "--db", str(tmp_path / "runs.sqlite")])
     out, err = capsys.readouterr()
-    assert code == 0 and "Answer: 42" in out and fake.asked == ["qwen2.5-coder:1.5b"]
+    assert code == 0 and "Answer: 42" in out and fake.asked == ["qwen2.5-coder:1.5b"] * 2  # 42 with no call: checked once
     assert "using ollama:qwen2.5-coder:1.5b" in err
 
 

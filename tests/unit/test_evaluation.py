@@ -243,9 +243,9 @@ def test_answers_that_copy_an_error_are_refused_and_counted_for_both_agents():
     error_copy = "Error (tool_not_found): there is no tool 'calculater'."
 
     def model_for(task):
-        return ScriptedChatModel(responses=[tool_call("calculater", {"expression": "6*7"}), error_copy, "6*7 is 42"])
+        return ScriptedChatModel(responses=[tool_call("calculater", {"expression": "6*7"}), error_copy, "6*7 is 42", "6*7 is 42"])  # checked once
 
-    report = run_suite([faulty_task()], model_for, SUITE, agents=["reactgraph", "prebuilt"])
+    report = run_suite([faulty_task(config={"summary_every": 0})], model_for, SUITE, agents=["reactgraph", "prebuilt"])
     ours, prebuilt = report.runs
     assert (ours.correct, ours.non_answer_replies, ours.copied_answer) == (True, 1, False)
     assert prebuilt.answer == error_copy and prebuilt.copied_answer and not prebuilt.correct

@@ -156,7 +156,7 @@ def test_as_tool_outside_a_run_runs_the_agent(math_tools, log):
 
 def test_a_question_from_the_child_pauses_the_parent_and_its_answer_reaches_the_child(math_tools, tmp_path):
     child_model = ScriptedChatModel(responses=[tool_call("ask_user", {"question": "Which number?"}), "Seven it is: 7"])
-    child = ReActAgent(model=child_model, tools=math_tools, checkpointer=None, allow_clarification=True)
+    child = ReActAgent(model=child_model, tools=math_tools, checkpointer=None, allow_clarification=True, answer_checks=0)
     parent_model = ScriptedChatModel(responses=[tool_call("picker", {"task": "Pick a number."}), "The pick is 7."])
     registry = ToolRegistry()
     registry.register_agent(child, "picker", "Picks a number.")

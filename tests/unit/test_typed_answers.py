@@ -1,6 +1,7 @@
 """ReActAgent(..., output_schema=...): the final answer read into a pydantic model (or a signature
 string's), natively through the model's structured output when the text does not fit, sent back with
-the validation error otherwise (max_output_retries), and kept as plain JSON data in the checkpoint."""
+the validation error otherwise (max_output_retries), and kept as plain JSON data in the checkpoint. The scripted
+answers are not worked out with the tools: ``answer_checks=0`` keeps them from being sent back to be checked."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def purposes(result) -> list[list[str]]:
 
 def test_an_answer_that_fits_is_the_typed_output(math_tools, log):
     model = ScriptedChatModel(responses=[tool_call("multiply", {"a": 5, "b": 2}), GOOD])
-    agent = ReActAgent(model=model, tools=math_tools, output_schema=Distance)
+    agent = ReActAgent(model=model, tools=math_tools, answer_checks=0, output_schema=Distance)
     result = agent.run(QUESTION, thread_id="t")
     assert result.termination_reason is R.SUCCESS
     assert result.output == Distance(meters=12.5, unit="m") and isinstance(result.output, Distance)
@@ -56,7 +57,7 @@ def test_a_wrong_answer_is_sent_back_with_the_error_and_the_next_one_is_the_outp
             'Thought: As JSON.\nFinal Answer: {"meters": 12.5, "unit": "m"}',
         ]
     )
-    result = ReActAgent(model=model, tools=math_tools, tool_calling="text", output_schema=Distance).run(QUESTION)
+    result = ReActAgent(model=model, tools=math_tools, answer_checks=0, tool_calling="text", output_schema=Distance).run(QUESTION)
     assert result.termination_reason is R.SUCCESS
     assert result.output == Distance(meters=12.5, unit="m") and result.final_answer == GOOD
     first, last = result.trace.steps
@@ -73,7 +74,7 @@ def test_a_wrong_answer_is_sent_back_with_the_error_and_the_next_one_is_the_outp
 def test_a_signature_string_gives_the_same_typed_result(math_tools):
     def run(schema):
         model = ScriptedChatModel(responses=["twelve and a half", GOOD])
-        return ReActAgent(model=model, tools=math_tools, tool_calling="text", output_schema=schema).run(QUESTION)
+        return ReActAgent(model=model, tools=math_tools, answer_checks=0, tool_calling="text", output_schema=schema).run(QUESTION)
 
     typed, signed = run(Distance), run(SIGNATURE)
     assert signed.output.model_dump() == typed.output.model_dump() == {"meters": 12.5, "unit": "m"}
@@ -83,7 +84,7 @@ def test_a_signature_string_gives_the_same_typed_result(math_tools):
 
 def test_native_structured_output_turns_a_text_answer_into_the_type(math_tools):
     model = ScriptedChatModel(responses=["It is 12.5 meters.", tool_call("Distance", {"meters": 12.5, "unit": "m"})])
-    result = ReActAgent(model=model, tools=math_tools, output_schema=Distance).run(QUESTION)
+    result = ReActAgent(model=model, tools=math_tools, answer_checks=0, output_schema=Distance).run(QUESTION)
     assert result.termination_reason is R.SUCCESS
     assert result.output == Distance(meters=12.5, unit="m") and result.final_answer == "It is 12.5 meters."
     structuring = model.calls[1]
@@ -97,7 +98,7 @@ def test_native_structured_output_turns_a_text_answer_into_the_type(math_tools):
 
 def test_native_structuring_that_fails_sends_the_answer_back(math_tools):
     model = ScriptedChatModel(responses=["It is far.", AIMessage(content="no idea"), GOOD])
-    result = ReActAgent(model=model, tools=math_tools, output_schema=Distance).run(QUESTION)
+    result = ReActAgent(model=model, tools=math_tools, answer_checks=0, output_schema=Distance).run(QUESTION)
     assert result.output == Distance(meters=12.5, unit="m")
     assert purposes(result) == [["think", "structured_output"], ["think"]]
     assert result.trace.steps[0].observations[0].error_kind is ErrorKind.INVALID_OUTPUT
@@ -106,7 +107,7 @@ def test_native_structuring_that_fails_sends_the_answer_back(math_tools):
 
 def test_used_up_retries_end_the_run_as_failure_keeping_the_text_answer(math_tools):
     model = ScriptedChatModel(responses=["Final Answer: twelve", "Final Answer: still twelve"])
-    agent = ReActAgent(model=model, tools=math_tools, tool_calling="text", output_schema=Distance, max_output_retries=1)
+    agent = ReActAgent(model=model, tools=math_tools, answer_checks=0, tool_calling="text", output_schema=Distance, max_output_retries=1)
     result = agent.run(QUESTION)
     assert result.termination_reason is R.FAILURE and not result.partial
     assert result.final_answer == "still twelve" and result.output is None
@@ -134,8 +135,8 @@ def test_the_schema_shows_in_the_graphs_output_json_schema():
 
 def test_without_a_schema_the_prompt_and_the_result_are_as_before(math_tools):
     plain_model, typed_model = ScriptedChatModel(responses=["12.5 m"]), ScriptedChatModel(responses=[GOOD])
-    plain = ReActAgent(model=plain_model, tools=math_tools).run(QUESTION)
-    ReActAgent(model=typed_model, tools=math_tools, output_schema=Distance).run(QUESTION)
+    plain = ReActAgent(model=plain_model, tools=math_tools, answer_checks=0).run(QUESTION)
+    ReActAgent(model=typed_model, tools=math_tools, answer_checks=0, output_schema=Distance).run(QUESTION)
     assert plain.output is None and plain.final_answer == "12.5 m"
     plain_system, typed_system = system_prompt(plain_model.calls[0]), system_prompt(typed_model.calls[0])
     assert typed_system.startswith(plain_system + "\n\n") and "JSON" not in plain_system
@@ -145,7 +146,7 @@ def test_without_a_schema_the_prompt_and_the_result_are_as_before(math_tools):
 @pytest.mark.parametrize(("partial", "expected"), [(GOOD, Distance(meters=12.5, unit="m")), ("about twelve", None)])
 def test_a_partial_answer_at_a_limit_has_an_output_only_when_it_fits(math_tools, partial, expected):
     model = ScriptedChatModel(responses=[tool_call("multiply", {"a": 5, "b": 2}), partial])
-    result = ReActAgent(model=model, tools=math_tools, output_schema=Distance, max_iterations=1).run(QUESTION)
+    result = ReActAgent(model=model, tools=math_tools, answer_checks=0, output_schema=Distance, max_iterations=1).run(QUESTION)
     assert result.termination_reason is R.MAX_ITERATIONS and result.partial and result.final_answer == partial
     assert result.output == expected
     assert '{"meters": <number>, "unit": <string>}' in system_prompt(model.calls[1])  # the partial answer is asked in shape
@@ -153,7 +154,7 @@ def test_a_partial_answer_at_a_limit_has_an_output_only_when_it_fits(math_tools,
 
 def test_a_new_run_on_the_thread_starts_without_the_last_output(math_tools):
     model = ScriptedChatModel(responses=[GOOD, "I cannot complete the task."])
-    agent = ReActAgent(model=model, tools=math_tools, output_schema=Distance)
+    agent = ReActAgent(model=model, tools=math_tools, answer_checks=0, output_schema=Distance)
     assert agent.run(QUESTION, thread_id="t").output is not None
     again = agent.run("And the next one?", thread_id="t")
     assert again.termination_reason is R.FAILURE and again.output is None
@@ -177,7 +178,7 @@ def test_an_answer_in_the_shape_the_error_showed_is_no_copy_of_the_error(math_to
 
     good = '{"route": {"origin": {"city": {"name": "Oslo"}}}}'
     model = ScriptedChatModel(responses=["From Oslo", AIMessage(content="no"), good])
-    result = ReActAgent(model=model, tools=math_tools, output_schema=Trip).run("Where from?")
+    result = ReActAgent(model=model, tools=math_tools, answer_checks=0, output_schema=Trip).run("Where from?")
     assert result.termination_reason is R.SUCCESS
     assert result.output == Trip(route=Route(origin=Place(city=City(name="Oslo"))))
     assert [o.error_kind for s in result.trace.steps for o in s.observations] == [ErrorKind.INVALID_OUTPUT]

@@ -173,11 +173,14 @@ def decide(
 def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
     """Whether a tool on offer could work out the question's answer: the question has numbers to compute from,
     or it shares a word (its first five letters) with a tool's name or description. An answer to a question no
-    tool fits (a year the model knows, beside a calculator) is not sent back to be checked."""
+    tool fits (a year the model knows, beside a calculator), or with no tool on offer, is not sent back to be checked."""
+    tools = [s for s in specs if s.name != ASK_USER]
+    if not tools:
+        return False
     if numbers_in(question):
         return True
     asked = {w[:5] for w in keywords(question) if len(w) >= 4}
-    told = {w[:5] for s in specs if s.name != ASK_USER for w in keywords(f"{s.name.replace('_', ' ')} {s.description}") if len(w) >= 4}
+    told = {w[:5] for s in tools for w in keywords(f"{s.name.replace('_', ' ')} {s.description}") if len(w) >= 4}
     return bool(asked & told)
 
 
@@ -257,12 +260,13 @@ def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], o
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
     """What the prompt showed the model that is no answer: error observations of the recent steps
     (not invalid_output's: an answer in the shape it shows shares its words), the budget line, the
-    format's instructions and reminder."""
+    format's instructions and reminder, and the default system prompt's rules (a user's own may hold facts)."""
     recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
     shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
              if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True, failed=True))]
-    return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
+    rules = [("the instructions", prompts.SYSTEM_PROMPT)] if cfg.system_prompt is None else []
+    return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders, *rules]
 
 
 class Offer(NamedTuple):
