@@ -292,3 +292,34 @@ def test_a_give_up_that_copies_the_default_rules_is_no_answer():
     own = ScriptedChatModel(responses=["The refund window is 30 days."])  # a user's own prompt may hold the answer
     rules = "You answer for ACME. The refund window is 30 days."
     assert calculator_agent(own, answer_checks=0, system_prompt=rules).run("How long is the refund window?").final_answer == own.responses[0]
+
+
+@pytest.mark.parametrize("reply", [
+    "Thought: The answer is not backed.\nFinal Answer: Not accepted yet (unverified_answer): Your answer is not backed by a tool result",
+    "Thought: I need to check the answer with a tool.",  # a Thought alone
+    "",
+])
+def test_after_a_check_a_reply_that_says_nothing_new_lets_the_sent_back_answer_stand(reply):
+    """pct-discount on the local model: sent back, it answered with the check's request until the run stalled."""
+    model = ScriptedChatModel(responses=["Thought: 35% off 120.\nFinal Answer: 78", reply])
+    result = calculator_agent(model, tool_calling="text").run("A jacket costs 120. What does it cost after a 35% discount?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "78")
+    assert [s.kind for s in result.trace.steps] == ["check", "final"] and len(model.calls) == 2
+    assert result.termination_detail == "the model gave a final answer; sent back to be checked, it said nothing new"
+
+
+def test_a_give_up_sent_back_stands_as_a_give_up_when_nothing_new_follows():
+    model = ScriptedChatModel(responses=["Final Answer: I am unable to complete this task.", "Thought: I should use a tool."])
+    result = calculator_agent(model, tool_calling="text").run("What is 347 multiplied by 29?")
+    assert result.termination_reason is TerminationReason.FAILURE and len(model.calls) == 2
+    assert result.termination_detail.endswith("; sent back to be checked, it said nothing new")
+    assert [s.kind for s in result.trace.steps] == ["check", "final"]
+
+
+def test_copied_rule_is_a_whole_rule_line_not_a_give_up_that_shares_its_words():
+    from reactgraph import prompts
+    from reactgraph.answers.non_answers import copied_rule
+
+    assert copied_rule("I cannot complete the task only after the tools failed, or when no tool fits the question at all.", prompts.SYSTEM_PROMPT)
+    assert not copied_rule("I cannot complete the task.", prompts.SYSTEM_PROMPT)
+    assert not copied_rule("Cannot complete the task: the documents name no mayor.", prompts.SYSTEM_PROMPT)

@@ -47,6 +47,18 @@ def non_answer(answer: str | None, shown: Iterable[tuple[str, str]]) -> str | No
     return None
 
 
+def copied_rule(answer: str, rules: str) -> bool:
+    """Whether ``answer`` is mostly one line of ``rules`` (half of the line's word pairs and half of its own): "I
+    cannot complete the task only after the tools failed, ..." copied from the system prompt, not "I cannot complete
+    the task", which a rule merely shares words with."""
+    said = _pairs(_words(answer))
+    for line in rules.splitlines():
+        pairs = _pairs(_words(line))
+        if len(pairs) >= MIN_WORDS and len(shared := said & pairs) >= COPIED_SHARE * len(pairs) and len(shared) >= COPIED_SHARE * len(said):
+            return True
+    return False
+
+
 def copied_result(answer: str, results: Iterable[str]) -> bool:
     """Whether ``answer`` repeats most of one tool result (half of its word pairs or more, a result of
     ``MIN_RESULT_WORDS`` words or more) rather than saying what the question asks from it."""

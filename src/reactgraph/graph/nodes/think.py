@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, copied_result, made_up_output, non_answer, unfounded_names
+from reactgraph.answers.non_answers import announced_call, copied_result, copied_rule, made_up_output, non_answer, unfounded_names
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
@@ -144,7 +144,7 @@ def decide(
     if parsed.unanswered and (hit := find_phrase(parsed.unanswered, cfg.failure_phrases)) is not None:
         return _stop("failure", f"the model gave up ({hit[0]!r})", parsed.unanswered)
     if parsed.answer is not None:
-        if problem := non_answer(parsed.answer, shown):
+        if problem := non_answer(parsed.answer, shown) or copied_rules(parsed.answer, cfg):
             kind = ErrorKind.NON_ANSWER if parsed.answer.strip() else ErrorKind.EMPTY_REPLY
             return {"pending_actions": [_rejected(0, kind, prompts.NOT_AN_ANSWER.format(problem=problem))]}
         if (hit := find_phrase(parsed.answer, cfg.failure_phrases)) is not None:
@@ -168,6 +168,14 @@ def decide(
         asked = asked or (action["tool"] == ASK_USER and "answered" not in action)
         actions.append(action)
     return {"pending_actions": fanned_out(actions, specs)}
+
+
+def copied_rules(answer: str, cfg: AgentConfig) -> str | None:
+    """Why ``answer`` is no answer when it is a line of the default system prompt's rules (geo-triangle on the local
+    model, sent back: "I cannot complete the task only after the tools failed, ..."); a user's own prompt may hold facts."""
+    if cfg.system_prompt is None and copied_rule(answer, prompts.SYSTEM_PROMPT):
+        return "Your reply repeats the instructions instead of answering the question"
+    return None
 
 
 def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
@@ -230,6 +238,25 @@ def read_out(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], iter
     return _sent_back(decision, problem)
 
 
+NO_REPLY = frozenset({ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY, ErrorKind.MISSING_ACTION})
+"""Replies that say nothing new: empty, a copy of what the prompt showed, a Thought alone."""
+
+
+def stood(state: ReActState, cfg: AgentConfig, decision: dict[str, Any]) -> dict[str, Any]:
+    """``decision``, or, when the turn before sent an answer (or a give-up) back to be checked and this reply says
+    nothing new (``NO_REPLY``: the local model answered with the check's request, or wrote a Thought alone, until the
+    run stalled), the answer sent back: it stands, as the request said it may, and the run ends with it."""
+    steps = state.get("steps") or []
+    actions = decision.get("pending_actions") or []
+    if not steps or steps[-1].get("kind") != "check" or not (answer := steps[-1].get("answer")):
+        return decision
+    if not actions or not all(a.get("rejection_kind") in NO_REPLY for a in actions):
+        return decision
+    if (hit := find_phrase(answer, cfg.failure_phrases)) is not None:
+        return _stop("failure", f"the model gave up ({hit[0]!r}); sent back to be checked, it said nothing new", answer)
+    return _stop("success", "the model gave a final answer; sent back to be checked, it said nothing new", answer)
+
+
 MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
 """Failures of how a call was written (its arguments; numbers it guessed), not of the tool."""
 
@@ -260,13 +287,12 @@ def tried_first(state: ReActState, cfg: AgentConfig, decision: dict[str, Any], o
 def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
     """What the prompt showed the model that is no answer: error observations of the recent steps
     (not invalid_output's: an answer in the shape it shows shares its words), the budget line, the
-    format's instructions and reminder, and the default system prompt's rules (a user's own may hold facts)."""
+    format's instructions and reminder."""
     recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
     shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
              if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True, failed=True))]
-    rules = [("the instructions", prompts.SYSTEM_PROMPT)] if cfg.system_prompt is None else []
-    return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders, *rules]
+    return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
 
 class Offer(NamedTuple):
@@ -476,6 +502,7 @@ def decided(
     decision = checked_answer(state, cfg, decide(parsed, cfg, offer.disabled, shown, offer.specs), offer, iteration)
     decision = tried_first(state, cfg, decision, offer, iteration)
     decision = read_out(state, cfg, decision, iteration)
+    decision = stood(state, cfg, decision)
     if len(decision.get("pending_actions") or []) > 1:
         offered = {spec.name for spec in offer.specs}
         decision = decision | {"pending_actions": premature(decision["pending_actions"], known_numbers(state), offered)}
