@@ -254,11 +254,11 @@ def test_a_sent_back_answer_is_shown_to_the_model_as_it_gave_it_and_kept_in_the_
 
 
 def test_a_give_up_written_as_a_thought_alone_is_not_shown_twice():
-    from reactgraph.tool_calling.text import sent_back
+    from reactgraph.tool_calling.text import sent_back_answer
 
-    assert sent_back({"thought": "I cannot complete the task: no tool fits.", "answer": "I cannot complete the task: no tool fits."}) is None
-    assert sent_back({"thought": "Adding them up.", "answer": "42"}) == "42"
-    assert sent_back({"thought": "Adding them up."}) is None
+    assert sent_back_answer({"thought": "I cannot complete the task: no tool fits.", "answer": "I cannot complete the task: no tool fits."}) is None
+    assert sent_back_answer({"thought": "Adding them up.", "answer": "42"}) == "42"
+    assert sent_back_answer({"thought": "Adding them up."}) is None
 
 
 def test_after_an_answer_sent_back_its_request_is_the_prompts_last_word():

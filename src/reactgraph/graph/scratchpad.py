@@ -23,7 +23,7 @@ from reactgraph.models.tokens import estimate_messages
 from reactgraph.state import ReActState, iteration_of, summarized_through, tokens_used
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.tool_calling.tags import shown_observation
-from reactgraph.tool_calling.text import action_text, sent_back
+from reactgraph.tool_calling.text import action_text, sent_back_answer
 
 
 def system_text(cfg: AgentConfig) -> str:
@@ -84,7 +84,7 @@ def steps_text(steps: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for step in steps:
         lines.append(f"[{step['iteration']}] Thought: {step.get('thought') or '(none)'}")
-        if (answer := sent_back(step)) is not None:
+        if (answer := sent_back_answer(step)) is not None:
             lines.append(f"    Final Answer: {answer}")
         for action, obs in zip(step["actions"], step["observations"], strict=False):
             if written := action_text(action):

@@ -63,7 +63,7 @@ class TextFormat(Format):
             lines = [f"{tags.thought}: {step['thought']}"] if step.get("thought") else []
             if written := [text for text in map(action_text, step["actions"]) if text]:
                 lines.append(f"{tags.action}: {', '.join(written)}")  # several calls on one line, as read
-            if (answer := sent_back(step)) is not None:  # shown as given: without it, the model copies a Thought alone
+            if (answer := sent_back_answer(step)) is not None:  # shown as given: without it, the model copies a Thought alone
                 lines.append(f"{tags.final_answer}: {answer}")
             messages.append(AIMessage(content="\n".join(lines) or f"{tags.thought}:"))
             observed = "\n".join(shown_observation(obs["content"], tags) for obs in step["observations"])
@@ -99,7 +99,7 @@ def render_action(tool: str, args: dict[str, Any]) -> str:
     return f"{tool}[{json.dumps(args, ensure_ascii=False)}]" if args else f"{tool}[]"
 
 
-def sent_back(step: dict[str, Any]) -> str | None:
+def sent_back_answer(step: dict[str, Any]) -> str | None:
     """The final answer or give-up a check step sent back, unless its thought already holds it (a reply with no
     ``Final Answer`` tag is all thought): what the step shows after the thought."""
     answer = step.get("answer")

@@ -27,7 +27,14 @@ from pydantic import BaseModel
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
-from reactgraph.answers.non_answers import announced_call, copied_result, copied_rule, made_up_output, non_answer, unfounded_names
+from reactgraph.answers.non_answers import (
+    announced_call,
+    copied_result,
+    copied_rule,
+    made_up_output,
+    non_answer,
+    unfounded_names,
+)
 from reactgraph.answers.typed import answer_not_call, answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
