@@ -87,13 +87,13 @@ CHECK_ANSWER = (
 # The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.
 TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {tools}. Call the one that fits, with these arguments."
 
-# A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.grounding).
+# A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.checks.grounding).
 PREMATURE_CALL = (
     "{tool} was called in the same reply as {lookups}, before its result was there ({numbers}). Read the "
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
 
-# A calculation on names the tool results give values for (graph.grounding.named): not run, the call with them shown.
+# A calculation on names the tool results give values for (graph.checks.grounding.named): not run, the call with them shown.
 NAMED_VALUES = "it takes numbers, not names; the results above give {values}: call {tool}({call})"
 
 # A give-up before any tool was called, to a question the tools are for: sent back once (think).

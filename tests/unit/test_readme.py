@@ -72,6 +72,14 @@ def multiplying(messages: list[BaseMessage]) -> Any:
 
 
 @notes_or
+def naming_the_tool(messages: list[BaseMessage]) -> Any:
+    """12.5 times 8 with the multiply tool; the answer again, naming the tool, once a check asks for it."""
+    if "Say which tool gave the number." in text(messages):
+        return "12.5 times 8 is 100 (multiply)."
+    return multiplying(messages)
+
+
+@notes_or
 def multiplying_twice(messages: list[BaseMessage]) -> Any:
     """Two iterations of tool results (12.5 * 8, then 100 * 1), then the answer: a run to fork after iteration 2."""
     found = results(messages)
@@ -150,8 +158,8 @@ class Case:
 def check_first(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12.5 times 8 is 100." and ns["result"].termination_reason.value == "success"
     step = ns["result"].trace.steps[0]
-    assert (step.action.tool, str(step.observation)) == ("multiply", "100.0")
-    assert out.startswith("12.5 times 8 is 100. TerminationReason.SUCCESS")
+    assert (step.actions[0].tool, step.observation) == ("multiply", "100.0")
+    assert out.startswith("12.5 times 8 is 100. success")
 
 
 def check_terminate(ns: dict[str, Any], out: str) -> None:
@@ -256,6 +264,11 @@ def check_make_graph(ns: dict[str, Any], out: str) -> None:
     assert ns["graph"].invoke({"query": "What is 12.5 times 8?"})["final_answer"] == "12.5 times 8 is 100."
 
 
+def check_reply_checks(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "12.5 times 8 is 100 (multiply)."
+    assert out.strip() == "12.5 times 8 is 100 (multiply). ['names_the_tool']"
+
+
 def check_testing(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12 and 30"
 
@@ -291,6 +304,7 @@ CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
     "graph = make_graph(tools=[multiply, add]": Case(multiplying, check_make_graph),
     "get_sync_client(": Case(None, server=True),
     "model = ScriptedChatModel(responses=[": Case(None, check_testing),
+    "reply_checks=[*DEFAULT_REPLY_CHECKS, names_the_tool]": Case(naming_the_tool, check_reply_checks),
 }
 
 

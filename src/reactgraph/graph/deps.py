@@ -83,6 +83,7 @@ class NodeDeps:
     output_schema: type[BaseModel] | None = None  # the final answer's type (ReActAgent(output_schema=...))
     cancels: CancelBoard | None = None  # cancel requests in the agent's database (from any process)
     middleware: tuple[AgentMiddleware, ...] = ()  # LangChain middleware, checked (graph.middleware.checked)
+    own_checks: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the agent's own reply checks, by name
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
     _cancel_all_before: float = float("-inf")

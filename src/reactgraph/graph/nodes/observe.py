@@ -22,6 +22,7 @@ from reactgraph.models.tokens import truncate
 from reactgraph.state import (
     Outcome,
     ReActState,
+    TerminationReason,
     ToolStats,
     add_usage,
     current_turn,
@@ -101,48 +102,44 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 content, tripped = content + f"\n{note}", True
             if o.get("failures") and o.get("error_kind") != ErrorKind.UNVERIFIED_ANSWER:  # a check asked for is no failure
                 errors.append(_error_entry(o, now))
-            observations.append(
-                {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
-                | {"content": content, "truncated": cut}
-                | ({"trace": o["trace"]} if o.get("trace") else {})
-                | ({"middleware": o["middleware"]} if o.get("middleware") else {})
-            )
+            kept = ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached", "trace", "middleware")
+            observations.append({k: o[k] for k in kept if o.get(k) is not None} | {"content": content, "truncated": cut})
         stall = stall_signals(stats.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
-        step: dict[str, Any] = {
-            "iteration": iteration_of(state),
-            "kind": "check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
-            "thought": turn.get("thought", ""),
-            "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
-            "observations": observations,
-            "timestamp": now,
-            "token_usage": sum_usage(call["token_usage"] for call in calls),
-            "calls": calls,
-            "duration": now - turn.get("started", now),
-            "format": turn.get("format"),
-        }
-        if written := turn.get("written"):
-            step["written"] = written
-        if answer := turn.get("answer"):
-            step["answer"] = answer
-        if hooks := state.get("hooks"):
-            step["hooks"] = hooks
+        step = ReActStep(
+            iteration=iteration_of(state),
+            kind="check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
+            thought=turn.get("thought", ""),
+            actions=[{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
+            observations=observations,
+            timestamp=now,
+            token_usage=sum_usage(call["token_usage"] for call in calls),
+            calls=calls,
+            duration=now - turn.get("started", now),
+            format=turn.get("format"),
+            written=turn.get("written") or None,
+            answer=turn.get("answer") or None,
+            hooks=state.get("hooks") or [],
+            checks=turn.get("checks") or [],
+        )
+        bookkeeping: dict[str, Any] = {}
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
-            step["repeated"] = True  # the same calls gave the same results again: the prompt says so
+            bookkeeping["repeated"] = True  # the same calls gave the same results again: the prompt says so
         stats = ToolStats(usage=usage, failures=failures, stall=stall)
-        step["stats"] = stats | {"stall": {k: v for k, v in stall.items() if k not in STALL_TEXTS}}
-        asked = {
-            "callback_stop": _ask_callback(cfg, step),
-            "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
-        }
-        update: dict[str, Any] = {"steps": [step], "errors": errors}
+        record = step.record(**bookkeeping, stats=stats | {"stall": {k: v for k, v in stall.items() if k not in STALL_TEXTS}})
+        callback_stop, found = _ask_callback(cfg, step)
+        asked = {"callback_stop": callback_stop, "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now))}
+        update: dict[str, Any] = {"steps": [record], "errors": errors}
         if spent:
             update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
-        if hooks:
+        if state.get("hooks"):
             update["hooks"] = Overwrite([])
-        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step | {"stats": stats}], "current_turn": turn})
-        return update | {"termination": stop_reason(view, cfg, now)}
+        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), record | {"stats": stats}], "current_turn": turn})
+        termination = stop_reason(view, cfg, now)
+        if found and termination is not None and termination["reason"] == TerminationReason.CUSTOM:
+            update["final_answer"] = step.observation  # what the step the callback stopped at found
+        return update | {"termination": termination}
 
     return observe
 
@@ -159,12 +156,14 @@ def _error_entry(o: Outcome, now: float) -> dict[str, Any]:
     }
 
 
-def _ask_callback(cfg: AgentConfig, step: dict[str, Any]) -> str | None:
-    """The callback's stop detail, if it asked to stop (or raised)."""
+def _ask_callback(cfg: AgentConfig, step: ReActStep) -> tuple[str | None, bool]:
+    """(the callback's stop detail if it asked to stop or raised, whether it asked: the step holds what it looked for)."""
     if cfg.termination_callback is None:
-        return None
+        return None, False
     try:
-        stop = cfg.termination_callback(ReActStep.model_validate(step))
+        stop = cfg.termination_callback(step)
     except Exception as exc:
-        return f"termination_callback raised {type(exc).__name__}: {exc}"
-    return f"termination_callback returned True after iteration {step['iteration']}" if stop else None
+        return f"termination_callback raised {type(exc).__name__}: {exc}", False
+    if not stop:
+        return None, False
+    return f"termination_callback returned True after iteration {step.iteration}", True
