@@ -181,3 +181,15 @@ def test_an_answer_sent_back_counts_against_answer_checks_then_stands():
     model = ScriptedChatModel(responses=[guess], repeat_last=True)
     result = calculator_agent(model, reply_checks=[never_happy], answer_checks=2).run("What is 347 multiplied by 29?")
     assert [s.kind for s in result.trace.steps] == ["check", "check", "final"] and result.final_answer == guess
+
+
+def test_the_compiled_and_served_graphs_take_the_names_through_their_context():
+    from reactgraph import build_graph
+    from reactgraph.server import check_context, served_tools
+
+    graph = build_graph(ScriptedChatModel(responses=["6*7 is 41."]), ToolRegistry.with_builtins(["calculator"]), AgentConfig())
+    state = graph.invoke({"query": "What is 6*7?"}, context={"reply_checks": without("unsupported_number")})
+    assert state["final_answer"] == "6*7 is 41." and state["termination"]["reason"] == "success"
+    assert check_context({"reply_checks": ["no_answer", "fan_out"]}, served_tools()).reply_checks == ("no_answer", "fan_out")
+    with pytest.raises(ConfigError, match="unknown reply check 'fanout' \\(did you mean 'fan_out'\\?\\)"):
+        check_context({"reply_checks": ["fanout"]}, served_tools())

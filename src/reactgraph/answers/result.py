@@ -119,15 +119,18 @@ class ReActStep(BaseModel):
         return "\n".join(o.content for o in self.observations)
 
     def record(self, **bookkeeping: Any) -> dict[str, Any]:
-        """The step as the state keeps it (plain data, no None and no empty extras) with the run's ``bookkeeping``
+        """The step as the state keeps it (plain JSON data; the extras a step seldom has left out when it has none: no
+        sub-agent trace, middleware and the model that answered, hooks, checks, written text or sent-back answer) with the run's ``bookkeeping``
         beside it (observe's tool statistics, the repeat mark)."""
-        data = self.model_dump(mode="json", exclude_none=True)
-        for key in ("hooks", "checks"):
+        data = self.model_dump(mode="json")
+        for key in ("hooks", "checks", "written", "answer"):
             if not data[key]:
                 del data[key]
-        for observation in data["observations"]:
-            if not observation["middleware"]:
-                del observation["middleware"]
+        for entries, keys in ((data["observations"], ("trace", "middleware")), (data["calls"], ("middleware", "model"))):
+            for entry in entries:
+                for key in keys:
+                    if not entry[key]:
+                        del entry[key]
         return data | bookkeeping
 
 
