@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langgraph.types import Overwrite
@@ -31,6 +31,7 @@ from reactgraph.state import (
     tool_stats,
 )
 from reactgraph.tools.breaker import count_failure
+from reactgraph.tools.registry import ToolRegistry
 
 
 def normalise(value: Any) -> Any:
@@ -100,6 +101,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
                 content, tripped = content + f"\n{note}", True
+            elif hint := how_to_write(o, state.get("steps") or [], deps.registry):
+                content += f"\n{hint}"
             if o.get("failures") and o.get("error_kind") != ErrorKind.UNVERIFIED_ANSWER:  # a check asked for is no failure
                 errors.append(_error_entry(o, now))
             kept = ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached", "trace", "middleware")
@@ -142,6 +145,23 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         return update | {"termination": termination}
 
     return observe
+
+
+MISWRITTEN = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.EXECUTION_FAILED})
+"""Failures a differently written input may get past."""
+
+
+def how_to_write(o: Outcome, steps: Sequence[dict[str, Any]], registry: ToolRegistry) -> str | None:
+    """For a call that failed on its input when the tool's last call failed too: how to write the input, from the
+    tool's first example (a model that repeats a form the tool cannot read is shown one it can)."""
+    if o.get("status") != "error" or o.get("error_kind") not in MISWRITTEN:
+        return None
+    if (tool := registry.get(o.get("tool") or "")) is None or not tool.examples:
+        return None
+    earlier = [p for step in steps for p in step.get("observations") or [] if p.get("tool") == o["tool"]]
+    if not earlier or earlier[-1].get("status") != "error":
+        return None
+    return f"{o['tool']} failed on how its input was written again. Write it like this example: {tool.examples[0]}"
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:
