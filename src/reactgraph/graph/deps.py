@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from reactgraph.config import AgentConfig, make_config
 from reactgraph.models.calls import call_with_fallbacks, invoke_within, model_label
-from reactgraph.models.resolve import resolve_model
+from reactgraph.models.resolve import PROVIDERS, default_model, model_spec, resolve_model
 from reactgraph.playbook.book import LessonWriter
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare
 from reactgraph.tools.registry import ToolRegistry
@@ -92,6 +92,7 @@ class NodeDeps:
     lessons: LessonWriter = field(default_factory=LessonWriter)  # model-written playbook lessons in the background
     playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # learning.shown_block
     _merged: tuple[AgentConfig, AgentConfig, AgentConfig] | None = None  # (agent's config, run context, merged)
+    _default: tuple[str, str] | None = None  # (the default model, the one the machine has for it): model_name
     _specs: dict[tuple[int, ...], tuple[list[Any], tuple[ToolSpec, ...]]] = field(default_factory=dict)
     _bound: dict[tuple[Any, ...], tuple[BaseChatModel, list[Any], tuple[Runnable, Format, ReadContext]]] = field(default_factory=dict)
 
@@ -115,7 +116,19 @@ class NodeDeps:
         """The agent's model instance, unless the run asks for another model by name."""
         if self.model is not None and cfg.model == self.config.model:
             return self.model
-        return self._by_name(cfg.model, cfg)
+        return self._by_name(self.model_name(cfg), cfg)
+
+    def model_name(self, cfg: AgentConfig) -> str:
+        """The run's model by name: the one the run or the agent named; when neither named one (and there are no
+        fallbacks), the default the machine has (``models.resolve.default_model``: a pulled model that calls tools
+        when the default is not pulled), found once: every path (``run``, ``agent.graph``, the served graph) gets the
+        same. ModelUnavailableError, saying what to do, when there is none."""
+        if "model" in cfg.model_fields_set or cfg.fallback_models:
+            return cfg.model
+        with self._lock:
+            if self._default is None or self._default[0] != cfg.model:
+                self._default = (cfg.model, default_model(cfg.model))
+            return self._default[1]
 
     def candidates(self, cfg: AgentConfig) -> list[BaseChatModel]:
         """The run's model, then its ``fallback_models``."""
@@ -154,8 +167,9 @@ class NodeDeps:
         """A model made from its name with the run's model settings, once per distinct settings."""
         key = (name, cfg.num_ctx, cfg.max_output_tokens, cfg.temperature, cfg.keep_alive)
         with self._lock:
-            if key not in self._models:
-                self._models[key] = resolve_model(name, cfg)
+            if key not in self._models:  # a bare name Ollama has is Ollama's ('qwen2.5-coder:1.5b')
+                spec = name if name.partition(":")[0] in PROVIDERS else model_spec(name)
+                self._models[key] = resolve_model(spec, cfg)
             return self._models[key]
 
     def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:

@@ -26,6 +26,7 @@ from reactgraph.graph.learning import shown_block
 from reactgraph.graph.scratchpad import not_answers, status_text
 from reactgraph.graph.turns import folded, started_turn
 from reactgraph.models.calls import CallCancelled, CallCut, model_label
+from reactgraph.models.resolve import ModelUnavailableError
 from reactgraph.models.tokens import usage_of
 from reactgraph.state import (
     Action,
@@ -71,6 +72,8 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
         exchange = asked(deps, state, cfg, offer, iteration, now, bounds)
     except CallCut as cut:  # the time budget ran out, or the run was cancelled, during the call
         return update | {"termination": stopped_during_call(state, cfg, cut), "pending_actions": []}
+    except ModelUnavailableError:  # no model to call at all (none named, none pulled): loud, before any call
+        raise
     except Exception as exc:  # the model failed (after retries and fallbacks): a stop, reported as data
         detail = f"model call failed: {type(exc).__name__}: {exc}"
         return update | stop_update(stopped(TerminationReason.FAILURE, detail), None)
