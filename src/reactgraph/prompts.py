@@ -123,6 +123,13 @@ UNFOUNDED_NAME = (
     "the answer, say that you cannot complete the task and why"
 )
 
+# A final answer to a question that names several things after tool calls that covered only some of them
+# (answers.confidence.uncovered): sent back once (graph.checks.grounded.uncovered_parts).
+UNCOVERED_PARTS = (
+    "The question also asks about {parts}, but no tool call or result covers it. Call the tools for it now, then "
+    "answer the whole question"
+)
+
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).
 MADE_UP_OUTPUT = "Your reply shows the output of code that nothing ran (no tool here runs code)"
 

@@ -193,3 +193,68 @@ def test_the_compiled_and_served_graphs_take_the_names_through_their_context():
     assert check_context({"reply_checks": ["no_answer", "fan_out"]}, served_tools()).reply_checks == ("no_answer", "fan_out")
     with pytest.raises(ConfigError, match="unknown reply check 'fanout' \\(did you mean 'fan_out'\\?\\)"):
         check_context({"reply_checks": ["fanout"]}, served_tools())
+
+
+def ask(question: str):
+    return tool_call("ask_user", {"question": question})
+
+
+def clarifying_agent(model: ScriptedChatModel, **options) -> ReActAgent:
+    return calculator_agent(model, allow_clarification=True, **options)
+
+
+def test_a_question_the_users_own_words_answer_is_not_put_to_them():
+    model = ScriptedChatModel(responses=[ask("What is your name?"), "Nice to meet you, Ada."])
+    result = clarifying_agent(model).run("My name is Ada.")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "Nice to meet you, Ada.")
+    seen = result.trace.steps[0].observations[0].content
+    assert seen.startswith("(The user was not asked: they said it already.) They wrote: My name is Ada.")
+    assert result.trace.steps[0].checks[0].check == "said_already"
+    same = ScriptedChatModel(responses=[ask("How many layers does the architecture have?"), "I cannot answer that."])
+    assert clarifying_agent(same).run("How many layers does the architecture have?").termination_reason is TerminationReason.FAILURE
+    values = ScriptedChatModel(responses=[ask("What is the expression you want to evaluate?"),
+                                          tool_call("calculator", {"expression": "48 / 6 * 7"}), "56"])
+    assert clarifying_agent(values).run("What is 48 divided by 6, times 7?").final_answer == "56"
+
+
+def test_a_question_only_the_user_can_answer_still_pauses_the_run():
+    for question in ("Which Springfield do you mean?", "Do you want it in Celsius or Fahrenheit?", "Which city?"):
+        model = ScriptedChatModel(responses=[ask(question)])
+        result = clarifying_agent(model).run("What is the weather in Springfield?")
+        assert (result.termination_reason, result.termination_detail) == (TerminationReason.CLARIFICATION, question)
+    off = ScriptedChatModel(responses=[ask("What is your name?")])
+    assert clarifying_agent(off, reply_checks=without("said_already")).run("My name is Ada.").termination_reason is TerminationReason.CLARIFICATION
+
+
+def test_an_answered_clarification_is_not_asked_again():
+    model = ScriptedChatModel(responses=[ask("How many boxes are there?"), ask("How many boxes are there?"),
+                                         tool_call("calculator", {"expression": "7 * 24"}), "168"])
+    agent = clarifying_agent(model)
+    paused = agent.run("Each box holds 24 cans. How many cans in all?", thread_id="boxes")
+    assert paused.termination_reason is TerminationReason.CLARIFICATION
+    result = agent.resume("boxes", "7")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "168")
+    again = result.trace.steps[1]
+    assert again.observations[0].content == "(The user was not asked again: they answered this before.) The user answered: 7"
+    assert again.checks[0].check == "asked_before"
+
+
+def test_an_answer_that_leaves_out_part_of_what_the_question_names_is_sent_back_once():
+    from reactgraph.testing import DEMO_TOOLS
+
+    question = "Is it warmer in Rome than in Paris? Which flights go there on 2026-05-01?"
+    model = ScriptedChatModel(responses=[
+        tool_call("get_weather", {"city": "Rome"}), "Yes.",
+        tool_calls([("get_weather", {"city": "Paris"}), ("search_flights", {"origin": "Paris", "destination": "Rome", "date": "2026-05-01"})]),
+        "Yes: Rome 24 °C, Paris 18 °C; two flights on 2026-05-01.",
+    ])
+    result = ReActAgent(model, DEMO_TOOLS, checkpointer=None, summary_every=0).run(question)
+    assert result.final_answer == "Yes: Rome 24 °C, Paris 18 °C; two flights on 2026-05-01."
+    check = result.trace.steps[1]
+    assert check.kind == "check" and check.checks[0].check == "uncovered_parts"
+    assert "also asks about Paris and 2026-05-01, but no tool call or result covers it" in check.observations[0].content
+    assert "uncovered" not in result.confidence_signals
+    once = ReActAgent(ScriptedChatModel(responses=[tool_call("get_weather", {"city": "Rome"}), "Yes."], repeat_last=True),
+                      DEMO_TOOLS, checkpointer=None, summary_every=0).run(question)
+    assert once.final_answer == "Yes." and once.confidence_signals["uncovered"].effect == -0.2
+    assert once.confidence_signals["uncovered"].detail == "no tool call or result covers Paris, 2026-05-01"

@@ -16,7 +16,10 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``untried_give_up`` | give-up | before any tool was tried, or after calls that failed only by how they were written: ``SendBack`` to try |
 | ``copied_result`` | answer | repeats most of a tool result: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
+| ``uncovered_parts`` | answer | the question names several things (places, names, dates) and the tool calls covered only some: ``SendBack`` to look up the rest |
 | ``tools_question`` | calls | ``ask_user`` about the agent's own tools: ``Rewrite``, the agent answers it |
+| ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
+| ``asked_before`` | calls | ``ask_user`` for what the user answered before in the conversation: ``Rewrite``, answered with that answer |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
@@ -40,8 +43,15 @@ from reactgraph.errors import did_you_mean
 from reactgraph.graph.checks.answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks.base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.graph.checks.calls import one_question, thought_required, tools_question
+from reactgraph.graph.checks.clarify import asked_before, said_already
 from reactgraph.graph.checks.fan_out import fan_out
-from reactgraph.graph.checks.grounded import copied_result, unfounded_name, unsupported_number, untried_give_up
+from reactgraph.graph.checks.grounded import (
+    copied_result,
+    uncovered_parts,
+    unfounded_name,
+    unsupported_number,
+    untried_give_up,
+)
 from reactgraph.graph.checks.grounding import named_values, premature_call
 from reactgraph.graph.checks.output import output_schema
 from reactgraph.graph.checks.pipeline import Verdict, judged, update_of
@@ -57,7 +67,10 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "untried_give_up": untried_give_up,
     "copied_result": copied_result,
     "unfounded_name": unfounded_name,
+    "uncovered_parts": uncovered_parts,
     "tools_question": tools_question,
+    "said_already": said_already,
+    "asked_before": asked_before,
     "one_question": one_question,
     "thought_required": thought_required,
     "fan_out": fan_out,
