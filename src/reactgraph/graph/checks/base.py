@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from reactgraph.errors import ErrorKind
-from reactgraph.state import Action, TerminationReason, TokenCount, runs
+from reactgraph.state import Action, TerminationReason, TokenCount
 from reactgraph.tools.specs import ToolSpec
 
 Structure = Callable[[str], tuple[BaseModel | None, TokenCount | None]]
@@ -56,10 +56,6 @@ class Reply:
     def tool_names(self) -> list[str]:
         """The names of the tools on offer, in order."""
         return [spec.name for spec in self.tools]
-
-    def running(self) -> list[Action]:
-        """The calls that would run (not rejected, not answered by the agent itself)."""
-        return [a for a in self.actions if runs(a)]
 
 
 @dataclass(frozen=True)
