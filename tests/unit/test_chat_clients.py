@@ -148,6 +148,17 @@ def test_a_message_typed_while_the_model_asks_is_the_answer(math_tools):
     assert chat_of(graph)[2:] == [("tool", "The user answered: Rome"), ("ai", "The weather in Rome is sunny.")]
 
 
+def test_a_reply_sent_without_an_id_is_taken_out_of_the_chat_too(math_tools):
+    """A client's message without an id (a dict from langgraph-sdk) has one id while the input is applied, when the
+    start routes it, and another once saved: the removal still finds it, and the thread stays readable."""
+    reply = by_prompt(("The user answered: Rome", "Sunny in Rome."), default=tool_call("ask_user", {"question": "Which city?"}))
+    graph, _, context = graph_for([reply], math_tools)
+    graph.invoke({"messages": [{"type": "human", "content": "Weather?"}]}, CONFIG)
+    out = graph.invoke({"messages": [{"type": "human", "content": "Rome"}]}, CONFIG)
+    assert out["final_answer"] == "Sunny in Rome." and out["turn"] == 1
+    assert chat_of(graph) == [("human", "Weather?"), ("ai", ""), ("tool", "The user answered: Rome"), ("ai", "Sunny in Rome.")]
+
+
 def test_a_query_sent_to_a_waiting_thread_is_the_reply_too(math_tools, log):
     graph, _, context = graph_for([tool_call("add", {"a": 1, "b": 2}), "3"], math_tools, approve_tools=["add"])
     graph.invoke({"query": "What is 1+2?"}, CONFIG, context=context)

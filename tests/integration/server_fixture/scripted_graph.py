@@ -12,6 +12,8 @@ Questions it understands:
   (with approve_tools, each call waits for approval; a rejected one is named with its reason).
 - "My name is Ada." then, as a later turn of the same thread, "What is my name?": the name, when an
   earlier turn of the conversation is in the prompt.
+- "What is that doubled?", as a later turn after "What is 6*7 + 2*4?": one `multiply` of the earlier answer by 2.
+- "Greet Ann.": one `greet` call (waiting when the run's context approves `greet`), then what it gave.
 
 ``typed_graph`` (graph "typed") is the same graph with an output schema (``TOTAL_SIGNATURE``): its model
 answers the arithmetic question in words, and gives the answer's fields when the model's structured
@@ -36,6 +38,8 @@ GUESTS = ("Ann", "Bob", "Cy")
 TOTAL_SIGNATURE = "question -> total: int, expression: str"
 INTRODUCTION = "My name is Ada."
 NAME_QUESTION = "What is my name?"
+FOLLOW_UP = "What is that doubled?"
+GREETING = "Greet Ann."
 
 
 def multiply(a: int, b: int) -> int:
@@ -83,6 +87,16 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
     if INTRODUCTION in head:
         return "Nice to meet you, Ada."
     results = {m.name: _text(m) for m in messages if isinstance(m, ToolMessage)}
+    if FOLLOW_UP in head:
+        if "multiply" in results:
+            return f"Doubled, that is {results['multiply']}."
+        if found := re.search(r"6\*7 \+ 2\*4 = (\d+)\.", " ".join(_text(m) for m in messages)):
+            return tool_call("multiply", {"a": int(found[1]), "b": 2}, thought=f"The earlier answer was {found[1]}; double it.")
+        return "I do not know which number you mean."
+    if GREETING in head:
+        if "greet" in results:
+            return f"Done: {results['greet']}."
+        return tool_call("greet", {"name": "Ann"}, thought="Greet Ann with the greet tool.")
     if ARITHMETIC in head:
         if "add" in results:
             return f"6*7 + 2*4 = {results['add']}."
