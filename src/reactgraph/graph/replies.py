@@ -8,7 +8,7 @@ the waiting act tasks with their interrupts. Agent Chat UI sends, before the mes
 with it (``Reply``): the model's question gets the text as its answer, a call waiting for approval the text as the
 decision (``approval.from_text``: "approve", "yes", "ok" ... run it; any other text rejects it, with the text as
 the reason the model is told), any other call runs as it would have. The message and the client's made-up results
-leave the chat (``removed``): each call's result now says what the person said ("The user answered: ...", the
+leave the chat (``reply_update``): each call's result now says what the person said ("The user answered: ...", the
 rejection with their reason), as an answer given with a resume would, and the chat stays a valid one (each call's
 result right after the calls). Nothing of the turn is dropped and no made-up result is taken as a tool's.
 
