@@ -47,7 +47,7 @@ def build(root: Path) -> Path:
     npm = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"]
     subprocess.run(npm, cwd=app, check=True, timeout=NPM_SECONDS)
     shutil.rmtree(dist, ignore_errors=True)
-    vite = ["node", "node_modules/vite/bin/vite.js", "build", "--outDir", str(dist), "--emptyOutDir", "--logLevel", "warn"]
+    vite = ["node", "node_modules/vite/bin/vite.js", "build", "--outDir", str(dist), "--emptyOutDir", "--logLevel", "error"]
     subprocess.run(vite, cwd=app, check=True, timeout=NPM_SECONDS)
     stamp.write_text(PACKAGE)
     return dist
