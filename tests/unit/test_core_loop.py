@@ -285,11 +285,12 @@ def test_model_by_name_gets_the_runs_settings():
     from reactgraph.graph.deps import NodeDeps
     from reactgraph.tools.registry import ToolRegistry
 
-    deps = NodeDeps(config=AgentConfig(), registry=ToolRegistry())
-    small = deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5))
+    named = {"model": "ollama:qwen2.5:7b"}  # a model named: no default to find on the machine
+    deps = NodeDeps(config=AgentConfig(**named), registry=ToolRegistry())
+    small = deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5, **named))
     assert (small.num_ctx, small.temperature) == (2048, 0.5)
-    assert deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5)) is small  # made once per settings
-    assert deps.chat_model(AgentConfig()).num_ctx == AgentConfig().num_ctx
+    assert deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5, **named)) is small  # made once per settings
+    assert deps.chat_model(AgentConfig(**named)).num_ctx == AgentConfig().num_ctx
 
 
 def test_unreachable_primary_with_fallbacks_is_a_failure_stop_naming_both(monkeypatch):
