@@ -34,8 +34,11 @@ SIZES = (20, 40, 200)
 CPU_ITERATIONS = 40
 
 
+SUMMARY_EVERY: dict[str, int] = {}  # --summary-every: reactgraph's running summary's cadence (default: AgentConfig's)
+
+
 def reactgraph_run(iterations: int, saver: Any, chars: int = OBSERVATION) -> Callable[[str], Any]:
-    cfg = AgentConfig(max_iterations=iterations + 1, stall_threshold=1000, allow_clarification=False)
+    cfg = AgentConfig(max_iterations=iterations + 1, stall_threshold=1000, allow_clarification=False, **SUMMARY_EVERY)
     agent = ReActAgent(scripted(iterations), [sized_lookup(chars)], cfg, checkpointer=saver)
     return lambda thread: agent.run("Read the entries.", thread_id=thread)
 
@@ -109,7 +112,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     cpu = results.pop("cpu")
     ours, peer = results["reactgraph"], results["prebuilt create_react_agent"]
     lines = [
-        f"| per iteration, on SQLite | agent | {' | '.join(f'{n} it.' for n in SIZES)} | reactgraph / prebuilt at {SIZES[1]} |",
+        f"| per iteration, on SQLite | agent | {' | '.join(f'{n} it.' for n in SIZES)} | reactgraph / prebuilt at {' / '.join(map(str, SIZES))} it. |",
         "| --- | --- |" + " ---: |" * (len(SIZES) + 1),
     ]
     labels = {"checkpoints": "checkpoints", "rows": "write rows", "statements": "SQL statements",
@@ -117,7 +120,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     for key, label in labels.items():
         for name, row in results.items():
             cells = [f"{row[n][key]:,.1f}" if key != "bytes" else f"{row[n][key] / 1024:,.1f} KB" for n in SIZES]
-            ratio = f"{ours[SIZES[1]][key] / peer[SIZES[1]][key]:.2f}x" if name == "reactgraph" else ""
+            ratio = " / ".join(f"{ours[n][key] / peer[n][key]:.2f}x" for n in SIZES) if name == "reactgraph" else ""
             lines.append(f"| {label} | {name} | {' | '.join(cells)} | {ratio} |")
     for name, row in results.items():
         creep = row[SIZES[-1]]["bytes"] / row[SIZES[0]]["bytes"]
@@ -133,7 +136,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per CPU measurement (median)")
     parser.add_argument("--observation", type=int, default=OBSERVATION, help="characters of each tool result (default 200)")
+    parser.add_argument("--summary-every", type=int, help="reactgraph's summary_every (0: no summaries, one tool turn per iteration)")
     args = parser.parse_args(argv)
+    if args.summary_every is not None:
+        SUMMARY_EVERY["summary_every"] = args.summary_every
     print(table(measure(args.repeats, args.observation)))
 
 
