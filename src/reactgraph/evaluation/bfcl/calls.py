@@ -65,7 +65,7 @@ class Replies(BaseCallbackHandler):
     def __init__(self, server_log: ServerLog | None = None) -> None:
         self.replies: list[dict[str, Any]] = []
         self.server_log = server_log
-        self._started: dict[UUID, tuple[float, int]] = {}
+        self._started: dict[UUID, tuple[float, int | None]] = {}
         self._lock = threading.Lock()
 
     def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID, **kwargs: Any) -> None:

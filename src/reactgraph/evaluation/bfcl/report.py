@@ -13,7 +13,7 @@ from typing import Any
 
 from reactgraph.evaluation.bfcl.entries import Entry
 from reactgraph.evaluation.bfcl.runs import Record
-from reactgraph.evaluation.bfcl.scoring import score
+from reactgraph.evaluation.bfcl.scoring import Verdict, score
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def scored(entries: list[Entry], records: list[Record]) -> list[Scored]:
         entry = by_id[record["id"]]
         verdict = score(entry, record["calls"])
         if not verdict.valid and not record["calls"] and (decoder := record.get("decode_error")):
-            verdict = type(verdict)(False, decoder["type"], decoder["error"])  # the bare model's reply did not decode
+            verdict = Verdict(False, decoder["type"], decoder["error"])  # the bare model's reply did not decode
         first = record.get("first_reply_calls")
         made = model_calls(record)
         told = [c for c in made if c.get("evaluated") is not None]
