@@ -2,7 +2,7 @@
 LangGraph's prebuilt agent's ``get_state_history`` on the same saver class, in one process.
 
 The workload: a scripted model (reactgraph.testing.ScriptedChatModel) that calls one cheap tool per
-iteration (a 200-character result), then answers. Each run is written to its own SQLite file; then the
+iteration (a 200-character result; ``--observation`` sets its length), then answers. Each run is written to its own SQLite file; then the
 history is read back ``--repeats`` times and the median CPU time kept (``time.process_time``: the read is
 single-threaded and waits on nothing, and other load on a shared machine does not count); for reactgraph also with
 the garbage collector off (its full passes walk all the process holds, so whether one falls in a read depends on
@@ -35,9 +35,21 @@ from reactgraph.testing import ScriptedChatModel, tool_call
 SIZES = (20, 100, 200)
 
 
-def lookup(n: int) -> str:
-    """Look up entry n (200 characters)."""
-    return f"entry {n}: " + "x" * 190
+OBSERVATION = 200  # characters of each tool result (--observation)
+
+
+def sized_lookup(chars: int = OBSERVATION) -> Callable[[int], str]:
+    """The tool: ``lookup(n)``, whose result is ``chars`` characters long."""
+
+    def lookup(n: int) -> str:
+        """Look up entry n."""
+        head = f"entry {n}: "
+        return head + "x" * max(chars - len(head), 0)
+
+    return lookup
+
+
+lookup = sized_lookup()
 
 
 def scripted(iterations: int) -> ScriptedChatModel:
@@ -72,9 +84,9 @@ def timed(read: Callable[[], Any], repeats: int) -> tuple[float, int]:
     return statistics.median(times), entries
 
 
-def reactgraph_history(iterations: int, workdir: Path, repeats: int) -> dict[str, float]:
+def reactgraph_history(iterations: int, workdir: Path, repeats: int, chars: int = OBSERVATION) -> dict[str, float]:
     cfg = AgentConfig(max_iterations=iterations + 1, stall_threshold=1000, allow_clarification=False, summary_every=0)
-    agent = ReActAgent(scripted(iterations), [lookup], cfg, checkpointer=workdir / f"reactgraph-{iterations}.sqlite")
+    agent = ReActAgent(scripted(iterations), [sized_lookup(chars)], cfg, checkpointer=workdir / f"reactgraph-{iterations}.sqlite")
     agent.run("Read the entries.", thread_id="bench")
     counted = Counted(agent.checkpointer.conn)
     seconds, entries = timed(lambda: agent.history("bench"), repeats)
@@ -108,7 +120,7 @@ def python_lines(agent: ReActAgent, thread_id: str) -> int:
     return count
 
 
-def prebuilt_history(iterations: int, workdir: Path, repeats: int) -> dict[str, float]:
+def prebuilt_history(iterations: int, workdir: Path, repeats: int, chars: int = OBSERVATION) -> dict[str, float]:
     import sqlite3
 
     from langgraph.prebuilt import create_react_agent
@@ -116,7 +128,7 @@ def prebuilt_history(iterations: int, workdir: Path, repeats: int) -> dict[str, 
     conn = sqlite3.connect(workdir / f"prebuilt-{iterations}.sqlite", check_same_thread=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent
-        graph = create_react_agent(scripted(iterations), [lookup], checkpointer=SqliteSaver(conn))
+        graph = create_react_agent(scripted(iterations), [sized_lookup(chars)], checkpointer=SqliteSaver(conn))
     config = {"configurable": {"thread_id": "bench"}}
     graph.invoke({"messages": [HumanMessage("Read the entries.")]}, config | {"recursion_limit": 3 * iterations + 20})
     counted = Counted(conn)
@@ -126,13 +138,13 @@ def prebuilt_history(iterations: int, workdir: Path, repeats: int) -> dict[str, 
     return {"seconds": seconds, "entries": entries, "statements": len(counted.statements)}
 
 
-def measure(repeats: int) -> dict[str, dict[int, dict[str, float]]]:
+def measure(repeats: int, chars: int = OBSERVATION) -> dict[str, dict[int, dict[str, float]]]:
     results: dict[str, dict[int, dict[str, float]]] = {"reactgraph": {}, "prebuilt create_react_agent": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for n in SIZES:
             print(f"{n} iterations ...", file=sys.stderr)
-            results["reactgraph"][n] = reactgraph_history(n, Path(tmp), repeats)
-            results["prebuilt create_react_agent"][n] = prebuilt_history(n, Path(tmp), repeats)
+            results["reactgraph"][n] = reactgraph_history(n, Path(tmp), repeats, chars)
+            results["prebuilt create_react_agent"][n] = prebuilt_history(n, Path(tmp), repeats, chars)
     return results
 
 
@@ -163,8 +175,9 @@ def table(results: dict[str, dict[int, dict[str, float]]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="reads per measurement (median)")
+    parser.add_argument("--observation", type=int, default=OBSERVATION, help="characters of each tool result (default 200)")
     args = parser.parse_args(argv)
-    print(table(measure(args.repeats)))
+    print(table(measure(args.repeats, args.observation)))
 
 
 if __name__ == "__main__":

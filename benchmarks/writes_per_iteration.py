@@ -2,12 +2,12 @@
 per iteration in memory and on SQLite, for reactgraph and LangGraph's prebuilt agent side by side in one process.
 
 The workload is history_pass.py's: a scripted model that calls one cheap tool per iteration (a 200-character
-result), then answers. Both agents run with ``durability="sync"`` (reactgraph's default) on a real SqliteSaver
+result; ``--observation 2000`` for 2 KB), then answers. Both agents run with ``durability="sync"`` (reactgraph's default) on a real SqliteSaver
 whose connection counts the statements (SQLite's trace callback). Rows and statements do not depend on the
 machine; CPU time (``time.process_time``, median of ``--repeats`` runs after a warm-up, the two agents taking turns)
 does.
 
-    python benchmarks/writes_per_iteration.py    # print the tables (benchmarks/RESULTS.md, "Bookkeeping (issue 30)")
+    python benchmarks/writes_per_iteration.py [--observation 2000]   # print the tables (benchmarks/RESULTS.md)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from history_pass import lookup, scripted  # beside this script
+from history_pass import OBSERVATION, scripted, sized_lookup  # beside this script
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -34,18 +34,21 @@ SIZES = (20, 40, 200)
 CPU_ITERATIONS = 40
 
 
-def reactgraph_run(iterations: int, saver: Any) -> Callable[[str], Any]:
-    cfg = AgentConfig(max_iterations=iterations + 1, stall_threshold=1000, allow_clarification=False)
-    agent = ReActAgent(scripted(iterations), [lookup], cfg, checkpointer=saver)
+SUMMARY_EVERY: dict[str, int] = {}  # --summary-every: reactgraph's running summary's cadence (default: AgentConfig's)
+
+
+def reactgraph_run(iterations: int, saver: Any, chars: int = OBSERVATION) -> Callable[[str], Any]:
+    cfg = AgentConfig(max_iterations=iterations + 1, stall_threshold=1000, allow_clarification=False, **SUMMARY_EVERY)
+    agent = ReActAgent(scripted(iterations), [sized_lookup(chars)], cfg, checkpointer=saver)
     return lambda thread: agent.run("Read the entries.", thread_id=thread)
 
 
-def prebuilt_run(iterations: int, saver: Any) -> Callable[[str], Any]:
+def prebuilt_run(iterations: int, saver: Any, chars: int = OBSERVATION) -> Callable[[str], Any]:
     from langgraph.prebuilt import create_react_agent
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecated in favour of langchain's create_agent
-        graph = create_react_agent(scripted(iterations), [lookup], checkpointer=saver)
+        graph = create_react_agent(scripted(iterations), [sized_lookup(chars)], checkpointer=saver)
     return lambda thread: graph.invoke(
         {"messages": [HumanMessage("Read the entries.")]},
         {"configurable": {"thread_id": thread}, "recursion_limit": 3 * iterations + 20},
@@ -56,12 +59,12 @@ def prebuilt_run(iterations: int, saver: Any) -> Callable[[str], Any]:
 AGENTS = {"reactgraph": reactgraph_run, "prebuilt create_react_agent": prebuilt_run}
 
 
-def writes(name: str, iterations: int, workdir: Path) -> dict[str, float]:
+def writes(name: str, iterations: int, workdir: Path, chars: int = OBSERVATION) -> dict[str, float]:
     """Per iteration: checkpoints, write rows, SQL statements (all, and INSERTs), stored bytes."""
     conn = sqlite3.connect(workdir / f"{name.split()[0]}-{iterations}.sqlite", check_same_thread=False)
     saver = SqliteSaver(conn)
     saver.setup()
-    run = AGENTS[name](iterations, saver)
+    run = AGENTS[name](iterations, saver, chars)
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
     run("bench")
@@ -75,7 +78,7 @@ def writes(name: str, iterations: int, workdir: Path) -> dict[str, float]:
             "inserts": inserts / per, "bytes": (blob + values) / per}
 
 
-def cpu_per_iteration(on_sqlite: bool, repeats: int, workdir: Path) -> dict[str, float]:
+def cpu_per_iteration(on_sqlite: bool, repeats: int, workdir: Path, chars: int = OBSERVATION) -> dict[str, float]:
     """Median CPU seconds per iteration of a CPU_ITERATIONS run for each agent, and the median of the ratios of
     runs made side by side: the agents take turns (after a warm-up round), so a burst of other load on a shared
     machine falls on both."""
@@ -83,7 +86,7 @@ def cpu_per_iteration(on_sqlite: bool, repeats: int, workdir: Path) -> dict[str,
     for i in range(repeats + 1):
         for name in AGENTS:
             conn = sqlite3.connect(workdir / f"cpu-{name.split()[0]}-{i}.sqlite", check_same_thread=False) if on_sqlite else None
-            run = AGENTS[name](CPU_ITERATIONS, SqliteSaver(conn) if conn else InMemorySaver())
+            run = AGENTS[name](CPU_ITERATIONS, SqliteSaver(conn) if conn else InMemorySaver(), chars)
             start = time.process_time()
             run(f"cpu-{i}")
             times[name].append((time.process_time() - start) / CPU_ITERATIONS)
@@ -94,14 +97,14 @@ def cpu_per_iteration(on_sqlite: bool, repeats: int, workdir: Path) -> dict[str,
             "ratio": statistics.median(a / b for a, b in zip(ours, peer, strict=True))}
 
 
-def measure(repeats: int) -> dict[str, dict[str, Any]]:
+def measure(repeats: int, chars: int = OBSERVATION) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in AGENTS:
             print(f"measuring {name} ...", file=sys.stderr)
-            results[name] = {n: writes(name, n, Path(tmp)) for n in SIZES}
+            results[name] = {n: writes(name, n, Path(tmp), chars) for n in SIZES}
         print("measuring CPU, the agents taking turns ...", file=sys.stderr)
-        results["cpu"] = {mode: cpu_per_iteration(mode == "sqlite", repeats, Path(tmp)) for mode in ("memory", "sqlite")}
+        results["cpu"] = {mode: cpu_per_iteration(mode == "sqlite", repeats, Path(tmp), chars) for mode in ("memory", "sqlite")}
     return results
 
 
@@ -109,7 +112,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     cpu = results.pop("cpu")
     ours, peer = results["reactgraph"], results["prebuilt create_react_agent"]
     lines = [
-        f"| per iteration, on SQLite | agent | {' | '.join(f'{n} it.' for n in SIZES)} | reactgraph / prebuilt at {SIZES[1]} |",
+        f"| per iteration, on SQLite | agent | {' | '.join(f'{n} it.' for n in SIZES)} | reactgraph / prebuilt at {' / '.join(map(str, SIZES))} it. |",
         "| --- | --- |" + " ---: |" * (len(SIZES) + 1),
     ]
     labels = {"checkpoints": "checkpoints", "rows": "write rows", "statements": "SQL statements",
@@ -117,7 +120,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     for key, label in labels.items():
         for name, row in results.items():
             cells = [f"{row[n][key]:,.1f}" if key != "bytes" else f"{row[n][key] / 1024:,.1f} KB" for n in SIZES]
-            ratio = f"{ours[SIZES[1]][key] / peer[SIZES[1]][key]:.2f}x" if name == "reactgraph" else ""
+            ratio = " / ".join(f"{ours[n][key] / peer[n][key]:.2f}x" for n in SIZES) if name == "reactgraph" else ""
             lines.append(f"| {label} | {name} | {' | '.join(cells)} | {ratio} |")
     for name, row in results.items():
         creep = row[SIZES[-1]]["bytes"] / row[SIZES[0]]["bytes"]
@@ -132,8 +135,12 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per CPU measurement (median)")
+    parser.add_argument("--observation", type=int, default=OBSERVATION, help="characters of each tool result (default 200)")
+    parser.add_argument("--summary-every", type=int, help="reactgraph's summary_every (0: no summaries, one tool turn per iteration)")
     args = parser.parse_args(argv)
-    print(table(measure(args.repeats)))
+    if args.summary_every is not None:
+        SUMMARY_EVERY["summary_every"] = args.summary_every
+    print(table(measure(args.repeats, args.observation)))
 
 
 if __name__ == "__main__":

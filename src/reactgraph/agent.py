@@ -33,7 +33,7 @@ from reactgraph.answers.waiting import (
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.checks import BUILTIN_CHECKS, Check, named_checks, resolved_checks
-from reactgraph.graph.conversation import LastHumans, turn_of
+from reactgraph.graph.conversation import LastHumans, chat_results, turn_of, with_results
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
@@ -472,7 +472,8 @@ class ReActAgent:
             snapshot = self.graph.get_state(thread_config(thread_id))
             if not snapshot.values and not snapshot.next:
                 raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
-            return [ConversationTurn.from_record(record) for record in snapshot.values.get("turns") or []]
+            results = chat_results(snapshot.values.get("messages") or [])
+            return [ConversationTurn.from_record(with_results(record, results)) for record in snapshot.values.get("turns") or []]
 
     def history(self, thread_id: str | None = None) -> list[HistoryEntry]:
         """The state after each node (each super-step) of the thread's current branch, every turn of its

@@ -14,7 +14,7 @@
     reactgraph cancel THREAD
     reactgraph tools [--tools a,b] [--mcp FILE] [--json]
     reactgraph playbook list|show ID|remove ID|clear|export|import FILE [--name N] [--db PATH]
-    reactgraph eval [--model M] [--suite PATH | bfcl:CATEGORY,...] [--limit N] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
+    reactgraph eval [--model M] [--suite PATH | bfcl:CATEGORY,...] [--offset N] [--limit N] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
 
 This module holds every command's options; the commands themselves live in reactgraph.commands, each module
 imported only when its command runs, and the exit codes in reactgraph.commands (standard library only).
@@ -244,13 +244,24 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--limit", type=int, help="BFCL: the first N entries of each category (the same ones every run)"
     )
+    evaluate.add_argument(
+        "--offset", type=int, default=0, metavar="N",
+        help="BFCL: skip the first N entries of each category (--offset 100 --limit 25: entries 100-124, a held-out slice)",
+    )
+    evaluate.add_argument(
+        "--server-log", type=Path, metavar="PATH",
+        help="BFCL: llama.cpp's server log (llama-cpp-python, verbose): the prompt tokens each model call evaluated "
+        "and the share its prompt cache served",
+    )
     evaluate.add_argument("--repeat", type=int, default=1, help="runs per task (default 1)")
     evaluate.add_argument(
         "--compare", choices=PEERS,
         help="also run a peer on the same tasks: prebuilt (LangGraph's create_react_agent) or create_agent (LangChain's)",
     )
     evaluate.add_argument(
-        "--agents", help=f"comma-separated agents to run instead: reactgraph, {', '.join(PEERS)} (e.g. --agents prebuilt)"
+        "--agents",
+        help=f"comma-separated agents to run instead: reactgraph, {', '.join(PEERS)} (e.g. --agents prebuilt); for BFCL "
+        "also bare (the model alone, asked once with BFCL's own prompt)",
     )
     evaluate.add_argument(
         "--baseline", type=Path, help="an eval.json from an earlier run: its runs are reported beside this run's"

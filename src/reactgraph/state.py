@@ -371,10 +371,46 @@ def checked_thread_id(thread_id: object) -> str:
     return thread_id
 
 
-# The chat's channel. A tool turn writes the chat twice (think's calls, act's results) and the trace once, so the chat
-# is stored whole (a DeltaChannel's snapshot) every 200 of its writes, the trace every 100 of its own: each about
-# once every 100 turns. A read replays at most that many writes after the newest snapshot.
-Chat = Annotated[list[AnyMessage], DeltaChannel(add_message_batches, snapshot_frequency=200)]
+class DoublingDeltaChannel(DeltaChannel):
+    """A ``DeltaChannel`` whose whole value (a snapshot) is stored once the writes since the last one outnumber the
+    items that one held (``snapshot_frequency`` is ``max(floor, len(value) // 2)``, read by LangGraph each time it
+    makes a checkpoint), and not before ``floor`` writes: the snapshots of a run of n writes hold about 2n items in
+    all, not n²/(2 x the cadence) as at a fixed cadence, so the bytes stored per turn stay flat however long the run;
+    a read replays at most as many writes as the value has items (decoding a snapshot costs about what replaying
+    its items' writes does: ``benchmarks/RESULTS.md``, issue 45)."""
+
+    __slots__ = ()
+
+    def __init__(self, reducer: Any, typ: type | None = None, *, snapshot_frequency: int = 100) -> None:
+        super().__init__(reducer, typ, snapshot_frequency=snapshot_frequency)
+
+    @property  # type: ignore[override]
+    def snapshot_frequency(self) -> int:
+        floor = _CADENCE.__get__(self)
+        value = self.value
+        return max(floor, len(value) // 2) if isinstance(value, list | dict) else floor
+
+    @snapshot_frequency.setter
+    def snapshot_frequency(self, floor: int) -> None:
+        _CADENCE.__set__(self, floor)
+
+    def copy(self) -> DoublingDeltaChannel:
+        new = super().copy()
+        _CADENCE.__set__(new, _CADENCE.__get__(self))  # the floor, not the cadence the value reached
+        return new
+
+    def from_checkpoint(self, checkpoint: Any) -> DoublingDeltaChannel:
+        new = super().from_checkpoint(checkpoint)
+        _CADENCE.__set__(new, _CADENCE.__get__(self))
+        return new
+
+
+_CADENCE = DeltaChannel.snapshot_frequency  # the slot DeltaChannel keeps its cadence in: the floor, here
+
+# The chat's channel. A tool turn writes the chat twice (think's calls, act's results) and the trace once: neither is
+# stored whole before about 500 turns (up to there a read replaying every write is no slower than one decoding a
+# snapshot: issue 45's measures), then whenever its writes since the last snapshot outnumber that one's items.
+Chat = Annotated[list[AnyMessage], DoublingDeltaChannel(add_message_batches, snapshot_frequency=1000)]
 
 
 class InputState(TypedDict, total=False):
@@ -397,7 +433,7 @@ class OutputState(TypedDict, total=False):
     # decided once; the router and terminate read it.
     termination: Termination | None
     # observe (a tool turn, with the run's tool statistics after it: ``tool_stats``) and terminate (the last).
-    steps: Annotated[list[dict], DeltaChannel(append_batches)]
+    steps: Annotated[list[dict], DoublingDeltaChannel(append_batches, snapshot_frequency=500)]
     summary: str
     # terminate: the run's tokens, every model call counted (while it runs: ``tokens_used``, the current turn's count).
     token_usage: TokenCount
@@ -478,9 +514,10 @@ OUTCOME = frozenset({"final_answer", "termination", "partial"})
 
 def changes(state: Mapping[str, Any], update: Any, keep: frozenset[str] = ALWAYS_WRITTEN) -> Any:
     """``update`` (a node's dict) without the writes that would leave the state as it is: a value the key
-    already holds, an ``Overwrite`` with it, nothing added to an accumulating key; the keys in ``keep`` are
-    written as given. Only for a node that runs alone in its step (there an ``Overwrite`` races no other task's
-    write); anything but a dict is returned as is."""
+    already holds, an ``Overwrite`` with it, nothing added to an accumulating key, an empty value (None, 0, False,
+    "", {}, []) for a key never written (a new run's reset on a new thread: every reader takes the key's absence
+    for its empty value); the keys in ``keep`` are written as given. Only for a node that runs alone in its step
+    (there an ``Overwrite`` races no other task's write); anything but a dict is returned as is."""
     if not isinstance(update, dict):
         return update
     return {k: v for k, v in update.items() if k in keep or not _idle(state, k, v)}
@@ -488,10 +525,15 @@ def changes(state: Mapping[str, Any], update: Any, keep: frozenset[str] = ALWAYS
 
 def _idle(state: Mapping[str, Any], key: str, value: Any) -> bool:
     if isinstance(value, Overwrite):
-        return key in state and _same(state[key], value.value)
+        return _same(state[key], value.value) if key in state else _empty(value.value)
     if key in ACCUMULATING:
         return isinstance(value, list | dict) and not value
-    return key in state and _same(state[key], value)
+    return _same(state[key], value) if key in state else _empty(value) and not (key == "final_answer" and value == "")
+
+
+def _empty(value: Any) -> bool:
+    """None, 0, False, "", {} or []: what a key that was never written reads as (but an answer "" is an answer)."""
+    return value is None or (type(value) in (int, bool, str, list, dict) and not value)
 
 
 def _same(old: Any, new: Any) -> bool:

@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tool_calling",),  # the tool-calling formats: describe tools, read replies
     ("tools", "models"),  # the registry and execution of tools; chat models and their calls
     ("config", "state", "prompts"),  # the settings, the typed state, the prompts' texts
-    ("errors", "lazy"),  # the error kinds and their texts; a package's names imported on first use
+    ("errors", "lazy", "threads"),  # the error kinds and their texts; a package's names imported on first use; worker threads
 ]
 
 

@@ -258,3 +258,13 @@ def test_an_answer_that_leaves_out_part_of_what_the_question_names_is_sent_back_
                       DEMO_TOOLS, checkpointer=None, summary_every=0).run(question)
     assert once.final_answer == "Yes." and once.confidence_signals["uncovered"].effect == -0.2
     assert once.confidence_signals["uncovered"].detail == "no tool call or result covers Paris, 2026-05-01"
+
+
+def test_a_question_answered_in_an_earlier_turn_is_not_asked_again():
+    model = ScriptedChatModel(responses=[ask("How many boxes are there?"), "Noted: 7 boxes.",
+                                         ask("How many boxes are there?"), tool_call("calculator", {"expression": "7 * 24"}), "168"])
+    agent = clarifying_agent(model)
+    assert agent.run("I have some boxes.", thread_id="t").termination_reason is TerminationReason.CLARIFICATION
+    assert agent.resume("t", "7").final_answer == "Noted: 7 boxes."
+    result = agent.run("Each box holds 24 cans. How many cans in all?", thread_id="t")
+    assert result.final_answer == "168" and result.trace.steps[0].checks[0].check == "asked_before"

@@ -17,11 +17,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from reactgraph.config import ConfigError
+from reactgraph.evaluation.bfcl.calls import ServerLog
 from reactgraph.evaluation.bfcl.chart import bar_chart
 from reactgraph.evaluation.bfcl.entries import Entry, categories, select
 from reactgraph.evaluation.bfcl.journal import Journal
 from reactgraph.evaluation.bfcl.report import BfclReport, scored, summary
-from reactgraph.evaluation.bfcl.runs import RunEntry, run_entry
+from reactgraph.evaluation.bfcl.runs import BARE, RunEntry, run_entry
 from reactgraph.evaluation.bfcl.scoring import score
 
 PREFIX = "bfcl:"
@@ -39,13 +40,19 @@ def refuse_suite_options(args: argparse.Namespace) -> None:
         raise ConfigError(f"--suite bfcl: does not take {', '.join(used)} (a BFCL eval resumes from --out instead)")
 
 
-def chosen_entries(args: argparse.Namespace) -> list[Entry]:
-    """The entries ``args`` choose (``--suite bfcl:...``, ``--limit``, ``--only``), its other options checked."""
+def chosen_entries(args: argparse.Namespace, agents: list[str] = ()) -> list[Entry]:
+    """The entries ``args`` choose (``--suite bfcl:...``, ``--offset``, ``--limit``, ``--only``), its other options
+    checked (``agents``: the bare agent takes single-turn categories only)."""
     refuse_suite_options(args)
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit takes a number of entries of 1 or more, got {args.limit}")
+    if args.offset < 0:
+        raise ConfigError(f"--offset takes a number of entries to skip, 0 or more, got {args.offset}")
     only = [i.strip() for i in (args.only or "").split(",") if i.strip()]
-    return select(categories(str(args.suite)[len(PREFIX):]), limit=args.limit, only=only)
+    entries = select(categories(str(args.suite)[len(PREFIX):]), limit=args.limit, only=only, offset=args.offset)
+    if BARE in agents and (multi := sorted({e.category for e in entries if e.multi_turn})):
+        raise ConfigError(f"--agents {BARE}: BFCL's prompt mode is run on single-turn categories only, not {', '.join(multi)}")
+    return entries
 
 
 def run_bfcl(
@@ -59,13 +66,14 @@ def run_bfcl(
 ) -> BfclReport:
     """Run ``entries`` with each of ``agents``, skipping the runs ``--out`` already holds; then report."""
     journal = Journal(args.out, args.model)
+    server_log = ServerLog(args.server_log) if args.server_log else None
     todo = [(entry, agent) for entry in entries for agent in agents if not journal.done(agent, entry.id)]
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console) as bar:
         job = bar.add_task("bfcl", total=len(entries) * len(agents), completed=len(entries) * len(agents) - len(todo))
         for entry, agent in todo:
             bar.update(job, description=f"{agent} {entry.id}")
-            record = run(entry, agent, model, overrides, args.model)
+            record = run(entry, agent, model, overrides, args.model, server_log)
             journal.add(record)
             bar.update(job, advance=1)
             if not console.is_terminal:  # no live bar in a log: one line per run instead
@@ -90,7 +98,8 @@ def write(report: BfclReport, entries: list[Entry], args: argparse.Namespace) ->
     out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     command = f"reactgraph eval --suite {args.suite} --model {args.model}" + (f" --base-url {args.base_url}" if args.base_url else "")
-    command += (f" --limit {args.limit}" if args.limit is not None else "") + (f" --only {args.only}" if args.only else "")
+    command += (f" --offset {args.offset}" if args.offset else "") + (f" --limit {args.limit}" if args.limit is not None else "")
+    command += (f" --only {args.only}" if args.only else "") + (f" --server-log {args.server_log}" if args.server_log else "")
     command += (f" --agents {args.agents}" if args.agents else "") + (f" --compare {args.compare}" if args.compare else "")
     command += "".join(f" --set {pair}" for pair in args.overrides)
     (out / "eval.json").write_text(report.to_json() + "\n")

@@ -7,7 +7,7 @@ import argparse
 import datetime as dt
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
@@ -26,6 +26,7 @@ from reactgraph.commands.benchmark import chosen_entries, is_bfcl, run_bfcl
 from reactgraph.commands.console import output_console
 from reactgraph.config import DEFAULT_MODEL, AgentConfig, ConfigError, make_config
 from reactgraph.evaluation.bfcl.report import BfclReport
+from reactgraph.evaluation.bfcl.runs import AGENTS as BFCL_AGENTS
 from reactgraph.evaluation.learning import run_learning, split_tasks
 from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
@@ -56,16 +57,16 @@ def parse_overrides(pairs: list[str]) -> dict[str, object]:
     return out
 
 
-def chosen_agents(args: argparse.Namespace) -> list[str]:
-    """The agents to run: --agents, else reactgraph (and the --compare agent)."""
+def chosen_agents(args: argparse.Namespace, known: Collection[str] = tuple(RUNNERS)) -> list[str]:
+    """The agents to run: --agents (each one of ``known``), else reactgraph (and the --compare agent)."""
     if not args.agents:
         return ["reactgraph"] + ([args.compare] if args.compare else [])
     if args.compare:
         raise ConfigError("give --agents or --compare, not both")
     agents = list(dict.fromkeys(a.strip() for a in args.agents.split(",") if a.strip()))
-    unknown = [a for a in agents if a not in RUNNERS]
+    unknown = [a for a in agents if a not in known]
     if unknown or not agents:
-        raise ConfigError(f"--agents: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(RUNNERS)}")
+        raise ConfigError(f"--agents: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
     return agents
 
 
@@ -100,11 +101,13 @@ def run(
     overrides = parse_overrides(args.overrides)
     cfg = make_config(**overrides)  # a bad --set fails here, before any model call
     if is_bfcl(args.suite):
-        agents, entries = chosen_agents(args), chosen_entries(args)
+        agents = chosen_agents(args, BFCL_AGENTS)
+        entries = chosen_entries(args, agents)
         model = model if isinstance(model, BaseChatModel) else build_model(model or args.model, args.base_url, cfg)
         return run_bfcl(args, console, model, agents, overrides, entries)
-    if getattr(args, "limit", None) is not None:
-        raise ConfigError("--limit is for a BFCL suite (--suite bfcl:CATEGORY); the task suite takes --only")
+    if used := [f for f, on in (("--limit", args.limit is not None), ("--offset", args.offset), ("--server-log", args.server_log)) if on]:
+        verb = "is" if len(used) == 1 else "are"
+        raise ConfigError(f"{', '.join(used)} {verb} for a BFCL suite (--suite bfcl:CATEGORY); the task suite takes --only")
     args.suite = Path(args.suite) if args.suite else shipped_suite()
     tasks = load_suite(args.suite)
     if args.only:

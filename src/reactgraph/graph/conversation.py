@@ -2,7 +2,8 @@
 
 A new question on a thread whose last turn has ended starts the next turn (``is_new_turn``; think resets
 the run's fields, keeps the conversation's). terminate records each finished turn in the state's ``turns``
-(``turn_record``: question, answer, how it ended, its steps and tokens). The prompt of a turn shows the
+(``turn_record``: question, answer, how it ended, its steps and tokens; a tool result the chat holds as it was
+observed is not copied into the record: ``with_results`` gives it back from the chat). The prompt of a turn shows the
 earlier turns in a bounded form, before its question (``conversation_text``): the last ``keep_recent_turns``
 of them as the user's question and the agent's answer, verbatim, and the older ones as notes,
 ``conversation_summary``.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
@@ -115,10 +116,11 @@ def to_fold(state: ReActState, cfg: AgentConfig) -> list[dict[str, Any]]:
     return turns[state.get("folded_turns", 0) : max(state.get("folded_turns", 0), len(turns) - kept)]
 
 
-def turn_text(turn: dict[str, Any]) -> str:
-    """A turn for the notes: its question, the tools' ok results (the start of each), and its answer."""
+def turn_text(turn: dict[str, Any], results: dict[str, str] | None = None) -> str:
+    """A turn for the notes: its question, the tools' ok results (the start of each), and its answer
+    (``results``: the chat's, ``chat_results``, for those the record does not copy)."""
     lines = [f"[turn {turn['turn']}] User: {turn['question']}"]
-    for step in turn.get("steps") or []:
+    for step in with_results(turn, results or {}).get("steps") or []:
         for action, obs in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
             if action.get("tool") and obs.get("status") == "ok":
                 lines.append(f"    {action['tool']} returned: {' '.join(obs['content'].split())[:FOLDED_RESULT_CHARS]}")
@@ -131,12 +133,14 @@ def fold_prompt(state: ReActState, turns: list[dict[str, Any]]) -> str:
     """The prompt that folds ``turns`` into the conversation's notes."""
     old = state.get("conversation_summary") or ""
     notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
-    return prompts.FOLD_PROMPT.format(notes=notes, turns="\n".join(turn_text(t) for t in turns))
+    results = chat_results(state.get("messages") or [])
+    return prompts.FOLD_PROMPT.format(notes=notes, turns="\n".join(turn_text(t, results) for t in turns))
 
 
 def folded_as_text(state: ReActState, turns: list[dict[str, Any]], cfg: AgentConfig) -> str:
     """The notes without the model (its call failed or said nothing): the old notes and the turns as text, bounded."""
-    text = "\n".join(filter(None, [state.get("conversation_summary") or "", *(turn_text(t) for t in turns)]))
+    results = chat_results(state.get("messages") or [])
+    text = "\n".join(filter(None, [state.get("conversation_summary") or "", *(turn_text(t, results) for t in turns)]))
     return truncate(text, 2 * cfg.max_observation_tokens)[0]
 
 
@@ -158,7 +162,9 @@ def conversation_text(state: ReActState, cfg: AgentConfig) -> str:
 
 
 def turn_record(state: ReActState, turn_number: int) -> dict[str, Any]:
-    """A finished turn as the state's ``turns`` keeps it (terminate's finished state): plain JSON data."""
+    """A finished turn as the state's ``turns`` keeps it (terminate's finished state): plain JSON data, each tool
+    result the chat holds as observed left to the chat (``with_results`` reads it back)."""
+    results = chat_results(state.get("messages") or [])
     return {
         "turn": turn_number,
         "question": state.get("question", ""),
@@ -172,5 +178,37 @@ def turn_record(state: ReActState, turn_number: int) -> dict[str, Any]:
         "output": state.get("output"),
         "started_at": state.get("started_at"),
         "finished_at": state.get("finished_at"),
-        "steps": list(state.get("steps") or []),
+        "steps": [_without_results(step, results) for step in state.get("steps") or []],
     }
+
+
+def chat_results(messages: Sequence[BaseMessage]) -> dict[str, str]:
+    """The text of each tool result in the chat, by its call's id."""
+    return {m.tool_call_id: m.text for m in messages if isinstance(m, ToolMessage)}
+
+
+def with_results(record: dict[str, Any], results: dict[str, str]) -> dict[str, Any]:
+    """A turn's record with each observation's text: the record's, or, where the record leaves it to the chat (no
+    ``content``), the chat's result of that call (``results``: ``chat_results``; "" when the chat no longer holds it,
+    a message removed since)."""
+    if all("content" in o for step in record.get("steps") or [] for o in step.get("observations") or []):
+        return record
+    steps = [
+        step | {"observations": [o if "content" in o else o | {"content": results.get(o.get("call_id") or "", "")}
+                                 for o in step.get("observations") or []]}
+        for step in record.get("steps") or []
+    ]
+    return record | {"steps": steps}
+
+
+def _without_results(step: dict[str, Any], results: dict[str, str]) -> dict[str, Any]:
+    """A step for a turn's record: an observation whose text is its call's result in the chat has no ``content``
+    (the chat keeps it; the run's own trace keeps it too, so a finished turn would store each result three times)."""
+
+    def in_chat(observation: dict[str, Any]) -> bool:
+        return observation.get("call_id") in results and results[observation["call_id"]] == observation.get("content")
+
+    observations = step.get("observations") or []
+    if not any(map(in_chat, observations)):
+        return step
+    return step | {"observations": [{k: v for k, v in o.items() if k != "content"} if in_chat(o) else o for o in observations]}

@@ -12,13 +12,9 @@ keeps failing, the ``fallback_models`` are tried in order.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import os
-import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -28,6 +24,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from tenacity.stop import stop_base
 
 from reactgraph.config import AgentConfig
+from reactgraph.threads import in_worker
 
 TRANSIENT_PATTERNS = (
     "timed out",
@@ -108,7 +105,7 @@ def invoke_within(
     if has_async(model):
         future = asyncio.run_coroutine_threadsafe(model.ainvoke(list(messages)), _background_loop())
     else:
-        future = _in_thread(lambda: model.invoke(list(messages)))
+        future = in_worker(lambda: model.invoke(list(messages)))
     try:
         while True:
             wait = POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.time()))
@@ -152,47 +149,6 @@ def has_async(model: Runnable) -> bool:
     return kind._agenerate is not BaseChatModel._agenerate or kind._astream is not BaseChatModel._astream
 
 
-def _in_thread(call: Callable[[], T]) -> Future[T]:
-    """``call()`` on an idle daemon worker thread (a new one when none is idle: a cut call keeps its worker until it
-    returns), in the caller's context; its outcome in a Future. A worker is reused: starting a thread per call cost
-    more than a scripted model's reply."""
-    future: Future[T] = Future()
-    context = contextvars.copy_context()
-
-    def work() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(context.run(call))
-        except BaseException as exc:  # handed to the waiting caller
-            future.set_exception(exc)
-
-    try:
-        inbox = _idle_workers.get_nowait()
-    except queue.Empty:
-        inbox = queue.SimpleQueue()
-        threading.Thread(target=_serve, args=(inbox,), name="reactgraph-model-call", daemon=True).start()
-    inbox.put(work)
-    return future
-
-
-_idle_workers: queue.SimpleQueue[queue.SimpleQueue[Callable[[], None]]] = queue.SimpleQueue()
-
-
-def _serve(inbox: queue.SimpleQueue[Callable[[], None]]) -> None:
-    """A model-call worker: runs each call put in its inbox, then offers itself again."""
-    while True:
-        inbox.get()()
-        _idle_workers.put(inbox)
-
-
-def _forget_workers() -> None:
-    """In a forked child the parent's workers do not run: it starts its own."""
-    global _idle_workers
-    _idle_workers = queue.SimpleQueue()
-
-
-os.register_at_fork(after_in_child=_forget_workers)
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -14,11 +14,11 @@ tool runs, so the state, the cache and the checkpoints never hold more than that
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import wait
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.state import Action, Outcome
+from reactgraph.threads import in_worker
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text, leaves, not_a_result, to_text
 from reactgraph.tools.isolation.pool import run_isolated
@@ -80,8 +81,8 @@ def prepare_args(entry: RegisteredTool, args: dict[str, Any], registry: ToolRegi
 
 
 def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: float) -> Any:
-    """One attempt, in a daemon worker thread so a hung tool never blocks the run (or interpreter exit),
-    in the caller's context (LangChain callbacks and the LangGraph config reach the tool).
+    """One attempt, on a reused daemon worker thread (``threads.in_worker``) so a hung tool never blocks the run (or
+    interpreter exit), in the caller's context (LangChain callbacks and the LangGraph config reach the tool).
 
     An async tool runs in its own event loop under ``asyncio.wait_for``, so it is cancelled when
     its time is up; a sync tool cannot be killed, so the run stops waiting for it.
@@ -100,29 +101,17 @@ def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: floa
         def target() -> Any:
             return tool.invoke(args)
 
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def work() -> None:
-        try:
-            box["value"] = target()
-        except BaseException as exc:  # handed to the caller's thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    context = contextvars.copy_context()  # the node's config: the run's callbacks see the tool call
-    threading.Thread(target=context.run, args=(work,), name=f"tool-{entry.name}", daemon=True).start()
-    if not done.wait(timeout):
+    future = in_worker(target)  # in the node's context: the run's callbacks see the tool call
+    if not wait([future], timeout).done:
         raise ToolTimeout(f"no result within {timeout:g}s")
-    if "error" in box:
-        # an exception group (anyio's task groups raise them; the MCP client does): the error inside it
-        error = next((e for e in leaves(box["error"]) if isinstance(e, Exception)), box["error"])
-        if isinstance(error, Exception):
-            raise error
-        # SystemExit, KeyboardInterrupt, CancelledError raised by the tool's own code: its failure, not the run's
-        raise RuntimeError(f"the tool raised {exception_text(error)}") from error
-    return box["value"]
+    if (raised := future.exception()) is None:
+        return future.result()
+    # an exception group (anyio's task groups raise them; the MCP client does): the error inside it
+    error = next((e for e in leaves(raised) if isinstance(e, Exception)), raised)
+    if isinstance(error, Exception):
+        raise error
+    # SystemExit, KeyboardInterrupt, CancelledError raised by the tool's own code: its failure, not the run's
+    raise RuntimeError(f"the tool raised {exception_text(error)}") from error
 
 
 def execute(

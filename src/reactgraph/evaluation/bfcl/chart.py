@@ -15,16 +15,17 @@ def bar_chart(
     groups: Mapping[str, Mapping[str, float]],
     marks: Mapping[str, float] | None = None,
     mark_label: str = "",
+    width: int = WIDTH,
 ) -> str:
     """``groups``: category -> agent -> share right (0..1); ``marks``: category -> a share drawn as a dashed line."""
     agents = list(dict.fromkeys(a for shares in groups.values() for a in shares))
-    plot_w, plot_h = WIDTH - LEFT - 16, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = width - LEFT - 16, HEIGHT - TOP - BOTTOM
     group_w = plot_w / max(len(groups), 1)
     bar_w = group_w * 0.8 / max(len(agents), 1)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif" font-size="11">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-        f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="14">{escape(title)}</text>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" font-family="sans-serif" font-size="11">',
+        f'<rect width="{width}" height="{HEIGHT}" fill="white"/>',
+        f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">{escape(title)}</text>',
     ]
     for tick in range(0, 101, 20):
         y = TOP + plot_h * (1 - tick / 100)

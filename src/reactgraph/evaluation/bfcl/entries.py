@@ -1,5 +1,5 @@
 """BFCL entries: a category's questions, functions and ground truth, read from the package's data files
-(JSON lines), in the order BFCL lists them, so ``--limit N`` and ``--only`` pick the same entries every run.
+(JSON lines), in the order BFCL lists them, so ``--offset``, ``--limit`` and ``--only`` pick the same entries every run.
 A multi-turn entry has a question per user turn, the initial configuration of its API classes, and as functions
 BFCL's own docs of those classes (``multi_turn_func_doc/``), as BFCL's ``populate_test_cases_with_predefined_functions``
 gathers them."""
@@ -113,17 +113,22 @@ def load_category(category: str) -> list[Entry]:
     return entries
 
 
-def select(categories: Iterable[str], *, limit: int | None = None, only: Iterable[str] = ()) -> list[Entry]:
-    """The entries to run: of each category its first ``limit`` (all without one), or the ``only`` ids among them."""
+def select(
+    categories: Iterable[str], *, limit: int | None = None, only: Iterable[str] = (), offset: int = 0
+) -> list[Entry]:
+    """The entries to run: of each category a slice, ``limit`` entries from the ``offset``-th in BFCL's order (to the
+    end without a limit; ``offset=100, limit=25``: entries 100-124, a held-out slice beside the first 25), or the
+    ``only`` ids among them. A category shorter than ``offset`` gives none."""
     categories, wanted = list(categories), set(only)
     chosen: list[Entry] = []
     for category in categories:
-        entries = load_category(category)
+        entries = load_category(category)[offset:]
         if wanted:
             entries = [e for e in entries if e.id in wanted]
         chosen += entries[:limit] if limit is not None else entries
     if wanted and (missing := sorted(wanted - {e.id for e in chosen})):
-        raise ConfigError(f"--only: no entry {', '.join(missing)} in bfcl:{','.join(categories)}")
+        past = f" from entry {offset} on (--offset)" if offset else ""
+        raise ConfigError(f"--only: no entry {', '.join(missing)} in bfcl:{','.join(categories)}{past}")
     return chosen
 
 

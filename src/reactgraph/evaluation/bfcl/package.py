@@ -5,11 +5,15 @@ imports ``bfcl_eval.constants.model_config``, which imports every vendor's SDK (
 ``underscore_to_dot`` by model name. ``ast_checker`` puts a small module of ours in its place before the
 import: the one model name the checker is given here, with dotted names compared as they are (the tools' names
 are mapped back to BFCL's before scoring, ``tools.bfcl_name``). The checker then needs the standard library only.
+BFCL's prompt mode (``prompt_mode``: its system prompt and decoder, for the ``bare`` agent) needs ``filelock`` (the
+``bench`` extra) and, for Java and JavaScript only, tree-sitter's parsers: those two modules are stood in for by ones
+that refuse, as every category run here is Python.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import types
 from collections.abc import Callable
@@ -25,6 +29,11 @@ INSTALL = f'pip install -e ".[bench]" && pip install --no-deps "{REQUIREMENT}"'
 # The name the checker is told the model has: it decides only how dotted function names are compared.
 MODEL_NAME = "reactgraph"
 MODEL_CONFIG = "bfcl_eval.constants.model_config"
+# BFCL's parsers of Java and JavaScript calls (tree-sitter, not installed): what prompt_mode stands in for
+TREE_SITTER_PARSERS = {
+    "bfcl_eval.model_handler.parser.java_parser": "parse_java_function_call",
+    "bfcl_eval.model_handler.parser.js_parser": "parse_javascript_function_call",
+}
 
 
 class BfclUnavailable(ConfigError):
@@ -112,6 +121,39 @@ def func_doc_files() -> dict[str, str]:
     from bfcl_eval.constants.executable_backend_config import MULTI_TURN_FUNC_DOC_FILE_MAPPING
 
     return dict(MULTI_TURN_FUNC_DOC_FILE_MAPPING)
+
+
+def prompt_mode() -> types.SimpleNamespace:
+    """BFCL's prompt mode, as its handlers for chat models in prompt mode use it (``base_oss_handler``):
+    ``add_language_specific_hint_to_function_doc`` (the functions' descriptions get the Python hint),
+    ``system_prompt_pre_processing_chat_model`` (the default system prompt listing the functions, put before the
+    question), ``default_decode_ast_prompting`` (a reply's ``[f(a=1), g(b=2)]`` -> ``[{"f": {"a": 1}}, ...]``) and
+    ``is_function_calling_format_output`` (whether what it decoded is a list of calls, the empty list among them)."""
+    data_dir()
+    for name, function in TREE_SITTER_PARSERS.items():
+        if name not in sys.modules and importlib.util.find_spec("tree_sitter") is None:
+            sys.modules[name] = _refusing_parser(name, function)
+    try:
+        hints = importlib.import_module("bfcl_eval.utils")
+        handler = importlib.import_module("bfcl_eval.model_handler.utils")
+    except ModuleNotFoundError as exc:
+        raise BfclUnavailable(f"BFCL's prompt mode needs {exc.name}; install it with: {INSTALL}") from None
+    return types.SimpleNamespace(
+        add_language_specific_hint_to_function_doc=hints.add_language_specific_hint_to_function_doc,
+        system_prompt_pre_processing_chat_model=handler.system_prompt_pre_processing_chat_model,
+        default_decode_ast_prompting=handler.default_decode_ast_prompting,
+        is_function_calling_format_output=hints.is_function_calling_format_output,
+    )
+
+
+def _refusing_parser(name: str, function: str) -> types.ModuleType:
+    module = types.ModuleType(name, "reactgraph's stand-in for a BFCL parser that needs tree-sitter (not installed).")
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise BfclUnavailable(f"{function} needs tree-sitter: only BFCL's Python categories are run here")
+
+    setattr(module, function, refuse)
+    return module
 
 
 def _model_config() -> types.ModuleType:

@@ -1,6 +1,8 @@
 """One BFCL entry through one agent, kept as a record (a JSON line) that can be scored again without a model:
 the first calls the agent executed (the arguments as the model wrote them, before any coercion of ours), the calls
-of its first reply, every model reply as it came, the answer, the tokens and the seconds.
+of its first reply, every model call as it came (its reply, tokens and seconds: ``calls.Replies``), the answer, the
+tokens and the seconds. The ``bare`` agent is the model alone, asked once as BFCL asks it (``bare``): what it
+decodes from that reply are both its executed and its first reply's calls.
 
 "Executed" is the same test for every agent: the first turn in which a call to a tool on offer ran (reactgraph:
 its observation is ok, so a call refused for its arguments and made again after the re-prompt counts; the peers:
@@ -23,15 +25,15 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, LLMResult
 from langgraph.checkpoint.memory import InMemorySaver
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.result import ReActStep
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, ConfigError
+from reactgraph.evaluation.bfcl.bare import run_bare
+from reactgraph.evaluation.bfcl.calls import Replies, ServerLog
 from reactgraph.evaluation.bfcl.entries import Entry
 from reactgraph.evaluation.bfcl.multi_turn import Session
 from reactgraph.evaluation.bfcl.package import step_limit
@@ -41,33 +43,27 @@ from reactgraph.evaluation.runner import NON_INTERACTIVE, invoke_peer
 from reactgraph.tools.registry import ToolRegistry
 
 Record = dict[str, Any]
+BARE = "bare"
+AGENTS = ("reactgraph", *PEERS, BARE)  # bare: the model alone, asked BFCL's way (bfcl.bare)
 
 
-class Replies(BaseCallbackHandler):
-    """Every chat model reply of a run, in order: its text and its native tool calls."""
-
-    def __init__(self) -> None:
-        self.replies: list[dict[str, Any]] = []
-
-    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
-        for generation in (g for batch in response.generations for g in batch):
-            if isinstance(generation, ChatGeneration) and isinstance(generation.message, AIMessage):
-                message = generation.message
-                calls = [{"name": c["name"], "args": c["args"]} for c in message.tool_calls]
-                self.replies.append({"text": message.text, "tool_calls": calls})
-            else:
-                self.replies.append({"text": generation.text, "tool_calls": []})
-
-
-def run_entry(entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str) -> Record:
-    """``entry`` through ``agent`` (reactgraph or a peer of ``PEERS``) with ``overrides`` (AgentConfig fields; the
-    peers honour max_iterations and the failure phrases), as a record."""
+def run_entry(
+    entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str,
+    server_log: ServerLog | None = None,
+) -> Record:
+    """``entry`` through ``agent`` (reactgraph, a peer of ``PEERS`` or ``bare``) with ``overrides`` (AgentConfig
+    fields; the peers honour max_iterations and the failure phrases; bare takes none), as a record; with the model
+    server's log, each model call's prompt tokens evaluated (``calls.ServerLog``)."""
     if entry.multi_turn:
-        return _multi_turn(entry, agent, model, overrides, model_name)
+        if agent == BARE:
+            raise ConfigError(f"the {BARE} agent runs BFCL's single-turn categories only, not {entry.category}")
+        return _multi_turn(entry, agent, model, overrides, model_name, server_log)
     tools, names = entry_tools(entry)
-    replies = Replies()
+    replies = Replies(server_log)
     start = time.perf_counter()
-    if agent == "reactgraph":
+    if agent == BARE:
+        measured = run_bare(entry, model, replies)
+    elif agent == "reactgraph":
         measured = _reactgraph(entry, tools, names, model, overrides, replies)
     else:
         measured = _peer(entry, PEERS[agent](model, tools), names, overrides, replies)
@@ -140,15 +136,18 @@ def _peer(
     }
 
 
-def _multi_turn(entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str) -> Record:
+def _multi_turn(
+    entry: Entry, agent: str, model: BaseChatModel, overrides: Mapping[str, Any], model_name: str, server_log: ServerLog | None
+) -> Record:
     session = Session(entry)
     tools, _ = entry_tools(entry, session.execute)
     start = time.perf_counter()
     try:
         if agent == "reactgraph":
-            turns, error = _reactgraph_turns(entry, session, tools, model, overrides)
+            turns, error = _reactgraph_turns(entry, session, tools, model, overrides, server_log)
         else:
-            turns, error = _peer_turns(entry, session, PEERS[agent](model, tools, checkpointer=InMemorySaver()), overrides)
+            graph = PEERS[agent](model, tools, checkpointer=InMemorySaver())
+            turns, error = _peer_turns(entry, session, graph, overrides, server_log)
     finally:
         session.close()
     return {
@@ -168,7 +167,8 @@ def _multi_turn(entry: Entry, agent: str, model: BaseChatModel, overrides: Mappi
 
 
 def _reactgraph_turns(
-    entry: Entry, session: Session, tools: list[Any], model: BaseChatModel, overrides: Mapping[str, Any]
+    entry: Entry, session: Session, tools: list[Any], model: BaseChatModel, overrides: Mapping[str, Any],
+    server_log: ServerLog | None,
 ) -> tuple[list[dict[str, Any]], str]:
     # the turn that reaches the limit ended BFCL's loop; a reply's calls run one at a time, in order, as in BFCL's
     limit = {"max_iterations": step_limit() + 1, "max_parallel_tools": 1}
@@ -177,7 +177,7 @@ def _reactgraph_turns(
     with ReActAgent(model=model, tools=ToolRegistry(tools), config=config, checkpointer=None) as agent:
         for question in entry.questions:
             session.start_turn()
-            replies = Replies()
+            replies = Replies(server_log)
             try:
                 result = agent.run(question, thread_id=session.name, callbacks=[replies])
             except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
@@ -190,13 +190,15 @@ def _reactgraph_turns(
     return turns, ""
 
 
-def _peer_turns(entry: Entry, session: Session, graph: Any, overrides: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
+def _peer_turns(
+    entry: Entry, session: Session, graph: Any, overrides: Mapping[str, Any], server_log: ServerLog | None
+) -> tuple[list[dict[str, Any]], str]:
     config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | {"max_iterations": step_limit()}))
     turns: list[dict[str, Any]] = []
     seen = 0
     for question in entry.questions:
         session.start_turn()
-        replies = Replies()
+        replies = Replies(server_log)
         messages, answer, reason, detail = invoke_peer(
             graph, question, config, callbacks=[replies], thread_id=session.name, max_concurrency=1
         )
@@ -230,4 +232,4 @@ def _crashed(exc: BaseException) -> dict[str, Any]:
     }
 
 
-RunEntry = Callable[[Entry, str, BaseChatModel, Mapping[str, Any], str], Record]
+RunEntry = Callable[[Entry, str, BaseChatModel, Mapping[str, Any], str, ServerLog | None], Record]

@@ -15,6 +15,7 @@ from typing import Any
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
+from reactgraph.graph.conversation import chat_results, with_results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, runs
@@ -43,8 +44,9 @@ def said_already(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Re
 
 def asked_before(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
     """An ``ask_user`` question asked and answered before in the conversation is answered with that answer."""
-    earlier = list(clarifications([*(s for t in state.get("turns") or [] for s in t.get("steps") or []),
-                                   *(state.get("steps") or [])]))
+    chat = chat_results(state.get("messages") or [])  # an earlier turn's record leaves its results to the chat
+    turns = [with_results(turn, chat) for turn in state.get("turns") or []]
+    earlier = list(clarifications([*(s for t in turns for s in t.get("steps") or []), *(state.get("steps") or [])]))
     out = []
     for action in reply.actions:
         found = next((answer for question, answer in reversed(earlier)
