@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, ParamSpec, TypeVar
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.callbacks import Callbacks
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -34,6 +35,7 @@ from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.conversation import LastHumans, turn_of
 from reactgraph.graph.middleware import hook_nodes
+from reactgraph.graph.runtime import RunContext, user_context
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.models.resolve import check_model, default_model
@@ -57,13 +59,14 @@ from reactgraph.persistence.reading import (
     turn_end,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.state import checked_query, checked_thread_id
+from reactgraph.state import checked_query, checked_thread_id, run_input
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
 STEP_NODES = ("observe", "terminate")  # the nodes that write trace steps
 Update = tuple[str, dict[str, Any]]  # (node, the node's update)
+Question = str | BaseMessage | dict[str, Any] | list[Any]  # a string, a human message, or content blocks (state.run_input)
 
 
 P = ParamSpec("P")
@@ -93,8 +96,8 @@ class Deferred(NamedTuple):
 
 
 class Drive(NamedTuple):
-    """A run to drive: what the first invoke sends, the run's LangGraph config and context, its thread, the
-    handlers of what it may wait on, and where a fork starts (None: ``config``)."""
+    """A run to drive: what the first invoke sends, the run's LangGraph config and its options, its thread, the
+    handlers of what it may wait on, where a fork starts (None: ``config``) and the user's context."""
 
     payload: Any
     config: dict[str, Any]
@@ -102,6 +105,11 @@ class Drive(NamedTuple):
     thread_id: str
     handlers: tuple[ClarificationHandler | None, ApprovalHandler | None] = (None, None)
     start: dict[str, Any] | None = None
+    user: Any = None
+
+    def graph_context(self) -> Any:
+        """The run's LangGraph context: its options, with the user's context when it has one (``graph.runtime``)."""
+        return self.context if self.user is None else RunContext(self.context, self.user)
 
 
 def unsaved_step(snapshot: Any) -> bool:
@@ -144,7 +152,14 @@ class ReActAgent:
     ``playbook=True`` learns from every finished run into a playbook shown to later runs on similar
     questions (``reactgraph.playbook``), kept in ``playbook.sqlite`` beside the checkpoints (in
     memory without a checkpoint file); ``playbook=<a LangGraph BaseStore>`` keeps it there.
-    ``agent.playbook`` lists and edits it. ``middleware`` takes LangChain's agent middleware
+    ``agent.playbook`` lists and edits it. ``store`` is a LangGraph ``BaseStore`` (in memory, SQLite, Postgres) the
+    tools reach through their runtime (``runtime.store``, ``InjectedStore``) and middleware through theirs: memory
+    across threads; with ``playbook=True`` the playbook lives there too. ``context_schema`` types what a run's
+    ``context=`` holds (a dataclass, a pydantic model or a TypedDict: a dict given is made into it), the run's
+    dependencies that tools and middleware read as ``runtime.context``, as ``create_agent`` takes them; it is not
+    checkpointed (a resume or a fork takes it anew). ``state_schema`` adds fields to the state (a TypedDict, as
+    ``create_agent``'s), which a tool's ``Command`` may update and an ``InjectedState`` read.
+    ``middleware`` takes LangChain's agent middleware
     (``langchain.agents.middleware``: ``AgentMiddleware`` objects and decorated hooks), run at the matching points
     of the loop (``reactgraph.graph.middleware``); one that overlaps reactgraph's own machinery is refused with a
     MiddlewareError naming the equivalent.
@@ -165,20 +180,27 @@ class ReActAgent:
         output_schema: OutputSchema | None = None,
         playbook: bool | BaseStore = False,
         middleware: Iterable[AgentMiddleware] = (),
+        store: BaseStore | None = None,
+        context_schema: type | None = None,
+        state_schema: type | None = None,
         **options: Any,
     ) -> None:
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         if playbook is not False:
             config = config.override(playbook=True)
-        self._deps = build_deps(model, tools, config, output_schema, middleware)
+        if store is not None and isinstance(playbook, BaseStore) and playbook is not store:
+            raise ConfigError("store= and playbook=<a store> name two stores; a graph has one: give playbook=True to keep it in store=")
+        self._deps = build_deps(
+            model, tools, config, output_schema, middleware, context_schema=context_schema, state_schema=state_schema
+        )
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.store = open_store(checkpointer)
         self.checkpointer = self.store.saver
         self._deps.cancels = self.store
         self.nodes = dict(nodes or {})
-        self._owned_store = playbook_store(self.store) if playbook is True else None
-        store = self._owned_store or (playbook if isinstance(playbook, BaseStore) else None)
-        self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store else None
+        self._owned_store = playbook_store(self.store) if playbook is True and store is None else None
+        store = store if store is not None else self._owned_store or (playbook if isinstance(playbook, BaseStore) else None)
+        self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store is not None and self.config.playbook else None
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes, store=store)
         self._checked_models: set[str] = set()
         self._picked_model: str | None = None
@@ -225,24 +247,26 @@ class ReActAgent:
 
     def _new_run(
         self,
-        query: str,
+        query: Question,
         *,
         thread_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
         on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> Drive:
         """What ``run`` and ``arun`` drive: a new run of ``query`` (the next turn, on a thread that has one)."""
-        checked_query(query)
+        payload = run_input(query)
         if (thread := thread_id or (config or {}).get("configurable", {}).get("thread_id")) is not None:
             self._refuse_if_waiting(checked_thread_id(thread))
-        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
-        return Drive({"query": query}, run_config, context, thread_id, (on_clarification, on_approval))
+        options, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
+        handlers = (on_clarification, on_approval)
+        return Drive(payload, run_config, options, thread_id, handlers, user=self._user_context(context))
 
     @same_parameters(_new_run)
-    def run(self, query: str, **options: Any) -> ReActResult | str:
+    def run(self, query: Question, **options: Any) -> ReActResult | str:
         """Run ``query`` to its end. On a thread with earlier questions it is the next turn of that
         conversation: the model sees the earlier turns (``keep_recent_turns`` of them as they were, older
         ones as notes; ``new_conversation=True`` shows none). The other keywords are AgentConfig fields for
@@ -258,7 +282,7 @@ class ReActAgent:
         return self._drive(self._new_run(query, **options))
 
     @same_parameters(_new_run)
-    async def arun(self, query: str, **options: Any) -> ReActResult | str:
+    async def arun(self, query: Question, **options: Any) -> ReActResult | str:
         """Async ``run``."""
         return await self._adrive(self._new_run(query, **options))
 
@@ -273,15 +297,17 @@ class ReActAgent:
         on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> Drive:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
         self._require_run(thread_id)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
+        options, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
         # and again once the thread is held: what waits then (another resume may have decided it since)
         payload = Deferred(lambda: self._resume_command(run_config, answer, approval, approvals))
-        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval))
+        handlers = (on_clarification, on_approval)
+        return Drive(payload, run_config, options, thread_id, handlers, user=self._user_context(context))
 
     @same_parameters(_continued_run)
     def resume(self, thread_id: str, answer: str | None = None, **options: Any) -> ReActResult | str:
@@ -313,6 +339,7 @@ class ReActAgent:
         on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> Drive:
         """What ``fork`` drives: the thread from the chosen checkpoint (see ``fork``)."""
@@ -328,11 +355,11 @@ class ReActAgent:
                 raise ForkError("turn 1 has no turn before it to fork from: ask the question on a new thread")
             else:
                 checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
-        context, run_config, thread_id = self._prepare(
+        options, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start)
+        return Drive(payload, run_config, options, thread_id, (on_clarification, on_approval), start, self._user_context(context))
 
     @same_parameters(_forked_run)
     def fork(self, thread_id: str, **options: Any) -> ReActResult | str:
@@ -345,19 +372,21 @@ class ReActAgent:
 
     def _streamed_run(
         self,
-        query: str,
+        query: Question,
         *,
         thread_id: str | None = None,
         tokens: bool = False,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> tuple[Drive, list[str]]:
         """What ``stream`` and ``astream`` follow: a new run of ``query``, and the stream modes."""
-        return self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides), stream_modes(tokens)
+        drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, context=context, **overrides)
+        return drive, stream_modes(tokens)
 
     @same_parameters(_streamed_run)
-    def stream(self, query: str, **options: Any) -> Iterator[ReActStep | Token | ReActResult]:
+    def stream(self, query: Question, **options: Any) -> Iterator[ReActStep | Token | ReActResult]:
         """Yield each ReActStep as it completes, then the ReActResult; with ``tokens``, also each
         Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
         drive, modes = self._streamed_run(query, **options)
@@ -365,12 +394,12 @@ class ReActAgent:
             yield from steps_of(item)
 
     @same_parameters(_streamed_run)
-    async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
+    async def astream(self, query: Question, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
-        async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, query):  # noqa: E501
+        async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, question_of_payload(drive.payload)):  # noqa: E501
             with self.store.errors(drive.thread_id):
-                chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
+                chunks = graph.astream(drive.payload, drive.config, context=drive.graph_context(), stream_mode=modes,
                                        durability=self._durability(drive), subgraphs=True)
                 async for namespace, mode, chunk in chunks:
                     for item in stream_items(mode, chunk, namespace):
@@ -380,7 +409,7 @@ class ReActAgent:
 
     def stream_updates(
         self,
-        query: str | None = None,
+        query: Question | None = None,
         *,
         thread_id: str | None = None,
         answer: str | None = None,
@@ -401,7 +430,7 @@ class ReActAgent:
         ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
         if fork is not None:
             drive = self._forked_run(thread_id, callbacks=callbacks, config=config, **fork, **overrides)
-        elif checked_query(query) is None:
+        elif query is None:
             drive = self._continued_run(thread_id, answer, approvals=approvals, callbacks=callbacks, config=config, **overrides)
         else:
             drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides)
@@ -501,7 +530,7 @@ class ReActAgent:
         ):
             payload = next(steps)
             while True:
-                self.graph.invoke(payload, start, context=drive.context, durability=self._durability(drive))
+                self.graph.invoke(payload, start, context=drive.graph_context(), durability=self._durability(drive))
                 done, payload = advance(steps, self._checkpointed(drive))
                 if done:
                     return payload
@@ -518,7 +547,7 @@ class ReActAgent:
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
-                    await graph.ainvoke(payload, drive.config, context=drive.context, durability=self._durability(drive))
+                    await graph.ainvoke(payload, drive.config, context=drive.graph_context(), durability=self._durability(drive))
                     done, payload = advance(steps, await self._acheckpointed(graph, drive))
                     if done:
                         return payload
@@ -529,7 +558,7 @@ class ReActAgent:
         the pending writes); ``unsaved`` when it still is not."""
         snapshot = self.graph.get_state(drive.config)
         if unsaved_step(snapshot):
-            self.graph.invoke(None, drive.config, context=drive.context, durability=self._durability(drive))
+            self.graph.invoke(None, drive.config, context=drive.graph_context(), durability=self._durability(drive))
             if unsaved_step(snapshot := self.graph.get_state(drive.config)):
                 raise unsaved(drive.thread_id)
         return snapshot
@@ -538,7 +567,7 @@ class ReActAgent:
         """Async ``_checkpointed`` on ``graph``."""
         snapshot = await graph.aget_state(drive.config)
         if unsaved_step(snapshot):
-            await graph.ainvoke(None, drive.config, context=drive.context, durability=self._durability(drive))
+            await graph.ainvoke(None, drive.config, context=drive.graph_context(), durability=self._durability(drive))
             if unsaved_step(snapshot := await graph.aget_state(drive.config)):
                 raise unsaved(drive.thread_id)
         return snapshot
@@ -553,7 +582,7 @@ class ReActAgent:
         ):
             payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
             chunks = self.graph.stream(
-                payload, drive.start or drive.config, context=drive.context, stream_mode=modes,
+                payload, drive.start or drive.config, context=drive.graph_context(), stream_mode=modes,
                 durability=self._durability(drive), subgraphs=True,
             )
             for namespace, mode, chunk in chunks:
@@ -625,6 +654,13 @@ class ReActAgent:
         merged["metadata"] = dict(merged.get("metadata") or {})  # stream_updates adds its labels to the run's own
         return context, dict(merged), thread_id
 
+    def _user_context(self, context: Any) -> Any:
+        """A run's ``context=``: as given, or a dict made into the agent's ``context_schema`` (as LangGraph does)."""
+        schema = self._deps.context_schema
+        if isinstance(context, dict) and schema is not None:
+            return user_context(schema, context)
+        return context
+
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
         with self.store.reading(thread_id):
@@ -676,8 +712,11 @@ class ReActAgent:
 
 
 def question_of_payload(payload: Any) -> str | None:
-    """The question a drive starts with (a new run's), None for a resume or a fork."""
-    return payload.get("query") if isinstance(payload, dict) else None
+    """The question a drive starts with (a new run's: its query or its message's text), None for a resume or a fork."""
+    if not isinstance(payload, dict):
+        return None
+    messages = payload.get("messages")
+    return messages[-1].text if messages else payload.get("query")
 
 
 def stream_modes(tokens: bool) -> list[str]:

@@ -18,6 +18,7 @@ from langchain_core.messages import (
     AnyMessage,
     BaseMessage,
     BaseMessageChunk,
+    HumanMessage,
     RemoveMessage,
     convert_to_messages,
 )
@@ -316,6 +317,26 @@ def checked_query(query: object) -> str | None:
     if query is None or isinstance(query, str):
         return query
     raise InvalidInputError(f"query must be a string, got {type(query).__name__}: {query!r:.80}")
+
+
+def run_input(question: object) -> dict[str, Any]:
+    """A run's graph input for ``question``: a string as ``query``; a message (a ``HumanMessage``, or a dict a
+    LangChain message is made from) or a list of content blocks (text, images ...) as the chat's new human message.
+    InvalidInputError naming what was given otherwise."""
+    if isinstance(question, str):
+        return {"query": question}
+    if isinstance(question, list) and question and all(isinstance(b, str | dict) for b in question):
+        return {"messages": [HumanMessage(content=question)]}
+    if isinstance(question, BaseMessage | dict):
+        try:
+            message = convert_to_messages([question])[0]
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            raise InvalidInputError(f"query: {exc}") from None
+        if message.type == "human":
+            return {"messages": [message]}
+    raise InvalidInputError(
+        f"query must be a string, a human message or a list of content blocks, got {type(question).__name__}: {question!r:.80}"
+    )
 
 
 def checked_thread_id(thread_id: object) -> str:

@@ -28,6 +28,7 @@ from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import outer_cancel
 from reactgraph.graph.middleware import hook_nodes
+from reactgraph.graph.runtime import RunContext
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.state import Action, Outcome, tokens_used
 from reactgraph.tools.base import RegisteredTool
@@ -76,9 +77,10 @@ def delegate(
     deadline: float | None,
     tokens_left: int | None,
     cancelled: Callable[[], bool],
+    user: Any = None,
 ) -> tuple[Outcome, dict[str, Any] | None]:
     """Run the sub-agent of ``entry`` on ``action``'s task as a subgraph of the current run (``cfg`` is the
-    parent's run config): (the outcome — the child's answer, or an error saying what stopped it — with the
+    parent's run config, ``user`` its user context, which the child's tools see too): (the outcome — the child's answer, or an error saying what stopped it — with the
     child's trace; the child's token usage, None when it did not run)."""
     start = time.perf_counter()
     max_output_bytes = cfg.max_tool_output_bytes
@@ -101,7 +103,8 @@ def delegate(
         try:
             # every channel: the updates streamed to the parent show the child's thoughts and calls
             values = tool.graph.invoke(
-                {"query": args["task"]}, own_config, context=make_config(**limits), output_keys=tool.graph.stream_channels_asis
+                {"query": args["task"]}, own_config, context=RunContext(make_config(**limits), user),
+                output_keys=tool.graph.stream_channels_asis,
             )
         except GraphBubbleUp:  # a question or an approval inside the child: the parent run pauses
             raise

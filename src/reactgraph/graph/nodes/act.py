@@ -13,9 +13,8 @@ from typing import Any, NotRequired, TypedDict
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
 from langchain_core.messages import ToolMessage, convert_to_messages
-from langgraph.config import get_config
+from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolRuntime
-from langgraph.runtime import get_runtime
 from langgraph.types import Command, interrupt
 
 from reactgraph import prompts
@@ -23,6 +22,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
+from reactgraph.graph.runtime import tool_runtime
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, Outcome, ReActState, TokenCount, current_turn
@@ -34,6 +34,7 @@ from reactgraph.tools.execution import (
     execute,
     ok_outcome,
 )
+from reactgraph.tools.injection import injected
 from reactgraph.tools.policy import ToolCancelled, ToolTimeout
 
 
@@ -99,9 +100,12 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
                     if delegated is not None:
                         return delegate(
                             deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
-                            tokens_left=delegated["tokens_left"], cancelled=cancelled,
+                            tokens_left=delegated["tokens_left"], cancelled=cancelled, user=deps.user_context(),
                         )
-                    return execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled), None
+                    runtime = runtime_of(deps, action)
+                    return execute(
+                        action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled, runtime=runtime
+                    ), None
             except (ToolTimeout, ToolCancelled) as exc:  # no slot before the run's time ran out or it was cancelled
                 kind = ErrorKind.TIMEOUT if isinstance(exc, ToolTimeout) else ErrorKind.EXECUTION_FAILED
                 return error_outcome(action, kind, error_text(kind, tool=action["tool"], problem=str(exc))), None
@@ -144,8 +148,8 @@ def through_middleware(
     innermost handler runs the request's call (its tool and arguments, as a middleware left them) under
     reactgraph's policy and answers with a ToolMessage, or raises ToolCallFailed when the tool failed. Returns
     the outcome (the middleware's answer when it gave its own; ``retries`` counts the handler's extra runs),
-    a sub-agent's usage and the state update of a Command a middleware returned. ``request.state`` is the
-    act task's input (the action, the deadline ...)."""
+    a sub-agent's usage and the state update of a Command a middleware returned. ``request.state`` is the run's
+    state, ``request.runtime`` the call's ``ToolRuntime`` (``graph.runtime.tool_runtime``)."""
     runs: list[tuple[ToolMessage, Outcome, TokenCount | None]] = []
 
     def call(request: ToolCallRequest) -> ToolMessage:
@@ -158,16 +162,13 @@ def through_middleware(
             raise ToolCallFailed(outcome)
         return message
 
-    runtime = get_runtime()
     entry = deps.registry.get(action["tool"])
+    runtime = tool_runtime(action["id"], deps.user_context(), offered(deps))
     request = ToolCallRequest(
         tool_call={"name": action["tool"], "args": action["args"], "id": action["id"], "type": "tool_call"},
         tool=entry.tool if entry is not None else None,
-        state=dict(payload),
-        runtime=ToolRuntime(
-            state=dict(payload), context=runtime.context, config=get_config(), stream_writer=runtime.stream_writer,
-            tool_call_id=action["id"], store=runtime.store,
-        ),
+        state=runtime.state,
+        runtime=runtime,
     )
     names = [m.name for m in wrapping]
     try:
@@ -191,6 +192,19 @@ def through_middleware(
     else:
         outcome = (last or ok_outcome(action, result.text)) | {"status": "ok", "error_kind": None, "content": result.text}
     return outcome | {"middleware": names, "retries": retried(outcome, runs)}, runs[-1][2] if runs else None, update
+
+
+def offered(deps: NodeDeps) -> list[BaseTool]:
+    """The tools of the run (a ToolRuntime's ``tools``)."""
+    return [deps.registry.get(name).tool for name in deps.registry.select(deps.run_config().tools, strict=False)]
+
+
+def runtime_of(deps: NodeDeps, action: Action) -> ToolRuntime | None:
+    """The call's ToolRuntime when its tool takes the run's state, store or runtime (``tools.injection``), else None."""
+    entry = deps.registry.get(action["tool"])
+    if entry is None or not injected(entry.tool).needs_runtime:
+        return None
+    return tool_runtime(action["id"], deps.user_context(), offered(deps))
 
 
 def retried(outcome: Outcome, runs: list[Any]) -> int:

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langgraph.runtime import get_runtime
 from langgraph.types import Overwrite
 from pydantic import BaseModel
 
@@ -45,6 +44,7 @@ from reactgraph.graph.fan_out import fanned_out
 from reactgraph.graph.grounding import known_numbers, named, premature, results
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
+from reactgraph.graph.runtime import middleware_runtime
 from reactgraph.graph.scratchpad import status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, model_label, with_retries
 from reactgraph.models.tokens import usage_of
@@ -467,7 +467,7 @@ def wrapped(
     system, *rest = built.messages
     request = ModelRequest(
         model=built.model, messages=rest, system_message=system if isinstance(system, SystemMessage) else None,
-        tools=list(offer.tools), state=state, runtime=get_runtime(),
+        tools=list(offer.tools), state=state, runtime=middleware_runtime(deps.user_context()),
     )
     if not isinstance(system, SystemMessage):
         request = request.override(messages=list(built.messages))
