@@ -196,6 +196,7 @@ class Outcome(TypedDict, total=False):
     failures: list[str]  # every failed attempt, also when a retry recovered
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
+    value: Any  # what the tool returned when it was not text, as JSON data (tools.results.kept_value)
     truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int

@@ -69,6 +69,11 @@ class Observation(BaseModel):
     truncated: bool = False
     trace: ReActTrace | None = Field(default=None, description="A sub-agent's whole run, when the tool was a sub-agent.")
     middleware: list[str] = Field(default_factory=list, description="The wrap_tool_call middleware the call went through, outermost first.")
+    value: Any = Field(
+        default=None,
+        description="What the tool returned when it was not text (a dict, a number, content blocks), as JSON data; "
+        "``content`` is the text the model saw.",
+    )
 
     def __str__(self) -> str:
         return self.content

@@ -106,6 +106,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 | {"content": content, "truncated": cut}
                 | ({"trace": o["trace"]} if o.get("trace") else {})
                 | ({"middleware": o["middleware"]} if o.get("middleware") else {})
+                | ({"value": o["value"]} if o.get("value") is not None else {})
             )
         stall = stall_signals(stats.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
