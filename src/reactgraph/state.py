@@ -197,6 +197,7 @@ class Outcome(TypedDict, total=False):
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
     value: Any  # what the tool returned when it was not text, as JSON data (tools.results.kept_value)
+    direct: str  # how the call's result ends the run as its answer (return_direct, Command(goto=END)): graph.commands
     truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int

@@ -47,10 +47,6 @@ REFUSED: dict[str, str] = {  # a middleware class name -> reactgraph's equivalen
         "reactgraph's summarize node folds old steps into a running summary: set AgentConfig summary_every "
         "and summary_token_threshold (and keep_recent_steps for how many steps the prompt shows)"
     ),
-    "TodoListMiddleware": (
-        "its write_todos tool answers with a state Command, which reactgraph's tools do not; reactgraph's "
-        "plan lives in each turn's thought and the trace (the playbook, AgentConfig.playbook, carries strategies across runs)"
-    ),
 }
 
 

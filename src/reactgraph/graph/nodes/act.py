@@ -20,6 +20,7 @@ from langgraph.types import Command, interrupt
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.commands import StateFields, settled
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
 from reactgraph.graph.runtime import tool_runtime
@@ -62,11 +63,13 @@ class Delegated(TypedDict):
 
 def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
     slots = CallSlots()
+    fields = StateFields.of(deps)
 
     def act(payload: ActInput) -> dict[str, Any]:
         """Reads one pending action (and, when it needs approval, a person's decision: approved, run
         with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
-        retries, cached) as a ToolMessage (``reported``) and, for a cacheable tool's success, the run's cache entry."""
+        retries, cached) as a ToolMessage (``reported``), for a cacheable tool's success the run's cache entry, and
+        the state update of a Command the tool returned (``graph.commands``)."""
         cfg = deps.run_config()
         action = payload["action"]
         if "rejection" in action:
@@ -88,9 +91,18 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
+        commanded: dict[str, Any] = {}
 
         def run(action: Action) -> tuple[Outcome, TokenCount | None]:
-            """The call under reactgraph's policy, in a slot: (its outcome, a sub-agent's token usage)."""
+            """The call under reactgraph's policy, in a slot: (its outcome, a sub-agent's token usage); a Command the
+            tool returned carried out (``commanded``: its state update)."""
+            outcome, usage = run_in_slot(action)
+            outcome, update = settled(outcome, deps.registry, fields, cfg.max_tool_output_bytes)
+            commanded.clear()
+            commanded.update(update)
+            return outcome, usage
+
+        def run_in_slot(action: Action) -> tuple[Outcome, TokenCount | None]:
             agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
             delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
             # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
@@ -122,9 +134,11 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             outcome = outcome | {"usage": child_usage}
         update = reported(outcome, cfg)
         entry = deps.registry.get(action["tool"])
-        if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
+        if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable and not commanded:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
-        return extra | update
+        if more := commanded.pop("messages", None):  # a Command's other messages, after the call's answer
+            update["messages"] = [*update["messages"], *more]
+        return extra | commanded | update
 
     return act
 
@@ -232,8 +246,9 @@ def reported(outcome: Outcome, cfg: AgentConfig) -> dict[str, Any]:
     status = "success" if outcome["status"] == "ok" else "error"
     content, cut = truncate(outcome.get("content", ""), cfg.max_observation_tokens)
     artifact: dict[str, Any] = {k: v for k, v in outcome.items() if k not in IN_MESSAGE}
-    if cut:
-        artifact |= {"content": outcome["content"]} if cfg.summarize_observations else {"truncated": True}
+    if cut:  # the whole text stays for an answer (a direct result) or for observe to shorten
+        whole = cfg.summarize_observations or outcome.get("direct")
+        artifact |= {"content": outcome["content"]} if whole else {"truncated": True}
     message = ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status, artifact=artifact)
     return {"messages": [message]}
 

@@ -142,10 +142,23 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
         if hooks:
             update["hooks"] = Overwrite([])
+        if ended := direct_end(outcomes):  # the tools answered: the run's end, before any stop rule
+            return update | ended
         view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step | {"stats": stats}], "current_turn": turn})
         return update | {"termination": stop_reason(view, cfg, now)}
 
     return observe
+
+
+def direct_end(outcomes: list[Outcome]) -> dict[str, Any] | None:
+    """The run's end when every call of the turn answered directly (``return_direct``, a Command to END: as
+    ``create_agent`` ends only when all did): success, their results the answer, the detail naming the tools."""
+    if not outcomes or not all(o.get("direct") and o["status"] == "ok" for o in outcomes):
+        return None
+    how = "; ".join(f"{o['tool']} ({o['direct']})" for o in outcomes)
+    answer = "\n\n".join(o["content"] for o in outcomes)
+    termination = {"reason": "success", "detail": f"the tool's result is the answer: {how}", "limit": None, "observed": None}
+    return {"termination": termination, "final_answer": answer}
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:
