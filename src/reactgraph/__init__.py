@@ -19,7 +19,7 @@ from reactgraph.lazy import lazy_exports
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
-    from reactgraph.agent import ChildUpdate, ReActAgent
+    from reactgraph.agent import ChildUpdate, ReActAgent, handoff_to
     from reactgraph.answers.confidence import ConfidenceSignal
     from reactgraph.answers.result import (
         ConversationTurn,
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
     from reactgraph.graph.middleware import MiddlewareError
-    from reactgraph.graph.subagents import AgentTool
+    from reactgraph.graph.subagents import AgentTool, HandoffTool
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.persistence.reading import ForkError
@@ -58,6 +58,7 @@ _HOMES = {  # public name -> the module that defines it
     "Edit": "reactgraph.tools.approval",
     "ErrorKind": "reactgraph.errors",
     "ForkError": "reactgraph.persistence.reading",
+    "HandoffTool": "reactgraph.graph.subagents",
     "InvalidInputError": "reactgraph.state",
     "MiddlewareError": "reactgraph.graph.middleware",
     "ModelUnavailableError": "reactgraph.models.resolve",
@@ -76,6 +77,7 @@ _HOMES = {  # public name -> the module that defines it
     "ToolRegistrationError": "reactgraph.tools.base",
     "ToolRegistry": "reactgraph.tools.registry",
     "build_graph": "reactgraph.graph",
+    "handoff_to": "reactgraph.agent",
 }
 
 __all__ = [
@@ -91,6 +93,7 @@ __all__ = [
     "Edit",
     "ErrorKind",
     "ForkError",
+    "HandoffTool",
     "InvalidInputError",
     "MiddlewareError",
     "ModelUnavailableError",
@@ -109,6 +112,7 @@ __all__ = [
     "ToolRegistrationError",
     "ToolRegistry",
     "build_graph",
+    "handoff_to",
 ]
 
 

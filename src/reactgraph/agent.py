@@ -37,7 +37,7 @@ from reactgraph.graph.conversation import LastHumans, turn_of
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.runtime import RunContext, user_context
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.graph.subagents import AgentTool
+from reactgraph.graph.subagents import AgentTool, HandoffTool
 from reactgraph.models.resolve import check_model, default_model
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import (
@@ -444,6 +444,13 @@ class ReActAgent:
         graph = build_graph(deps=self._deps, nodes=self.nodes)  # no checkpointer: as a subgraph it takes the parent's
         return AgentTool(name=name, description=description, agent=self, graph=graph)
 
+    def as_handoff(self, name: str, description: str | None = None) -> HandoffTool:
+        """This agent, called ``name``, as the tool ``transfer_to_<name>`` another agent hands the conversation to
+        (``handoff_to``; ``reactgraph.graph.subagents``)."""
+        description = description or f"Hand the conversation over to {name}, which then answers the user."
+        graph = build_graph(deps=self._deps, nodes=self.nodes)  # as a sub-agent's: the parent's checkpointer
+        return HandoffTool(name=f"transfer_to_{name}", description=description, agent=self, graph=graph)
+
     def cancel(self, thread_id: str | None = None) -> None:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step. The
         request is stored in the agent's database, so it reaches a run in another process on the same
@@ -709,6 +716,14 @@ class ReActAgent:
     def _output(self, result: ReActResult, context: AgentConfig | None) -> ReActResult | str:
         mode = self.config.merge(context).output_mode
         return (result.final_answer or "") if mode == "simple" else result
+
+
+def handoff_to(agent: ReActAgent, name: str, description: str | None = None) -> HandoffTool:
+    """A tool (``transfer_to_<name>``) that hands the run's conversation to ``agent``, as langgraph-swarm's handoff
+    tools do: ``agent`` takes the run's question (with the model's note), within what is left of the run's time,
+    tokens and iterations and under its approvals, and its answer is the run's answer. Give it to an agent as
+    any tool: ``ReActAgent(model, [lookup, handoff_to(billing, "billing")])``."""
+    return agent.as_handoff(name, description)
 
 
 def question_of_payload(payload: Any) -> str | None:

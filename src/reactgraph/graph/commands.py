@@ -24,6 +24,7 @@ from langgraph.types import Command, Send
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import merged_state
+from reactgraph.graph.subagents import HandoffTool
 from reactgraph.state import Outcome, ReActState
 from reactgraph.tools.content import cut
 from reactgraph.tools.results import kept_value
@@ -53,7 +54,7 @@ def settled(outcome: Outcome, registry: Any, fields: StateFields, limit: int) ->
         return carried_out(outcome, fields.own, fields.added, limit)
     entry = registry.get(outcome.get("tool") or "")
     if outcome["status"] == "ok" and outcome.get("ran") and entry is not None and entry.tool.return_direct:
-        return outcome | {"direct": "return_direct"}, {}
+        return outcome | {"direct": "handoff" if isinstance(entry.tool, HandoffTool) else "return_direct"}, {}
     return outcome, {}
 
 

@@ -212,10 +212,12 @@ class ToolRegistry:
         are such tools, the worker processes' fork server is started in the background, to preload their modules
         (``isolation.pool.start_server``)."""
         offered = self.select(config.tools)
-        try:
-            self.select([name for name in config.approve_tools if name != "*"])
-        except UnknownToolError as exc:
-            raise UnknownToolError(f"approve_tools: {exc}") from None
+        reachable = self.reachable()
+        if unknown := [n for n in config.approve_tools if n != "*" and n not in reachable]:
+            raise UnknownToolError(
+                "approve_tools: " + "; ".join(f"no tool named {n!r}{did_you_mean(n, reachable)}" for n in unknown)
+                + f"; available: {', '.join(dict.fromkeys([*self._tools, *sorted(reachable)])) or 'none'}"
+            )
         problems, modules = [], []
         for entry in (self._tools[name] for name in offered):
             if entry.policy.isolation_in(config.tool_isolation) == "process":
@@ -229,6 +231,18 @@ class ToolRegistry:
             )
         if modules:
             start_server(modules)
+
+    def reachable(self, seen: set[int] | None = None) -> set[str]:
+        """The names of this registry's tools and of the tools its sub-agents (and handoffs) call, through theirs:
+        what ``approve_tools`` may name (a sub-agent's run takes its parent's approvals)."""
+        seen = seen if seen is not None else set()
+        seen.add(id(self))
+        names = set(self._tools)
+        for entry in self._tools.values():
+            inner = getattr(entry.tool, "delegates_to", None)
+            if isinstance(inner, ToolRegistry) and id(inner) not in seen:
+                names |= inner.reachable(seen)
+        return names
 
     def search(self, query: str) -> builtins.list[RegisteredTool]:
         """Tools matching ``query``, best first: whole-name, then name words, then description words."""
