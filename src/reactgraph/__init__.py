@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.answers.result import (
         ConversationTurn,
         PendingApproval,
+        Progress,
         ReActResult,
         ReActStep,
         ReActTrace,
@@ -63,6 +64,7 @@ _HOMES = {  # public name -> the module that defines it
     "MiddlewareError": "reactgraph.graph.middleware",
     "ModelUnavailableError": "reactgraph.models.resolve",
     "PendingApproval": "reactgraph.answers.result",
+    "Progress": "reactgraph.answers.result",
     "ReActAgent": "reactgraph.agent",
     "ReActResult": "reactgraph.answers.result",
     "ReActStep": "reactgraph.answers.result",
@@ -98,6 +100,7 @@ __all__ = [
     "MiddlewareError",
     "ModelUnavailableError",
     "PendingApproval",
+    "Progress",
     "ReActAgent",
     "ReActResult",
     "ReActStep",

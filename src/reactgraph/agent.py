@@ -22,7 +22,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 from pydantic import BaseModel
 
-from reactgraph.answers.result import ConversationTurn, ReActResult, ReActStep, ReActTrace, Token
+from reactgraph.answers.result import ConversationTurn, Progress, ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.answers.typed import OutputSchema
 from reactgraph.answers.waiting import (
     ApprovalHandler,
@@ -386,15 +386,16 @@ class ReActAgent:
         return drive, stream_modes(tokens)
 
     @same_parameters(_streamed_run)
-    def stream(self, query: Question, **options: Any) -> Iterator[ReActStep | Token | ReActResult]:
-        """Yield each ReActStep as it completes, then the ReActResult; with ``tokens``, also each
-        Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
+    def stream(self, query: Question, **options: Any) -> Iterator[ReActStep | Token | Progress | ReActResult]:
+        """Yield each ReActStep as it completes, then the ReActResult; each Progress a tool writes while it runs
+        (``get_stream_writer()``, ``runtime.stream_writer``: LangGraph's ``stream_mode="custom"``); with ``tokens``,
+        also each Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
         drive, modes = self._streamed_run(query, **options)
         for item in self._follow(drive, modes):
             yield from steps_of(item)
 
     @same_parameters(_streamed_run)
-    async def astream(self, query: Question, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
+    async def astream(self, query: Question, **options: Any) -> AsyncIterator[ReActStep | Token | Progress | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
         async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, question_of_payload(drive.payload)):  # noqa: E501
@@ -420,10 +421,10 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
+    ) -> Iterator[Update | ChildUpdate | Token | Progress | ReActResult]:
         """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
-        summarize, terminate; a sub-agent's nodes as ChildUpdates), then the ReActResult; with ``tokens``, also each Token of the model's
-        replies as it is written. With ``query`` a new run starts; without it the run on
+        summarize, terminate; a sub-agent's nodes as ChildUpdates), each Progress a tool writes, then the ReActResult;
+        with ``tokens``, also each Token of the model's replies as it is written. With ``query`` a new run starts; without it the run on
         ``thread_id`` continues (``answer`` answers its pending clarification, ``approvals`` decides
         calls waiting for approval, by tool call id, as in ``resume``); with ``fork`` (the point ``fork`` takes:
         ``{"turn": 2, "iteration": 1}``, ``{"query": ...}`` or ``{"checkpoint_id": ...}``) it is forked from there.
@@ -579,7 +580,7 @@ class ReActAgent:
                 raise unsaved(drive.thread_id)
         return snapshot
 
-    def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
+    def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | Progress | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
         with (
@@ -735,8 +736,9 @@ def question_of_payload(payload: Any) -> str | None:
 
 
 def stream_modes(tokens: bool) -> list[str]:
-    """LangGraph stream modes: node updates, and with ``tokens`` the models' messages as written."""
-    return ["updates", "messages"] if tokens else ["updates"]
+    """LangGraph stream modes: node updates, what tools write (``custom``), and with ``tokens`` the models' messages
+    as written."""
+    return ["updates", "custom", "messages"] if tokens else ["updates", "custom"]
 
 
 class ChildUpdate(NamedTuple):
@@ -748,9 +750,12 @@ class ChildUpdate(NamedTuple):
     update: dict[str, Any]
 
 
-def stream_items(mode: str, chunk: Any, namespace: tuple[str, ...] = ()) -> Iterator[Update | ChildUpdate | Token]:
+def stream_items(mode: str, chunk: Any, namespace: tuple[str, ...] = ()) -> Iterator[Update | ChildUpdate | Token | Progress]:
     """What one LangGraph stream chunk gives a caller: ``(node, update)`` pairs (ChildUpdates from a
-    sub-agent's ``namespace``), or a Token."""
+    sub-agent's ``namespace``), a Token, or a tool's Progress."""
+    if mode == "custom":
+        yield Progress(data=chunk, depth=len(namespace))
+        return
     if mode == "messages":
         if (token := token_of(*chunk, depth=len(namespace))) is not None:
             yield token
@@ -769,10 +774,10 @@ def token_of(message: Any, metadata: dict[str, Any], depth: int = 0) -> Token | 
     return Token(node=str(metadata.get("langgraph_node", "")), text=text, depth=depth) if text else None
 
 
-def steps_of(item: Update | ChildUpdate | Token | ReActResult) -> Iterator[ReActStep | Token | ReActResult]:
-    """What ``stream`` yields of a streamed item: a Token or the result as it is, the trace steps of observe's
-    and terminate's updates; nothing of a sub-agent's (its steps come in its call's observation)."""
-    if isinstance(item, ReActResult | Token):
+def steps_of(item: Update | ChildUpdate | Token | Progress | ReActResult) -> Iterator[ReActStep | Token | Progress | ReActResult]:
+    """What ``stream`` yields of a streamed item: a Token, a tool's Progress or the result as it is, the trace steps
+    of observe's and terminate's updates; nothing of a sub-agent's (its steps come in its call's observation)."""
+    if isinstance(item, ReActResult | Token | Progress):
         yield item
     elif not isinstance(item, ChildUpdate) and item[0] in STEP_NODES:
         for step in item[1].get("steps") or []:

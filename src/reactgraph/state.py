@@ -322,14 +322,14 @@ def checked_query(query: object) -> str | None:
 
 
 def run_input(question: object) -> dict[str, Any]:
-    """A run's graph input for ``question``: a string as ``query``; a message (a ``HumanMessage``, or a dict a
-    LangChain message is made from) or a list of content blocks (text, images ...) as the chat's new human message.
-    InvalidInputError naming what was given otherwise."""
+    """A run's graph input for ``question``: a string as ``query``; a human message (a ``HumanMessage``, or a dict
+    with its ``role``) or a list of content blocks (text, images ...: dicts with a ``type``) as the chat's new human
+    message. InvalidInputError naming what was given otherwise."""
     if isinstance(question, str):
         return {"query": question}
-    if isinstance(question, list) and question and all(isinstance(b, str | dict) for b in question):
+    if isinstance(question, list) and question and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in question):
         return {"messages": [HumanMessage(content=question)]}
-    if isinstance(question, BaseMessage | dict):
+    if isinstance(question, BaseMessage) or (isinstance(question, dict) and ("role" in question or "type" in question)):
         try:
             message = convert_to_messages([question])[0]
         except (ValueError, TypeError, NotImplementedError) as exc:
@@ -337,7 +337,8 @@ def run_input(question: object) -> dict[str, Any]:
         if message.type == "human":
             return {"messages": [message]}
     raise InvalidInputError(
-        f"query must be a string, a human message or a list of content blocks, got {type(question).__name__}: {question!r:.80}"
+        f"query must be a string, got {type(question).__name__}: {question!r:.80} (or a human message, or a list of "
+        "content blocks such as {'type': 'text', 'text': ...} and {'type': 'image', ...})"
     )
 
 

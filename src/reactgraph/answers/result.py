@@ -141,6 +141,14 @@ class Token(BaseModel):
     depth: int = Field(default=0, description="0 for the run's own model, 1 for a sub-agent's, 2 for its sub-agent's.")
 
 
+class Progress(BaseModel):
+    """What a tool wrote while it ran (LangGraph's ``get_stream_writer()``, a ``ToolRuntime``'s ``stream_writer``), as
+    ``ReActAgent.stream`` yields it: the data as written (LangGraph's ``custom`` stream)."""
+
+    data: Any
+    depth: int = Field(default=0, description="0 for the run's own tools, 1 for a sub-agent's, 2 for its sub-agent's.")
+
+
 class ReActTrace(BaseModel):
     steps: list[ReActStep] = Field(default_factory=list)
     final_result: str | None = None
