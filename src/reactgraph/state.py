@@ -225,6 +225,7 @@ class Turn(TypedDict, total=False):
     tokens: TokenCount  # the run's tokens so far, every call counted up to this record
     summarized_through: int  # the last iteration the running summary covers
     ahead: list[dict[str, Any]]  # calls made for the next turn before it starts (a summary's, the conversation's fold)
+    left_out: list[str]  # the images (or other media) the turn's text-only prompt left out (graph.scratchpad.left_out)
 
 
 class ToolStats(TypedDict, total=False):

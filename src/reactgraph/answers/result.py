@@ -119,6 +119,9 @@ class ReActStep(BaseModel):
     answer: str | None = Field(default=None, description="A check step's final answer or give-up, sent back to be checked.")
     calls: list[ModelCall] = Field(default_factory=list)
     hooks: list[HookRun] = Field(default_factory=list, description="The middleware hooks that ran in the turn (before it, for the first).")
+    left_out: list[str] = Field(
+        default_factory=list, description="Images (or other media) the turn's text-only prompt left out, and where they came from."
+    )
 
     @property
     def action(self) -> ToolAction | None:

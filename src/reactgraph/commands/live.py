@@ -43,6 +43,9 @@ class LiveView:
                 if isinstance(item, ReActResult):
                     return item
                 if isinstance(item, Progress):
+                    if isinstance(item.data, dict) and item.data.get("type") == "notice":  # reactgraph's own word
+                        self.console.print(f"[yellow]Note:[/] {escape(str(item.data.get('message', '')))}")
+                        continue
                     who = "sub-agent's tool" if item.depth else "tool"
                     say(f"[dim]{who}:[/] {escape(self.line_end(progress_text(item.data)))}")
                     continue

@@ -10,12 +10,13 @@ user's context (None without one), never reactgraph's options."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import typing
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config
+from langgraph.config import get_config, get_stream_writer
 from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel, Field, create_model
@@ -105,3 +106,12 @@ def tool_runtime(call_id: str, user: Any, tools: list[BaseTool]) -> ToolRuntime:
         execution_info=runtime.execution_info,
         server_info=runtime.server_info,
     )
+
+
+def tell_user(notice: str | None) -> None:
+    """Tell the user ``notice`` (nothing for None): on the run's custom stream (``ReActAgent.stream``'s Progress, the
+    CLI's live view, a served client's ``custom`` stream) and as a warning in the ``reactgraph`` log."""
+    if not notice:
+        return
+    logging.getLogger("reactgraph").warning(notice)
+    get_stream_writer()({"type": "notice", "message": notice})

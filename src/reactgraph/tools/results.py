@@ -5,7 +5,8 @@ out). A tool invoked with its whole tool call (``injection.as_tool_call``) answe
 is the text, its artifact (``response_format="content_and_artifact"``) the value.
 
 The value is kept as JSON data only when it fits in the run's byte limit, as the text does: the trace and the
-checkpoints hold no more than that of any call."""
+checkpoints hold no more than that of any call. An image (content blocks) is shown to a model that takes it only
+when kept: one too big to keep is named in the text, with the limit."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from pydantic_core import to_jsonable_python
 
-from reactgraph.tools.content import cut, not_a_result, to_text
+from reactgraph import prompts
+from reactgraph.tools.content import cut, media_blocks, media_names, not_a_result, to_text
 
 
 class ToolFailed(Exception):
@@ -39,9 +41,12 @@ def read_result(result: Any, limit: int) -> dict[str, Any]:
         if result.status == "error":
             raise ToolFailed(result.text)
         raw = result.artifact if result.artifact is not None else result.content
+    text = to_text(result)
     if (value := kept_value(raw, limit)) is not None:
         fields["value"] = value
-    return fields | {"content": cut(to_text(result), limit)}
+    elif media := media_blocks(raw):  # the model can be shown only what is kept: say so
+        text += "\n" + prompts.NOT_KEPT.format(media=media_names(media), limit=limit)
+    return fields | {"content": cut(text, limit)}
 
 
 def kept_value(raw: Any, limit: int) -> Any:

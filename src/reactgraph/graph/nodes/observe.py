@@ -127,6 +127,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             step["written"] = written
         if answer := turn.get("answer"):
             step["answer"] = answer
+        if left := turn.get("left_out"):
+            step["left_out"] = left
         if hooks := state.get("hooks"):
             step["hooks"] = hooks
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:

@@ -101,6 +101,8 @@ def closing_step(
     }
     if final:
         step |= {"format": turn.get("format"), "written": turn.get("written")}
+        if left := turn.get("left_out"):
+            step["left_out"] = left
     if hooks:
         step["hooks"] = hooks
     return step

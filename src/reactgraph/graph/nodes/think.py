@@ -44,8 +44,8 @@ from reactgraph.graph.fan_out import fanned_out
 from reactgraph.graph.grounding import known_numbers, named, premature, results
 from reactgraph.graph.learning import shown_block
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
-from reactgraph.graph.runtime import middleware_runtime
-from reactgraph.graph.scratchpad import status_text, think_messages
+from reactgraph.graph.runtime import middleware_runtime, tell_user
+from reactgraph.graph.scratchpad import left_out, left_out_notice, status_text, think_messages
 from reactgraph.models.calls import CallCancelled, CallCut, invoke_within, model_label, with_retries
 from reactgraph.models.tokens import usage_of
 from reactgraph.playbook.bullets import keywords
@@ -328,6 +328,7 @@ TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``
     "turn_usage": "usage",
     "turn_calls": "calls",
     "turn_tokens": "tokens",
+    "turn_left_out": "left_out",
 }
 
 
@@ -372,6 +373,9 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
     if message := calls_message(parsed.thought, decision["pending_actions"]):  # the chat's, after a new turn's question
         update["turn_message"] = message
     counts = accounted(exchange, state["current_turn"], typing_calls)
+    if left := left_out(state, cfg, exchange.fmt):  # images a text-only prompt could not send: on the step, told once
+        update["turn_left_out"] = left
+        tell_user(left_out_notice(state, left, exchange.fmt))
     return update | exchange.update | formats | counts | {"thought": parsed.thought} | decision
 
 
