@@ -30,12 +30,12 @@ from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.state import Action, Outcome
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text, leaves
-from reactgraph.tools.injection import model_schema, tool_input
+from reactgraph.tools.injection import for_worker, model_schema, tool_input
 from reactgraph.tools.isolation.pool import run_isolated
 from reactgraph.tools.json_args import check_json_args
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolCancelled, ToolTimeout
 from reactgraph.tools.registry import ToolRegistry
-from reactgraph.tools.results import read_result
+from reactgraph.tools.results import kept_value, read_result
 from reactgraph.tools.specs import tool_specs, unknown_tool
 
 
@@ -205,10 +205,15 @@ def _run_with_retries(
         timeout = policy.attempt_timeout(deadline, time.time())
         try:
             if policy.isolation == "process":
-                return {"content": run_isolated(
+                injected, call_id = for_worker(entry.tool, call.id, call.runtime)
+                reply = run_isolated(
                     entry, call.args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
-                    env=policy.env,
-                )}
+                    env=policy.env, injected=injected, call_id=call_id,
+                    progress=call.runtime.stream_writer if call.runtime is not None else None,
+                )
+                if (value := kept_value(reply.get("value"), max_bytes)) is not None:
+                    return reply | {"value": value}
+                return {"content": reply["content"]}
             return read_result(call_with_timeout(entry, tool_input(entry.tool, call.args, call.id, call.runtime), timeout), max_bytes)
         except Exception as exc:
             errors.append(exc)

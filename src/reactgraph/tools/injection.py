@@ -13,6 +13,8 @@ nor in what the model is told when its arguments do not fit."""
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import threading
 from typing import Any, NamedTuple
 
@@ -106,3 +108,58 @@ def task_state(config: Any) -> Any:
     """The graph's state as the node task running now reads it (ToolNode's own reading: a ``Send`` task, such as a
     tool call's, is handed its payload, not the state)."""
     return _NODE._extract_state([{"name": "", "args": {}, "id": "", "type": "tool_call"}], config)
+
+
+def for_worker(tool: BaseTool, call_id: str, runtime: ToolRuntime | None) -> tuple[bytes | None, str | None]:
+    """What a call in a worker process takes besides the model's arguments (``tools.isolation``): the injected
+    arguments, pickled (the call's id, the state or a field of it, a ToolRuntime with the state, the context, the
+    call's id and its config's plain data; its stream writer sends to the agent), and the call's id when the tool is
+    invoked with its tool call (None, None: nothing). InjectionError for what cannot cross: the store (a live
+    connection), a context that cannot be pickled."""
+    found = injected(tool)
+    if not found.any:
+        return None, None
+    if found.args.store:
+        raise InjectionError(
+            f"{tool.name} takes the store (InjectedStore), a live connection, which cannot cross to a worker process: "
+            "run it with ToolPolicy(isolation='none')"
+        )
+    values: dict[str, Any] = dict.fromkeys(found.call_id, call_id)
+    if found.needs_runtime:
+        if runtime is None:
+            raise InjectionError(f"{tool.name} takes the run's state or runtime, which this call has not")
+        crossing = dataclasses.replace(
+            runtime, store=None, stream_writer=_no_writer, tools=[], config=plain_config(runtime.config),
+            execution_info=None, server_info=None,
+        )
+        call: dict[str, Any] = {"name": tool.name, "args": {}, "id": call_id, "type": "tool_call"}
+        try:
+            values |= _NODE._inject_tool_args(call, crossing, tool)["args"]  # type: ignore[arg-type]
+        except (KeyError, AttributeError) as exc:
+            raise InjectionError(f"{tool.name} reads the state field {exc.args[0]!r}, which the run's state has not") from None
+    import cloudpickle  # as a main script's tool crosses (isolation.reference): a __main__ class goes by value
+
+    try:
+        pickled = cloudpickle.dumps(values)
+    except Exception as exc:
+        raise InjectionError(
+            f"{tool.name} takes the run's context or state, which cannot cross to a worker process "
+            f"({type(exc).__name__}: {exc}): keep what cannot be pickled out of them, or run the tool with "
+            "ToolPolicy(isolation='none')"
+        ) from None
+    return pickled, call_id if as_tool_call(tool) else None
+
+
+def plain_config(config: Any) -> dict[str, Any]:
+    """The plain data of a call's config (its thread, tags, metadata), without what lives in the agent's process."""
+    configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__")}
+    plain = {"configurable": configurable, "tags": list(config.get("tags") or []), "metadata": dict(config.get("metadata") or {})}
+    try:
+        pickle.dumps(plain)
+    except Exception:
+        return {"configurable": {k: v for k, v in configurable.items() if isinstance(v, str | int | float | bool)}}
+    return plain
+
+
+def _no_writer(chunk: Any) -> None:
+    """A stream writer that writes nothing (the worker puts its own in its place)."""

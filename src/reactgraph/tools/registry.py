@@ -29,6 +29,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import did_you_mean
 from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError, to_langchain_tool
 from reactgraph.tools.builtin import register_builtins
+from reactgraph.tools.injection import injected
 from reactgraph.tools.isolation.pool import start_server
 from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, crossing
 from reactgraph.tools.policy import ToolPolicy
@@ -223,6 +224,8 @@ class ToolRegistry:
             if entry.policy.isolation_in(config.tool_isolation) == "process":
                 try:
                     modules.extend(crossing(entry.source if entry.source is not None else entry.tool).modules)
+                    if injected(entry.tool).args.store:
+                        raise NotIsolatable("it takes the store (InjectedStore), a live connection, which cannot cross to it")
                 except NotIsolatable as exc:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
         if problems:
@@ -263,6 +266,8 @@ def _placed(name: str, source: Any, tool: BaseTool, policy: ToolPolicy) -> ToolP
     if policy.isolation_in("none") == "process":
         try:
             crossing(source)
+            if injected(tool).args.store:
+                raise NotIsolatable("it takes the store (InjectedStore), a live connection, which cannot cross to it")
         except NotIsolatable as exc:
             raise ToolRegistrationError(f"tool {name!r}: cannot run in a worker process: {exc}") from None
     return policy
