@@ -20,6 +20,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel, Field, create_model
+from typing_extensions import is_typeddict
 
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.tools.injection import task_state
@@ -41,7 +42,7 @@ def user_fields(schema: type) -> dict[str, Any]:
     if dataclasses.is_dataclass(schema):
         hints = typing.get_type_hints(schema)
         return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(schema)}
-    if typing.is_typeddict(schema):
+    if is_typeddict(schema):
         return dict(typing.get_type_hints(schema))
     raise ConfigError(f"context_schema: {schema!r} is no pydantic model, dataclass or TypedDict")
 
@@ -61,7 +62,7 @@ def user_context(schema: type | None, values: dict[str, Any]) -> Any:
     TypedDict's is the dict)."""
     if not values:
         return None
-    if schema is None or typing.is_typeddict(schema):
+    if schema is None or is_typeddict(schema):
         return dict(values)
     return schema(**values)
 
