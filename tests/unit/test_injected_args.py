@@ -189,3 +189,42 @@ def test_a_sub_agent_s_tools_see_the_parent_s_context():
     result = parent.run("go", context=Ctx("u7"))
     trace = result.trace.steps[0].observations[0].trace
     assert [o.content for s in trace.steps for o in s.observations] == ["yo u7 (en); call k1"]
+
+
+@tool
+async def awhoami(greeting: str, runtime: ToolRuntime[Ctx]) -> str:
+    """Greet the user by id (async)."""
+    return f"{greeting} {runtime.context.user_id}; call {runtime.tool_call_id}"
+
+
+def test_an_async_tool_takes_the_runtime_in_arun():
+    import asyncio
+
+    model = ScriptedChatModel(responses=[tool_call("awhoami", {"greeting": "hi"}, id="a1"), "done"])
+    agent = ReActAgent(model, [awhoami], context_schema=Ctx)
+    result = asyncio.run(agent.arun("greet me", context=Ctx("u8")))
+    assert observations(result) == ["hi u8; call a1"]
+
+
+def remembered_across_threads(store, checkpointer) -> list[str]:
+    """A fact told on one thread, recalled on another, in ``store`` (runs checkpointed to ``checkpointer``)."""
+    model = ScriptedChatModel(responses=[tool_call("remember", {"fact": "my cat is Tom"}), "noted", tool_call("recall", {}), "Tom"])
+    agent = ReActAgent(model, [remember, recall], checkpointer=checkpointer, store=store)
+    agent.run("my cat is Tom", thread_id="one")
+    return observations(agent.run("what is my cat called?", thread_id="two"))
+
+
+def test_a_sqlite_store_keeps_the_fact(tmp_path):
+    from langgraph.store.sqlite import SqliteStore
+
+    with SqliteStore.from_conn_string(str(tmp_path / "memory.sqlite")) as store:
+        store.setup()
+        assert remembered_across_threads(store, tmp_path / "runs.sqlite") == ["my cat is Tom"]
+
+
+def test_a_postgres_store_keeps_the_fact(postgres_url):
+    from langgraph.store.postgres import PostgresStore
+
+    with PostgresStore.from_conn_string(postgres_url) as store:
+        store.setup()
+        assert remembered_across_threads(store, postgres_url) == ["my cat is Tom"]
