@@ -29,7 +29,6 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import did_you_mean
 from reactgraph.tools.base import RegisteredTool, ToolMetadata, ToolRegistrationError, to_langchain_tool
 from reactgraph.tools.builtin import register_builtins
-from reactgraph.tools.injection import injected
 from reactgraph.tools.isolation.pool import start_server
 from reactgraph.tools.isolation.reference import IN_PROCESS, NotIsolatable, crossing
 from reactgraph.tools.policy import ToolPolicy
@@ -224,7 +223,7 @@ class ToolRegistry:
             if entry.policy.isolation_in(config.tool_isolation) == "process":
                 try:
                     modules.extend(crossing(entry.source if entry.source is not None else entry.tool).modules)
-                    if injected(entry.tool).args.store:
+                    if takes_store(entry.tool):
                         raise NotIsolatable("it takes the store (InjectedStore), a live connection, which cannot cross to it")
                 except NotIsolatable as exc:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
@@ -266,11 +265,19 @@ def _placed(name: str, source: Any, tool: BaseTool, policy: ToolPolicy) -> ToolP
     if policy.isolation_in("none") == "process":
         try:
             crossing(source)
-            if injected(tool).args.store:
+            if takes_store(tool):
                 raise NotIsolatable("it takes the store (InjectedStore), a live connection, which cannot cross to it")
         except NotIsolatable as exc:
             raise ToolRegistrationError(f"tool {name!r}: cannot run in a worker process: {exc}") from None
     return policy
+
+
+def takes_store(tool: BaseTool) -> bool:
+    """Whether ``tool`` takes the store (``InjectedStore``), which cannot cross to a worker process. Read here, not
+    at import: ``reactgraph tools`` lists the tools without loading LangGraph."""
+    from reactgraph.tools.injection import injected
+
+    return bool(injected(tool).args.store)
 
 
 def _match_score(entry: RegisteredTool, phrase: str, terms: builtins.list[str]) -> float:

@@ -55,7 +55,7 @@ def kept_value(raw: Any, limit: int) -> Any:
         return None
     try:
         data = to_jsonable_python(raw)
-        size = len(json.dumps(data, ensure_ascii=False).encode())
-    except Exception:  # not data (a connection, a file), or its __str__ broke: the text stands alone
+        size = len(json.dumps(data, ensure_ascii=False, allow_nan=False).encode())
+    except Exception:  # not data (a connection, a file, NaN), or its __str__ broke: the text stands alone
         return None
     return data if size <= limit else None
