@@ -5,6 +5,7 @@ a new store) and records the calls each thread made and the answer.
     ../shared/tools/local-model.sh start && python3 ../shared/tools/ollama-shim.py &
     OLLAMA_HOST=http://127.0.0.1:11434 flock /tmp/reactgraph-model.lock nice python benchmarks/memory_local.py [--repeats 3]
 
+Each repeat's runs are checkpointed to a file of their own (``REACTGRAPH_DB``), so no repeat sees another's threads.
 Writes benchmarks/eval/memory-local.json.
 """
 
@@ -14,8 +15,10 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import re
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +45,7 @@ def main() -> None:
     code = compile(readme_block(), "README.md", "exec", dont_inherit=True)
     runs = []
     for repeat in range(args.repeats):
+        os.environ["REACTGRAPH_DB"] = str(Path(tempfile.mkdtemp(prefix="memory-local-")) / "checkpoints.sqlite")
         namespace = {"ReActAgent": ReActAgent, "__name__": "readme"}
         started = time.time()
         printed = io.StringIO()
