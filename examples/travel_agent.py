@@ -25,9 +25,9 @@ def make_agent(model: str | BaseChatModel | None = None) -> ReActAgent:
 def show(result: ReActResult) -> str:
     """Each step's first call and what it returned, then the answer."""
     lines = [
-        f"{step.action.tool}({', '.join(f'{k}={v!r}' for k, v in step.action.args.items())}) -> {step.observation}"
+        f"{call.tool}({', '.join(f'{k}={v!r}' for k, v in call.args.items())}) -> {step.observations[0].content}"
         for step in result.trace.steps
-        if step.action is not None
+        if step.actions and (call := step.actions[0])
     ]
     return "\n".join([*lines, f"Answer: {result.final_answer}"])
 

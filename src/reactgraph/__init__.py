@@ -28,25 +28,31 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
         ReActResult,
         ReActStep,
         ReActTrace,
-        TerminationReason,
         Token,
         TokenUsage,
     )
     from reactgraph.answers.waiting import AnswerError, RunWaitingError
-    from reactgraph.config import AgentConfig, ConfigError
+    from reactgraph.config import DEFAULT_REPLY_CHECKS, AgentConfig, ConfigError
     from reactgraph.errors import ErrorKind
     from reactgraph.graph import build_graph
+    from reactgraph.graph.checks import Accept, Reply, Rewrite, SendBack, Stop
     from reactgraph.graph.middleware import MiddlewareError
     from reactgraph.graph.subagents import AgentTool, HandoffTool
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.persistence.reading import ForkError
-    from reactgraph.state import InvalidInputError
+    from reactgraph.state import InvalidInputError, TerminationReason
     from reactgraph.tools.approval import Approve, Edit, Reject
     from reactgraph.tools.base import ToolRegistrationError
     from reactgraph.tools.registry import ToolRegistry
 
 _HOMES = {  # public name -> the module that defines it
+    "Accept": "reactgraph.graph.checks",
+    "DEFAULT_REPLY_CHECKS": "reactgraph.config",
+    "Reply": "reactgraph.graph.checks",
+    "Rewrite": "reactgraph.graph.checks",
+    "SendBack": "reactgraph.graph.checks",
+    "Stop": "reactgraph.graph.checks",
     "AgentConfig": "reactgraph.config",
     "AgentTool": "reactgraph.graph.subagents",
     "AnswerError": "reactgraph.answers.waiting",
@@ -72,7 +78,7 @@ _HOMES = {  # public name -> the module that defines it
     "Reject": "reactgraph.tools.approval",
     "RunNotFoundError": "reactgraph.persistence.base",
     "RunWaitingError": "reactgraph.answers.waiting",
-    "TerminationReason": "reactgraph.answers.result",
+    "TerminationReason": "reactgraph.state",
     "ThreadBusyError": "reactgraph.persistence.base",
     "Token": "reactgraph.answers.result",
     "TokenUsage": "reactgraph.answers.result",
@@ -83,6 +89,8 @@ _HOMES = {  # public name -> the module that defines it
 }
 
 __all__ = [
+    "DEFAULT_REPLY_CHECKS",
+    "Accept",
     "AgentConfig",
     "AgentTool",
     "AnswerError",
@@ -106,8 +114,12 @@ __all__ = [
     "ReActStep",
     "ReActTrace",
     "Reject",
+    "Reply",
+    "Rewrite",
     "RunNotFoundError",
     "RunWaitingError",
+    "SendBack",
+    "Stop",
     "TerminationReason",
     "ThreadBusyError",
     "Token",

@@ -33,6 +33,7 @@ from reactgraph.answers.waiting import (
 )
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.graph import NodeFactory, build_deps, build_graph
+from reactgraph.graph.checks import BUILTIN_CHECKS, Check, named_checks, resolved_checks
 from reactgraph.graph.conversation import LastHumans, turn_of
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.runtime import RunContext, user_context
@@ -185,13 +186,14 @@ class ReActAgent:
         state_schema: type | None = None,
         **options: Any,
     ) -> None:
+        checks = options.pop("reply_checks", None)  # names, or your own check functions too
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         if playbook is not False:
             config = config.override(playbook=True)
         if store is not None and isinstance(playbook, BaseStore) and playbook is not store:
             raise ConfigError("store= and playbook=<a store> name two stores; a graph has one: give playbook=True to keep it in store=")
         self._deps = build_deps(
-            model, tools, config, output_schema, middleware, context_schema=context_schema, state_schema=state_schema
+            model, tools, config, output_schema, middleware, checks, context_schema=context_schema, state_schema=state_schema
         )
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.store = open_store(checkpointer)
@@ -438,6 +440,25 @@ class ReActAgent:
         drive.config["metadata"] |= metadata or {}
         yield from self._follow(drive, stream_modes(tokens))
 
+    def reply_check(self, check: Check | None = None, *, name: str | None = None) -> Any:
+        """Add ``check`` after the agent's reply checks (``reactgraph.graph.checks``): a function ``(reply, state,
+        config) -> Decision | None``, sync or async, that may send an answer back with a message (``SendBack``), stop
+        the run, or rewrite the calls. As a decorator: ``@agent.reply_check``. ``name`` (default: the function's)
+        is how ``reply_checks`` names it."""
+
+        def add(fn: Check) -> Check:
+            if name is None:
+                names, own = named_checks([fn])
+            elif name.isidentifier() and name not in BUILTIN_CHECKS:
+                names, own = (name,), {name: fn}
+            else:
+                raise ConfigError(f"invalid reactgraph config: reply_checks: {name!r} cannot name your check")
+            self._deps.own_checks.update(own)
+            self._deps.config = self.config.override(reply_checks=(*self.config.reply_checks, *names))
+            return fn
+
+        return add(check) if check is not None else add
+
     def as_tool(self, name: str, description: str) -> AgentTool:
         """This agent as a tool another agent can call with a ``task`` (``reactgraph.graph.subagents``): in
         the other agent's run it runs as a subgraph, within what is left of that run's budgets, and
@@ -639,6 +660,7 @@ class ReActAgent:
         context = make_config(**overrides) if overrides else None
         effective = self.config.merge(context)
         self.registry.check(effective)  # UnknownToolError naming the close matches
+        resolved_checks(effective.reply_checks, self._deps.own_checks)  # ConfigError naming the close matches
         if effective.playbook and self.playbook is None:
             raise ConfigError("playbook=True needs the agent's store: ReActAgent(playbook=True) or playbook=<a BaseStore>")
         by_name = self._deps.model is None or effective.model != self.config.model

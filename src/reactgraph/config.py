@@ -45,6 +45,28 @@ DEFAULT_FAILURE_PHRASES = (
     "does not contain any information",
 )
 DEFAULT_SUCCESS_PHRASES = ("Final Answer:",)
+# The built-in reply checks, in the order think runs them (each one's rule: reactgraph.graph.checks).
+DEFAULT_REPLY_CHECKS = (
+    "answer_stands",
+    "no_answer",
+    "null_answer",
+    "announced_call",
+    "made_up_output",
+    "unsupported_number",
+    "untried_give_up",
+    "copied_result",
+    "unfounded_name",
+    "uncovered_parts",
+    "tools_question",
+    "said_already",
+    "asked_before",
+    "one_question",
+    "thought_required",
+    "fan_out",
+    "premature_call",
+    "named_values",
+    "output_schema",
+)
 DEFAULT_RETRYABLE_PATTERNS = (
     "timeout",
     "timed out",
@@ -179,12 +201,18 @@ class AgentConfig(BaseModel):
         description="After a run, also ask the model for a lesson in words (written in the background; "
         "agent.playbook.wait() waits for it).",
     )
+    reply_checks: tuple[str, ...] = Field(
+        default=DEFAULT_REPLY_CHECKS,
+        description="The checks that judge each model reply, in order (reactgraph.graph.checks): the built-in ones "
+        "by name, and the agent's own (ReActAgent(reply_checks=[..., my_check]) or @agent.reply_check). Leave a "
+        "name out to switch that check off.",
+    )
     answer_checks: int = Field(
         default=1,
         ge=0,
-        description="Final answers of a turn sent back once each to be checked with a tool when weakly supported: a "
-        "number no tool result holds, or one given with no tool call (the confidence's support / unchecked signals); "
-        "0 = never.",
+        description="How often a turn's final answers (or give-ups) may be sent back by a reply check to be checked "
+        "with a tool (an answer no tool result backs, a give-up before trying the tools, your own checks' send-backs); "
+        "past that, the answer stands. 0 = never.",
     )
     require_thought: bool = Field(
         default=False, description="A tool call without reasoning is not run; the model is asked for its reasoning."

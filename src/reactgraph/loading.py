@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reactgraph.config import ConfigError
+from reactgraph.models.resolve import PROVIDERS, ModelUnavailableError, model_spec
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.mcp import load_mcp_tools
 from reactgraph.tools.registry import ToolRegistry, UnknownToolError
@@ -19,18 +20,18 @@ from reactgraph.tools.registry import ToolRegistry, UnknownToolError
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-PROVIDERS = frozenset(
-    {"ollama", "openai", "anthropic", "azure_openai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
-     "mistralai", "groq", "cohere", "fireworks", "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia",
-     "ibm", "openrouter", "litellm", "upstage"}
-)  # prefixes that name a chat model provider; any other 'module:name' is a factory to import
-
-
 def load_model(spec: str | None) -> str | BaseChatModel | None:
-    """--model: 'provider:model' (e.g. 'ollama:qwen2.5:7b'), or 'module:factory' naming a function
-    that returns a chat model instance."""
-    if spec is None or spec.partition(":")[0] in PROVIDERS or ":" not in spec:
+    """--model: 'provider:model' (e.g. 'ollama:qwen2.5:7b'), a bare name Ollama has ('qwen2.5-coder:1.5b', read as
+    'ollama:qwen2.5-coder:1.5b'), or 'module:factory' naming a function that returns a chat model instance; any other
+    name is a ConfigError saying how to write it."""
+    if spec is None:
         return spec
+    module, sep, _ = spec.partition(":")
+    if not sep or module in PROVIDERS or not all(part.isidentifier() for part in module.split(".")):
+        try:
+            return model_spec(spec)
+        except ModelUnavailableError as exc:
+            raise ConfigError(f"--model: {exc}") from None
     from langchain_core.language_models import BaseChatModel  # here: `reactgraph tools` does without its 0.3 s
 
     model = load_object(spec)()

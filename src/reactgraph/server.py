@@ -34,6 +34,7 @@ from reactgraph.answers.typed import OutputSchema
 from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_deps, build_graph
+from reactgraph.graph.checks import resolved_checks
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
 from reactgraph.models.resolve import check_model, default_model
@@ -85,10 +86,11 @@ def make_graph(
             "; ".join(f"make_graph: unknown option {name!r}{did_you_mean(name, AgentConfig.model_fields)}" for name in unknown)
             + f". It takes: {known}"
         )
+    checks = options.pop("reply_checks", None)  # names, or your own check functions too
     if options:
         config = (config or AgentConfig()).override(**options)
     deps = build_deps(
-        model, served_tools() if tools is None else tools, config, output_schema, middleware,
+        model, served_tools() if tools is None else tools, config, output_schema, middleware, checks,
         context_schema=context_schema, state_schema=state_schema,
     )
     limit = recursion_limit(MAX_SERVED_ITERATIONS, hook_nodes(deps.middleware))
@@ -117,6 +119,7 @@ def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfi
     }
     config = make_config(**options)
     tools.check(config)
+    resolved_checks(config.reply_checks)  # the served graph's checks are the built-in ones
     return config
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
 from operator import attrgetter
 from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
@@ -29,18 +30,29 @@ from typing_extensions import (
     TypedDict,  # pydantic (the server's schemas) needs it on Python < 3.12
 )
 
-TerminationReasonName = Literal[
-    "success",
-    "max_iterations",
-    "failure",
-    "stalled",
-    "token_budget",
-    "timeout",
-    "cancelled",
-    "custom",
-    "clarification",
-    "approval",
-]
+
+class TerminationReason(StrEnum):
+    """Every way a run can end (the state keeps the plain string: a reason equals its value)."""
+
+    SUCCESS = "success"
+    MAX_ITERATIONS = "max_iterations"
+    FAILURE = "failure"
+    STALLED = "stalled"
+    TOKEN_BUDGET = "token_budget"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    CUSTOM = "custom"
+    CLARIFICATION = "clarification"  # waiting for the user's answer to the model's question
+    APPROVAL = "approval"  # waiting for a person to approve, edit or reject tool calls
+    # the names the ReAct requirements use, as aliases
+    FAILURE_DETECTED = "failure"
+    USER_CANCELLED = "cancelled"
+
+
+LIMIT_REASONS = frozenset(
+    {TerminationReason.MAX_ITERATIONS, TerminationReason.STALLED, TerminationReason.TOKEN_BUDGET, TerminationReason.TIMEOUT}
+)
+"""The stops at a limit: the run was cut short and its answer is partial."""
 
 
 def append_batches(state: list | None, batches: Sequence[list]) -> list:
@@ -220,6 +232,7 @@ class Turn(TypedDict, total=False):
     format: str | None  # the tool-calling format the turn used (observe puts it on the step)
     written: str | None  # the model's own reply text when the calls were read from it, else None
     answer: str  # the final answer (or give-up) the turn gave that was sent back to be checked (a check step)
+    checks: list[dict[str, Any]]  # the reply checks that acted on the turn's reply (graph.checks.pipeline.record)
     usage: TokenCount  # usage of the turn's model call (the token budget projects the next call from it)
     calls: list[dict[str, Any]]  # the turn's model calls {purpose, token_usage}: those made ahead of it, think's own, typing the answer
     tokens: TokenCount  # the run's tokens so far, every call counted up to this record
@@ -238,12 +251,17 @@ class ToolStats(TypedDict, total=False):
 
 
 class Termination(TypedDict, total=False):
-    """Why the run stopped: reason, human detail, the limit and the observed value."""
+    """Why the run stopped: reason, human detail, the limit and the observed value (made by ``stopped``)."""
 
-    reason: TerminationReasonName
+    reason: TerminationReason
     detail: str
     limit: Any
     observed: Any
+
+
+def stopped(reason: TerminationReason, detail: str, limit: Any = None, observed: Any = None) -> Termination:
+    """The termination for ``reason``, its value kept as the plain string (a checkpoint needs no enum type)."""
+    return {"reason": TerminationReason(reason).value, "detail": detail, "limit": limit, "observed": observed}  # type: ignore[typeddict-item]
 
 
 class TokenCount(TypedDict, total=False):

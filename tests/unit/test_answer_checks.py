@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
+from reactgraph.config import DEFAULT_REPLY_CHECKS
 from reactgraph.graph.scratchpad import steps_text
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
@@ -97,14 +98,19 @@ def test_a_give_up_before_any_tool_call_is_sent_back_once_to_try_the_tools():
     model = ScriptedChatModel(responses=[
         "I cannot complete this task: I have no way to multiply.", tool_call("calculator", {"expression": "347 * 29"}), "10063",
     ])
-    result = calculator_agent(model, answer_checks=0).run("What is 347 multiplied by 29?")
+    result = calculator_agent(model).run("What is 347 multiplied by 29?")
     assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "10063")
     assert [s.kind for s in result.trace.steps] == ["check", "tools", "final"]
     assert "You gave up without calling any tool" in model.calls[1]["messages"][-1].content
     assert result.error_history == []  # a check asked for is no error
+    assert [c.check for c in result.trace.steps[0].checks] == ["untried_give_up"]
     again = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)
-    twice = calculator_agent(again, answer_checks=0).run("What is 347 multiplied by 29?")
+    twice = calculator_agent(again).run("What is 347 multiplied by 29?")
     assert twice.termination_reason is TerminationReason.FAILURE and len(again.calls) == 2
+    for off in ({"answer_checks": 0}, {"reply_checks": [c for c in DEFAULT_REPLY_CHECKS if c != "untried_give_up"]}):
+        model = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)
+        assert calculator_agent(model, **off).run("What is 347 multiplied by 29?").termination_reason is TerminationReason.FAILURE
+        assert len(model.calls) == 1, off
 
 
 def test_a_give_up_after_a_tool_call_or_to_a_question_no_tool_fits_ends_the_run():

@@ -148,7 +148,7 @@ def test_no_answer_no_confidence(math_tools):
     failed, _ = run([ADD], math_tools)  # the script runs out: the model call fails, no answer
     assert failed.termination_reason is TerminationReason.FAILURE and failed.final_answer is None
     assert failed.confidence is None
-    asking = tool_call("ask_user", {"question": "Which numbers?"})
+    asking = tool_call("ask_user", {"question": "Do you want the sum or the product?"})
     paused, _ = run([asking], math_tools)
     assert paused.termination_reason is TerminationReason.CLARIFICATION and paused.confidence is None
 

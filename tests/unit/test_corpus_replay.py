@@ -10,7 +10,8 @@ observations. The expectations come from the recorded data alone:
   must run with the recorded argument (a wholly quoted input loses its quotes) and return the
   recorded observation; ``Finish[answer]`` must end the run with that answer.
 - anything else (unknown verbs, missing ``]``, text after ``]``, empty input, ``finish[]``) must
-  become an error observation, and nothing runs.
+  become an error observation, and nothing runs; so must ``Finish[None]`` after a tool gave a result (the
+  ``null_answer`` reply check: two Llama-2-7B episodes).
 - stall detection (stall_threshold 3) must stop an episode at the turn where the same normalised
   action, or the same observation, has come 3 times in a row (every unreadable reply counts as
   the same empty action); an episode that does neither ends at its recorded number of turns
@@ -37,6 +38,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reactgraph import build_graph
 from reactgraph.config import AgentConfig
+from reactgraph.graph.checks.answers import NULLS
 from reactgraph.tool_calling import PARSE_FAILURE_KINDS
 from reactgraph.tool_calling.binding import unquote
 
@@ -100,10 +102,12 @@ def classify(action: str) -> tuple[str, str | None, str | None]:
 def expected_end(episode: dict[str, Any], threshold: int = 3) -> tuple[str, int, str | None]:
     """(reason, turns run, answer) the replay must end with, from the recorded turns."""
     repeats = {"action": [None, 0], "observation": [None, 0]}
+    looked_up = False
     for i, turn in enumerate(episode["turns"]):
         kind, tool, value = classify(turn["action"])
-        if kind == "finish":
+        if kind == "finish" and not (looked_up and value.lower() in NULLS):  # Finish[None] after a result: no answer
             return "success", i, value
+        looked_up = looked_up or kind == "tool"
         keys = {
             # an unreadable action is compared by its first line, as the agent keeps it (args["written"])
             "action": (tool, " ".join(value.lower().split())) if kind == "tool" else ("", written(turn["action"])),

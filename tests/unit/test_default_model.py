@@ -114,3 +114,33 @@ def test_the_served_graph_runs_a_context_without_a_model_on_the_pulled_one(ollam
     assert graph is not server.graph and graph.invoke({"query": "What is 6*7?"})["final_answer"] == "42"
     named = sdk_runtime._ExecutionRuntime(access_context="threads.create_run", store=InMemoryStore(), context={"model": "ollama:llama3.2:3b"})
     assert asyncio.run(server.serve(named)) is server.graph  # a named model runs on the served graph as it is
+
+
+def test_the_compiled_graph_with_no_model_given_picks_the_pulled_one_as_run_does(ollama, monkeypatch):
+    from langchain_core.messages import HumanMessage
+
+    fake = ollama({"llama3.2:3b": ["completion", "tools"]})
+    agent = ReActAgent(tools=[], checkpointer=None)
+    state = agent.graph.invoke({"messages": [HumanMessage("What is 6*7?")]}, {"configurable": {"thread_id": "g"}})
+    assert (state["final_answer"], state["termination"]["reason"]) == ("42", "success") and fake.asked == ["llama3.2:3b"]
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing answers: loud, before any model call
+    with pytest.raises(ModelUnavailableError, match="Ollama is not reachable"):
+        ReActAgent(tools=[], checkpointer=None).graph.invoke({"messages": [HumanMessage("7*8?")]}, {"configurable": {"thread_id": "g"}})
+
+
+def test_a_bare_ollama_name_is_read_as_ollama_and_any_other_bad_name_is_one_line(ollama, capsys, tmp_path):
+    from reactgraph.loading import load_model
+
+    ollama({"qwen2.5-coder:1.5b": ["completion", "tools"]})
+    assert load_model("qwen2.5-coder:1.5b") == "ollama:qwen2.5-coder:1.5b"
+    assert load_model("ollama:qwen2.5-coder:1.5b") == "ollama:qwen2.5-coder:1.5b"
+    db = str(tmp_path / "runs.sqlite")
+    assert main(["run", "What is 6*7?", "--model", "qwen2.5-coder:1.5b", "--tools", "calculator", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["run", "What is 6*7?", "--model", "gpt-4o-mini", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "model 'gpt-4o-mini' names no provider: write 'provider:model', e.g. 'ollama:gpt-4o-mini'" in err
+    assert "Traceback" not in err and len([line for line in err.splitlines() if line.strip()]) == 1
+    assert ReActAgent(model="qwen2.5-coder:1.5b", tools=[], checkpointer=None).run("Hi?").final_answer == "42"
+    with pytest.raises(ModelUnavailableError, match="names no provider"):
+        ReActAgent(model="gpt-4o-mini", tools=[], checkpointer=None).run("hi")

@@ -16,20 +16,56 @@ from reactgraph.tools.builtin import BUILTINS
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def test_a_step_shows_its_first_action_and_observation(math_tools):
+def test_a_step_shows_its_actions_and_observations_as_text(math_tools):
     model = ScriptedChatModel(responses=[
         tool_calls([("add", {"a": 2, "b": 3}), ("multiply", {"a": 4, "b": 5})], thought="Both."),
         "5 and 20",
     ])
     result = ReActAgent(model, math_tools, checkpointer=None, summary_every=0).run("2+3 and 4*5?")
     first, final = result.trace.steps
-    assert (first.action.tool, first.action.args) == ("add", {"a": 2, "b": 3})
-    assert str(first.observation) == "5" and first.observation.status == "ok"
-    assert first.action is first.actions[0] and first.observation is first.observations[0]
-    assert final.action is None and final.observation is None
+    assert (first.action, first.observation) == ("add[a=2, b=3]; multiply[a=4, b=5]", "5\n20")
+    assert (first.actions[0].tool, first.actions[0].args, first.observations[0].status) == ("add", {"a": 2, "b": 3}, "ok")
+    assert (final.action, final.observation) == ("", "")
     with pytest.raises(AttributeError):
         first.action = None  # a view, not a field
     assert "action" not in first.model_dump() and "observation" not in first.model_dump()
+
+
+def test_the_requirements_trace_printout_runs_as_written(math_tools, capsys):
+    """Section 5.1 of the requirements, with reactgraph's import and class names."""
+    model = ScriptedChatModel(responses=[tool_call("multiply", {"a": 12, "b": 8}, thought="Multiply them."), "96"])
+    agent = ReActAgent(model=model, tools=math_tools, checkpointer=None)
+    result = agent.run("What is 12 times 8?")
+    print(f"Answer: {result.final_answer}")
+    for step in result.trace.steps:
+        print(f"Thought: {step.thought}")
+        print(f"Action: {step.action}")
+        print(f"Observation: {step.observation[:200]}...")
+    assert capsys.readouterr().out.splitlines() == [
+        "Answer: 96", "Thought: Multiply them.", "Action: multiply[a=12, b=8]", "Observation: 96...",
+        "Thought: ", "Action: ", "Observation: ...",
+    ]
+
+
+def test_the_requirements_custom_termination_runs_as_written_and_ends_custom_with_what_it_found():
+    """Section 5.2 of the requirements: a callback that stops once a tool's result says FOUND:."""
+    lookups = {"alpha": "nothing here", "beta": "FOUND: the key is 42"}
+
+    def search(query: str) -> str:
+        """Look a term up."""
+        return lookups.get(query, "nothing here")
+
+    def custom_termination(step):
+        return "FOUND:" in step.observation
+
+    model = ScriptedChatModel(responses=[
+        tool_call("search", {"query": "alpha"}), tool_call("search", {"query": "beta"}), "It is 42.",
+    ])
+    agent = ReActAgent(model=model, tools=[search], checkpointer=None, termination_callback=custom_termination)
+    result = agent.run("What is the key?")
+    assert result.termination_reason == "custom" and len(model.calls) == 2
+    assert result.final_answer == "FOUND: the key is 42"  # what the matching step found
+    assert [s.observation for s in result.trace.steps] == ["nothing here", "FOUND: the key is 42"]
 
 
 def test_enable_scratchpad_is_taken_as_what_reactgraph_always_does_and_refused_off():

@@ -28,7 +28,7 @@ def test_the_other_agent_answers_the_run_s_question():
     asked = billing_model.calls[0]["messages"][1].text
     assert "Please refund my order A1" in asked and "the user wants order A1 refunded" in asked
     assert model.position == 1  # the first agent is not asked again
-    child = result.trace.steps[0].observation.trace
+    child = result.trace.steps[0].observations[0].trace
     assert [o.content for s in child.steps for o in s.observations] == ["refunded A1"]
 
 
@@ -46,7 +46,7 @@ def test_the_other_agent_gets_only_the_iterations_left():
     model = ScriptedChatModel(responses=[tool_call("transfer_to_billing", {}), "Final Answer: it could not"])
     agent = ReActAgent(model, [handoff_to(billing, "billing")], checkpointer=None, max_iterations=3)
     result = agent.run("refund A1")
-    child = result.trace.steps[0].observation.trace
+    child = result.trace.steps[0].observations[0].trace
     assert child.termination_reason is TerminationReason.MAX_ITERATIONS and child.total_iterations == 2  # 3 - 1 used
     assert result.final_answer == "it could not"  # no answer from billing: the first agent goes on
 

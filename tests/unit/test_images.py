@@ -75,8 +75,8 @@ def test_a_tool_s_image_reaches_a_native_model_as_in_create_agent():
     shown = [m for m in model.calls[1]["messages"] if isinstance(m, ToolMessage)]
     theirs = [m for m in peer.calls[1]["messages"] if isinstance(m, ToolMessage)]
     assert images_in(shown[0]) == images_in(theirs[0]) == [IMAGE]
-    assert result.trace.steps[0].observation.value == [{"type": "text", "text": "the sales chart"}, IMAGE]
-    assert result.trace.steps[0].observation.content == "the sales chart\n[image: image/png, 48 bytes]"
+    assert result.trace.steps[0].observations[0].value == [{"type": "text", "text": "the sales chart"}, IMAGE]
+    assert result.trace.steps[0].observations[0].content == "the sales chart\n[image: image/png, 48 bytes]"
 
 
 def test_an_image_too_big_to_keep_is_named_with_the_limit():
@@ -89,7 +89,7 @@ def test_an_image_too_big_to_keep_is_named_with_the_limit():
 
     model = ScriptedChatModel(responses=[tool_call("photo", {}), "Final Answer: done"])
     result = ReActAgent(model, [photo], checkpointer=None, tool_calling="native", max_tool_output_bytes=2048).run("photo")
-    observation = result.trace.steps[0].observation
+    observation = result.trace.steps[0].observations[0]
     assert observation.value is None and "(an image (image/png) not kept: larger than max_tool_output_bytes, 2,048 bytes)" in observation.content
     assert not any(images_in(m) for m in model.calls[1]["messages"])
 

@@ -41,7 +41,7 @@ def test_the_state_and_the_call_id_cross():
 def test_a_structured_value_crosses_back():
     model = ScriptedChatModel(responses=[tool_call("forecast", {"city": "Rome"}), "Final Answer: ok"])
     result = ReActAgent(model, [tools.forecast], checkpointer=None, tool_isolation="process").run("forecast")
-    value = result.trace.steps[0].observation.value
+    value = result.trace.steps[0].observations[0].value
     assert value["city"] == "Rome" and value["pid"] != os.getpid()
 
 

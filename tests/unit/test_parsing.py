@@ -7,7 +7,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from reactgraph.config import AgentConfig
-from reactgraph.graph.nodes.think import decide
+from reactgraph.graph.checks import judged, read_reply, resolved_checks, update_of
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Tags, parse_failed
 from reactgraph.tools.specs import tool_specs
 
@@ -58,7 +58,7 @@ def test_every_output_becomes_a_state_update_never_an_exception():
     cfg = AgentConfig()
     for name, reply, text_mode, expected in CASES:
         message = reply if isinstance(reply, AIMessage) else AIMessage(content=reply)
-        update = decide(parse_reply(message, text_mode), cfg, set())
+        update = decide(parse_reply(message, text_mode), cfg)
         if expected[0] == "answer" and expected[1]:
             assert update["termination"]["reason"] == "success" and update["final_answer"] == expected[1], name
         elif expected[0] in ("error",) or expected == ("answer", ""):
@@ -92,3 +92,9 @@ def test_an_unknown_tool_among_calls_on_one_line_is_rejected_and_the_others_run(
     assert (first["tool"], first["args"]) == ("search", {"query": "x"})
     assert (second["tool"], second["args"]) == ("nosuch", {"input": "y"}) and second["rejection_kind"] == "tool_not_found"
     assert not parse_failed(parsed.actions)
+
+
+def decide(parsed, cfg, tools=()):
+    """The turn's update for a parsed reply at the first iteration of a run: read, checked by the default checks."""
+    reply = read_reply(parsed, cfg, iteration=1, tools=tools)
+    return update_of(judged(reply, {}, cfg, resolved_checks(cfg.reply_checks)), {}, cfg)

@@ -18,7 +18,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from reactgraph import ReActAgent
 from reactgraph.answers.result import TerminationReason
 from reactgraph.config import AgentConfig
-from reactgraph.graph.nodes.think import decide
+from reactgraph.graph.checks import judged, read_reply, resolved_checks, update_of
 from reactgraph.testing import ScriptedChatModel
 from reactgraph.tool_calling import FORMATS, Tags
 from reactgraph.tools.specs import tool_specs
@@ -113,7 +113,7 @@ def test_every_reply_is_read_in_every_format_into_storable_actions_or_an_answer(
         ctx = fmt.context(SPECS if known_tools else (), Tags())
         parsed = fmt.read(reply, ctx)
         assert isinstance(parsed.thought, str) and (parsed.answer is None or isinstance(parsed.answer, str)), name
-        update = decide(parsed, cfg, set(), specs=ctx.tools)
+        update = decide(parsed, cfg, ctx.tools)
         assert ("termination" in update) != bool(update["pending_actions"]), name
         for action in update["pending_actions"]:
             assert isinstance(action["args"], dict) and isinstance(action["tool"], str), name
@@ -162,3 +162,9 @@ def test_arguments_that_are_not_plain_json_are_sent_back():
         result = ReActAgent(model=model, tools=TOOLS, checkpointer=None).run("hi")
         observation = result.trace.steps[0].observations[0]
         assert observation.error_kind == "malformed_output" and problem in observation.content, observation.content
+
+
+def decide(parsed, cfg, tools=()):
+    """The turn's update for a parsed reply at the first iteration of a run: read, checked by the default checks."""
+    reply = read_reply(parsed, cfg, iteration=1, tools=tools)
+    return update_of(judged(reply, {}, cfg, resolved_checks(cfg.reply_checks)), {}, cfg)

@@ -72,6 +72,14 @@ def multiplying(messages: list[BaseMessage]) -> Any:
 
 
 @notes_or
+def naming_the_tool(messages: list[BaseMessage]) -> Any:
+    """12.5 times 8 with the multiply tool; the answer again, naming the tool, once a check asks for it."""
+    if "Say which tool gave the number." in text(messages):
+        return "12.5 times 8 is 100 (multiply)."
+    return multiplying(messages)
+
+
+@notes_or
 def multiplying_twice(messages: list[BaseMessage]) -> Any:
     """Two iterations of tool results (12.5 * 8, then 100 * 1), then the answer: a run to fork after iteration 2."""
     found = results(messages)
@@ -159,8 +167,8 @@ class Case:
 def check_first(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12.5 times 8 is 100." and ns["result"].termination_reason.value == "success"
     step = ns["result"].trace.steps[0]
-    assert (step.action.tool, str(step.observation)) == ("multiply", "100.0")
-    assert out.startswith("12.5 times 8 is 100. TerminationReason.SUCCESS")
+    assert (step.actions[0].tool, step.observation) == ("multiply", "100.0")
+    assert out.startswith("12.5 times 8 is 100. success")
 
 
 def check_terminate(ns: dict[str, Any], out: str) -> None:
@@ -265,6 +273,11 @@ def check_make_graph(ns: dict[str, Any], out: str) -> None:
     assert ns["graph"].invoke({"query": "What is 12.5 times 8?"})["final_answer"] == "12.5 times 8 is 100."
 
 
+def check_reply_checks(ns: dict[str, Any], out: str) -> None:
+    assert ns["result"].final_answer == "12.5 times 8 is 100 (multiply)."
+    assert out.strip() == "12.5 times 8 is 100 (multiply). ['names_the_tool']"
+
+
 def check_testing(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12 and 30"
 
@@ -272,7 +285,7 @@ def check_testing(ns: dict[str, Any], out: str) -> None:
 def check_memory(ns: dict[str, Any], out: str) -> None:
     assert out.strip() == "Your favourite colour is green."
     recalled = ns["result"].trace.steps[0]
-    assert (recalled.action.tool, str(recalled.observation)) == ("recall_facts", "my favourite colour is green")
+    assert (recalled.actions[0].tool, recalled.observation) == ("recall_facts", "my favourite colour is green")
     assert ns["agent"].graph.store.get(("facts", "ada"), "0").value == {"fact": "my favourite colour is green"}
 
 
@@ -308,6 +321,7 @@ CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
     "graph = make_graph(tools=[multiply, add]": Case(multiplying, check_make_graph),
     "get_sync_client(": Case(None, server=True),
     "model = ScriptedChatModel(responses=[": Case(None, check_testing),
+    "reply_checks=[*DEFAULT_REPLY_CHECKS, names_the_tool]": Case(naming_the_tool, check_reply_checks),
 }
 
 
@@ -331,6 +345,7 @@ def scripted_models(monkeypatch):
     """Every model made from a name is the current block's scripted model; the default model needs no Ollama."""
     monkeypatch.setattr("reactgraph.graph.deps.NodeDeps._by_name", lambda deps, name, cfg: MODEL.current)
     monkeypatch.setattr("reactgraph.agent.default_model", lambda default: default)
+    monkeypatch.setattr("reactgraph.graph.deps.default_model", lambda default: default)  # the graph's own path (deps.model_name)
     monkeypatch.setattr("reactgraph.models.resolve.check_ollama", lambda name, timeout=3.0: None)
 
 

@@ -117,7 +117,7 @@ def test_return_direct_ends_the_run_with_the_result_as_in_create_agent():
     assert peer.position == model.position == 1  # neither asked the model again
     assert result.termination_reason is TerminationReason.SUCCESS
     assert result.termination_detail == "the tool's result is the answer: lookup_answer (return_direct)"
-    assert result.trace.steps[-1].observation.tool == "lookup_answer"
+    assert result.trace.steps[-1].observations[0].tool == "lookup_answer"
 
 
 def test_return_direct_beside_another_call_goes_on_as_in_create_agent():

@@ -52,7 +52,7 @@ def test_an_artifact_is_the_value():
     script = [tool_call("rows", {"table": "users"}), "done"]
     state, _ = create_agent_run(script, [rows])
     result, _, _ = reactgraph_run(script, [rows])
-    observation = result.trace.steps[0].observation
+    observation = result.trace.steps[0].observations[0]
     assert observation.content == tool_results(state)[0] == "2 rows of users"
     assert observation.value == state["messages"][2].artifact == [{"id": 1}, {"id": 2}]
 
@@ -65,7 +65,7 @@ def test_a_pydantic_value_is_kept_as_data_and_text_has_no_value():
         return text
 
     result = ReActAgent(model, [point, echo], checkpointer=None).run("go")
-    first, second = (s.observation for s in result.trace.steps[:2])
+    first, second = (s.observations[0] for s in result.trace.steps[:2])
     assert first.value == {"x": 1, "y": 2} and second.value is None and second.content == "hi"
 
 
@@ -76,5 +76,5 @@ def test_a_value_bigger_than_the_limit_is_not_kept():
 
     model = ScriptedChatModel(responses=[tool_call("big", {}), "Final Answer: done"])
     result = ReActAgent(model, [big], checkpointer=None, max_tool_output_bytes=2048).run("go")
-    assert result.trace.steps[0].observation.value is None
-    assert "[cut:" in result.trace.steps[0].observation.content
+    assert result.trace.steps[0].observations[0].value is None
+    assert "[cut:" in result.trace.steps[0].observations[0].content

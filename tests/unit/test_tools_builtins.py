@@ -139,3 +139,18 @@ def test_builtin_schemas_are_what_the_model_sees(registry):
     assert text_schema["operation"]["enum"] == ["length", "upper", "lower", "trim", "replace", "split", "count", "slice"]
     assert registry.get("circle_area").parameters["radius"]["minimum"] == 0
     assert json.loads(run(registry, "text", operation="split", text="x y")["content"]) == ["x", "y"]
+
+
+def test_a_tool_that_fails_on_its_input_again_shows_how_to_write_it():
+    from reactgraph import ReActAgent
+    from reactgraph.testing import ScriptedChatModel, tool_call
+
+    bad = tool_call("calculator", {"expression": "seventeen percent of 2340"})
+    model = ScriptedChatModel(responses=[bad, bad, tool_call("calculator", {"expression": "17% of 2340"}), "397.8"])
+    agent = ReActAgent(model=model, tools=ToolRegistry.with_builtins(["calculator"]), checkpointer=None, summary_every=0)
+    result = agent.run("What is 17% of 2,340?")
+    first, second, third = (step.observations[0].content for step in result.trace.steps[:3])
+    assert "Write it like" not in first  # one failure: the error alone
+    assert second.endswith('calculator failed on how its input was written again. Write it like this example: '
+                           'calculator(expression="sqrt(16) + 2**3")')
+    assert third == "397.8" and result.final_answer == "397.8"

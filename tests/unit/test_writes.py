@@ -91,7 +91,7 @@ def test_a_tool_result_written_by_hand_is_read_as_the_calls_result(math_tools, l
     call = agent.graph.get_state(config).values["messages"][-1].tool_calls[0]
     agent.graph.update_state(config, {"messages": [ToolMessage("6", tool_call_id=call["id"])]}, as_node="act")
     agent.graph.invoke(None, config)
-    observation = agent.get_trace("t").steps[0].observation
+    observation = agent.get_trace("t").steps[0].observations[0]
     assert (observation.tool, observation.status, str(observation), observation.retries) == ("add", "ok", "6", 0)
     assert log.calls == [] and agent.get_result("t").final_answer == "6"
 
@@ -111,7 +111,7 @@ def test_a_cut_result_is_kept_whole_only_for_the_model_to_shorten(condensed):
                        summarize_observations=condensed)
     result = agent.run("What does it say?", thread_id="t")
     message = next(m for m in agent.graph.get_state({"configurable": {"thread_id": "t"}}).values["messages"] if isinstance(m, ToolMessage))
-    observation = result.trace.steps[0].observation
+    observation = result.trace.steps[0].observations[0]
     assert message.text == truncate(page, 100)[0] and observation.truncated
     if condensed:
         assert message.artifact["content"] == page and "truncated" not in message.artifact

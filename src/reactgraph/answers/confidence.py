@@ -14,6 +14,8 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    is supported. Supported +0.2, unsupported -0.25; an answer with neither is not checked.
    ``unchecked`` (effect 0) — no tool was called, and the answer has numbers the question does not: they
    came from the model alone. It does not change the score; ``check_reason`` reads it.
+   ``uncovered`` — -0.2 when the question names two or more things (places, names, dates) and the run's tool calls
+   and results hold some of them but not the others: part of the question has nothing behind it.
 3. ``tool_errors`` — -0.1 for each tool call that failed (a retry did not recover it), at most -0.3.
 4. ``retries`` — -0.03 for each retry a recovered tool call needed, at most -0.1.
 5. ``clamp`` — the sum so far, kept within [0, 1].
@@ -48,6 +50,7 @@ BASE = {
 OTHER_BASE = 0.4  # custom, cancelled
 PARTIAL_BASE = 0.35  # a partial answer starts at most here
 SUPPORTED, UNSUPPORTED = 0.2, -0.25
+UNCOVERED = -0.2  # parts of the question no tool call or result covers
 SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
 TOOL_ERROR, MAX_TOOL_ERRORS = -0.1, -0.3
 RETRY, MAX_RETRIES = -0.03, -0.1
@@ -125,6 +128,10 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
         found = [o["content"] for o in observations if o.get("status") == "ok"]
         if (support := _support(answer, question, found)) is not None:
             signals["support"] = support
+        if missing := uncovered(question, [*found, *called(state)]):
+            signals["uncovered"] = ConfidenceSignal(
+                effect=UNCOVERED, detail=f"no tool call or result covers {', '.join(missing)}"
+            )
     elif not gave_up and (numbers := new_numbers(answer, question)):
         shown = [str(n) for n in numbers[:5]]
         signals["unchecked"] = ConfidenceSignal(
@@ -151,6 +158,11 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
         score = blended
     rounded = {k: s.model_copy(update={"effect": round(s.effect, 3)}) for k, s in signals.items()}
     return Confidence(round(score, 3), rounded)
+
+
+def called(state: Mapping[str, Any]) -> list[str]:
+    """The arguments of every tool call of the run, as text."""
+    return [str(a.get("args") or "") for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("tool")]
 
 
 def _ended(reason: str, partial: bool) -> ConfidenceSignal:
@@ -180,6 +192,28 @@ def _support(answer: str, question: str, observed: list[str]) -> ConfidenceSigna
     if hits and len(hits) >= SUPPORTED_SHARE * len(words):
         return ConfidenceSignal(effect=SUPPORTED, detail=f"tool results have {', '.join(hits[:5])}")
     return ConfidenceSignal(effect=UNSUPPORTED, detail=f"no tool result has {', '.join(words[:5])}")
+
+
+NAMED = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:[ \t]+[A-Z][a-z][\w'-]*)*|\b\d{4}-\d{2}-\d{2}\b")
+SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
+
+
+def named_parts(question: str) -> list[str]:
+    """What a question names: runs of capitalised words that do not open a sentence ("Rome", "New York") and dates
+    (``2026-05-01``), in order, once each."""
+    return list(dict.fromkeys(m.group(0) for m in NAMED.finditer(question) if not SENTENCE_START.search(question[: m.start()])))
+
+
+def uncovered(question: str, texts: Iterable[str]) -> list[str]:
+    """The parts of a question that names two or more (``named_parts``) which no text of ``texts`` (the run's tool
+    calls and results) holds, when at least one part is held: the run looked up some of what was asked and not the
+    rest. [] when it names fewer than two, or holds none of them (then the tools were about something else)."""
+    parts = named_parts(question)
+    if len(parts) < 2:
+        return []
+    seen = " ".join(texts).lower()
+    missing = [p for p in parts if p.lower() not in seen]
+    return missing if len(missing) < len(parts) else []
 
 
 def check_reason(signals: Mapping[str, ConfidenceSignal]) -> str | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SerializeAsAny
@@ -11,32 +10,9 @@ from pydantic import BaseModel, Field, SerializeAsAny
 from reactgraph.answers.confidence import ConfidenceSignal
 from reactgraph.answers.typed import stored_output
 from reactgraph.errors import ErrorKind
-from reactgraph.state import iteration_of, sum_usage, tokens_used, tool_stats
+from reactgraph.state import TerminationReason, iteration_of, sum_usage, tokens_used, tool_stats
 
 SUB_INDENT = "    "  # a sub-agent's trace, under the action that called it
-
-
-class TerminationReason(str, Enum):
-    """Every way a run can end."""
-
-    SUCCESS = "success"
-    MAX_ITERATIONS = "max_iterations"
-    FAILURE = "failure"
-    STALLED = "stalled"
-    TOKEN_BUDGET = "token_budget"
-    TIMEOUT = "timeout"
-    CANCELLED = "cancelled"
-    CUSTOM = "custom"
-    CLARIFICATION = "clarification"  # waiting for the user's answer to the model's question
-    APPROVAL = "approval"  # waiting for a person to approve, edit or reject tool calls
-    # the names the ReAct requirements use, as aliases
-    FAILURE_DETECTED = "failure"
-    USER_CANCELLED = "cancelled"
-
-
-LIMIT_REASONS = frozenset(
-    {TerminationReason.MAX_ITERATIONS, TerminationReason.STALLED, TerminationReason.TOKEN_BUDGET, TerminationReason.TIMEOUT}
-)
 
 
 class TokenUsage(BaseModel):
@@ -96,6 +72,19 @@ class HookRun(BaseModel):
     jump_to: str | None = None
 
 
+class CheckRun(BaseModel):
+    """A reply check that acted on the turn's reply (``reactgraph.graph.checks``): what it decided and why, and what it
+    judged (the answer or give-up it sent back or stopped on, or the calls as the model made them before it rewrote
+    them)."""
+
+    check: str
+    decision: Literal["send_back", "stop", "rewrite"]
+    reply: Literal["answer", "give_up", "calls"] = Field(default="calls", description="What the reply it judged was.")
+    detail: str = ""
+    answer: str | None = None
+    calls: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class ReActStep(BaseModel):
     """One iteration: the thought, the actions it chose and what they returned.
 
@@ -104,7 +93,8 @@ class ReActStep(BaseModel):
     give-up, an unreadable reply, a failed or cut model call) and ``partial_answer`` for the one call made
     after a limit stopped the run. ``calls`` are the model calls the step
     covers (the turn's, the summary before it, condensed observations, the partial answer);
-    ``token_usage`` is their sum, so the steps add up to the run's usage."""
+    ``token_usage`` is their sum, so the steps add up to the run's usage. The state keeps each step as
+    ``record()`` makes it."""
 
     iteration: int
     kind: Literal["tools", "check", "final", "partial_answer"] = "tools"
@@ -119,21 +109,41 @@ class ReActStep(BaseModel):
     answer: str | None = Field(default=None, description="A check step's final answer or give-up, sent back to be checked.")
     calls: list[ModelCall] = Field(default_factory=list)
     hooks: list[HookRun] = Field(default_factory=list, description="The middleware hooks that ran in the turn (before it, for the first).")
+    checks: list[CheckRun] = Field(default_factory=list, description="The reply checks that acted on the turn's reply, in order.")
     left_out: list[str] = Field(
         default_factory=list, description="Images (or other media) the turn's text-only prompt left out, and where they came from."
     )
 
     @property
-    def action(self) -> ToolAction | None:
-        """The step's first tool call (None for a step without one): ``step.action.tool``, ``step.action.args``.
-        A turn may call several tools; ``actions`` has them all."""
-        return self.actions[0] if self.actions else None
+    def action(self) -> str:
+        """The step's tool calls as text, ``tool[input]`` each ('; ' between several; '' for a step without one);
+        ``actions`` has them as data (``step.actions[0].tool``, ``.args``)."""
+        return "; ".join(f"{a.tool}[{_args_text(a.args)}]" if a.tool else str(a.args.get("written", "")) for a in self.actions)
 
     @property
-    def observation(self) -> Observation | None:
-        """What the first tool call returned (None without one); ``str(step.observation)`` is its text. A turn may
-        call several tools; ``observations`` has each result, in the order of ``actions``."""
-        return self.observations[0] if self.observations else None
+    def observation(self) -> str:
+        """What the step's tool calls returned, as text (one line-separated result per call; '' without one);
+        ``observations`` has each result as data, in the order of ``actions``."""
+        return "\n".join(o.content for o in self.observations)
+
+    def record(self, **bookkeeping: Any) -> dict[str, Any]:
+        """The step as the state keeps it (plain JSON data; the extras a step seldom has left out when it has none: no
+        sub-agent trace, middleware and the model that answered, hooks, checks, written text or sent-back answer, a
+        tool's value, media left out) with the run's ``bookkeeping``
+        beside it (observe's tool statistics, the repeat mark)."""
+        data = self.model_dump(mode="json")
+        for key in ("hooks", "checks", "written", "answer", "left_out"):
+            if not data[key]:
+                del data[key]
+        for entries, keys in ((data["observations"], ("trace", "middleware")), (data["calls"], ("middleware", "model"))):
+            for entry in entries:
+                for key in keys:
+                    if not entry[key]:
+                        del entry[key]
+        for entry in data["observations"]:
+            if entry["value"] is None:  # a value of 0, [] or {} is one
+                del entry["value"]
+        return data | bookkeeping
 
 
 class Token(BaseModel):

@@ -43,6 +43,7 @@ class TaskRun(BaseModel):
     playbook: list[str] = []  # the playbook bullets shown in the run's prompt (eval --learn)
     checks: int = 0  # final answers sent back to be checked with a tool (answer_checks; reactgraph only)
     steps: list[dict[str, Any]] = []  # the run's trace, shortened: kind, thought, calls, results (reactgraph only)
+    fired: list[dict[str, Any]] = []  # the reply checks that acted, each with what letting the reply through gave (evaluation.checks)
 
 
 class SuiteReport(BaseModel):

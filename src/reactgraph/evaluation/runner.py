@@ -22,11 +22,12 @@ from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.evaluation.checkers import check_answer
+from reactgraph.evaluation.checks import fired
 from reactgraph.evaluation.faults import inject_fault
 from reactgraph.evaluation.peers import PEERS
 from reactgraph.evaluation.report import SuiteReport, TaskRun
 from reactgraph.evaluation.suite import Task
-from reactgraph.graph.nodes.think import find_phrase
+from reactgraph.graph.checks import find_phrase
 from reactgraph.persistence.reading import thread_config
 from reactgraph.prompts import STATUS_TEMPLATE
 from reactgraph.tools.registry import ToolRegistry
@@ -84,7 +85,14 @@ def run_reactgraph(
         playbook=shown_contents(agent, shown),
         checks=sum(step.kind == "check" for step in result.trace.steps),
         steps=[brief_step(step) for step in result.trace.steps],
+        fired=fired(result.trace.steps, partial(would_be_right, task)),
     )
+
+
+def would_be_right(task: Task, text: str, kind: str) -> bool:
+    """Whether a run of ``task`` that ended with ``text`` as its answer (``kind`` answer) or give-up would be right."""
+    reason = "success" if kind == "answer" else "failure"
+    return reason == task.expected_reason.value and check_answer(task.expect, text)
 
 
 def brief_step(step: ReActStep, limit: int = 400) -> dict[str, Any]:
@@ -94,6 +102,7 @@ def brief_step(step: ReActStep, limit: int = 400) -> dict[str, Any]:
         "thought": step.thought[:limit],
         "calls": [{"tool": a.tool, "args": a.args} for a in step.actions],
         "results": [{"status": o.status, "content": str(o.content)[:limit]} for o in step.observations],
+        "checks": [{"check": c.check, "decision": c.decision, "detail": c.detail[:limit]} for c in step.checks],
     }
 
 

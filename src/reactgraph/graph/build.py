@@ -17,6 +17,7 @@ from langgraph.types import Checkpointer, Send
 from reactgraph.answers.typed import OutputSchema, output_model
 from reactgraph.config import AgentConfig
 from reactgraph.graph import routing
+from reactgraph.graph.checks import Check, named_checks, resolved_checks
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, approvals, can_jump_to, merged_state, node_name, with_hook
 from reactgraph.graph.middleware import checked as middleware_checked
@@ -53,6 +54,7 @@ def build_deps(
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
     middleware: Iterable[AgentMiddleware] = (),
+    reply_checks: Iterable[str | Check] | None = None,
     *,
     context_schema: type | None = None,
     state_schema: type | None = None,
@@ -60,9 +62,15 @@ def build_deps(
     """What the nodes share: config, model (an instance, or by name from config), the tool registry
     (with the middleware's tools), the output schema (a pydantic model, or a signature string made into one),
     LangChain middleware (checked: ``graph.middleware.checked``; a HumanInTheLoopMiddleware's gated tools
-    join ``approve_tools``), the type of a run's user context and the state's own added fields (``state_schema``,
-    as ``create_agent`` takes them)."""
+    join ``approve_tools``), the reply checks (``reply_checks``: built-in names and your own functions, in order;
+    None: the config's), the type of a run's user context and the state's own added fields (``state_schema``, as
+    ``create_agent`` takes them)."""
     config = config or AgentConfig()
+    own: dict[str, Check] = {}
+    if reply_checks is not None:
+        names, own = named_checks(reply_checks)
+        config = config.override(reply_checks=names)
+    resolved_checks(config.reply_checks, own)  # an unknown name is an error now, not at the first turn
     if isinstance(model, str):
         config = config.model_copy(update={"model": model})
         model = None
@@ -75,8 +83,9 @@ def build_deps(
             registry.register(tool)
     if context_schema is not None:
         served_context_schema(context_schema)  # ConfigError now for a field named as one of reactgraph's options
+    schema = output_model(output_schema)
     return NodeDeps(
-        config=config, registry=registry, model=model, output_schema=output_model(output_schema), middleware=checked,
+        config=config, registry=registry, model=model, output_schema=schema, middleware=checked, own_checks=own,
         context_schema=context_schema, state_schema=state_schema,
     )
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from reactgraph.config import AgentConfig
 from reactgraph.graph.runtime import split_context
 from reactgraph.models.calls import call_with_fallbacks, invoke_within, model_label
-from reactgraph.models.resolve import resolve_model
+from reactgraph.models.resolve import PROVIDERS, default_model, model_spec, resolve_model
 from reactgraph.playbook.book import LessonWriter
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare
 from reactgraph.tools.registry import ToolRegistry
@@ -86,6 +86,7 @@ class NodeDeps:
     middleware: tuple[AgentMiddleware, ...] = ()  # LangChain middleware, checked (graph.middleware.checked)
     context_schema: type | None = None  # the type of the user's context (ReActAgent(context_schema=...)): graph.runtime
     state_schema: type | None = None  # fields the user adds to the state (ReActAgent(state_schema=...))
+    own_checks: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the agent's own reply checks, by name
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
     _cancel_all_before: float = float("-inf")
@@ -94,6 +95,7 @@ class NodeDeps:
     lessons: LessonWriter = field(default_factory=LessonWriter)  # model-written playbook lessons in the background
     playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # learning.shown_block
     _merged: tuple[AgentConfig, Any, AgentConfig, Any] | None = None  # (agent's config, run context, merged, user's)
+    _default: tuple[str, str] | None = None  # (the default model, the one the machine has for it): model_name
     _specs: dict[tuple[int, ...], tuple[list[Any], tuple[ToolSpec, ...]]] = field(default_factory=dict)
     _bound: dict[tuple[Any, ...], tuple[BaseChatModel, list[Any], tuple[Runnable, Format, ReadContext]]] = field(default_factory=dict)
 
@@ -126,7 +128,19 @@ class NodeDeps:
         """The agent's model instance, unless the run asks for another model by name."""
         if self.model is not None and cfg.model == self.config.model:
             return self.model
-        return self._by_name(cfg.model, cfg)
+        return self._by_name(self.model_name(cfg), cfg)
+
+    def model_name(self, cfg: AgentConfig) -> str:
+        """The run's model by name: the one the run or the agent named; when neither named one (and there are no
+        fallbacks), the default the machine has (``models.resolve.default_model``: a pulled model that calls tools
+        when the default is not pulled), found once: every path (``run``, ``agent.graph``, the served graph) gets the
+        same. ModelUnavailableError, saying what to do, when there is none."""
+        if "model" in cfg.model_fields_set or cfg.fallback_models:
+            return cfg.model
+        with self._lock:
+            if self._default is None or self._default[0] != cfg.model:
+                self._default = (cfg.model, default_model(cfg.model))
+            return self._default[1]
 
     def candidates(self, cfg: AgentConfig) -> list[BaseChatModel]:
         """The run's model, then its ``fallback_models``."""
@@ -165,8 +179,9 @@ class NodeDeps:
         """A model made from its name with the run's model settings, once per distinct settings."""
         key = (name, cfg.num_ctx, cfg.max_output_tokens, cfg.temperature, cfg.keep_alive)
         with self._lock:
-            if key not in self._models:
-                self._models[key] = resolve_model(name, cfg)
+            if key not in self._models:  # a bare name Ollama has is Ollama's ('qwen2.5-coder:1.5b')
+                spec = name if name.partition(":")[0] in PROVIDERS else model_spec(name)
+                self._models[key] = resolve_model(spec, cfg)
             return self._models[key]
 
     def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:

@@ -18,6 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind
 from reactgraph.graph.conversation import conversation_text, question_media
 from reactgraph.models.tokens import estimate_messages
 from reactgraph.state import ReActState, iteration_of, summarized_through, tokens_used
@@ -78,6 +79,17 @@ def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int)
         if left <= cfg.timeout_seconds / 4:
             parts.append(f"{max(0.0, left):.0f}s of {cfg.timeout_seconds:g}s")
     return prompts.STATUS_TEMPLATE.format(status=", ".join(parts)) if parts else ""
+
+
+def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadContext, status: str) -> list[tuple[str, str]]:
+    """What the prompt showed the model that is no answer: error observations of the recent steps
+    (not invalid_output's: an answer in the shape it shows shares its words), the budget line, the
+    format's instructions and reminder."""
+    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
+    shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
+             if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
+    reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True, failed=True))]
+    return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
 
 def steps_text(steps: list[dict[str, Any]]) -> str:

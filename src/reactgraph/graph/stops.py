@@ -20,7 +20,16 @@ import time
 from collections.abc import Callable
 
 from reactgraph.config import AgentConfig
-from reactgraph.state import ReActState, Termination, current_turn, iteration_of, tokens_used, tool_stats
+from reactgraph.state import (
+    ReActState,
+    Termination,
+    TerminationReason,
+    current_turn,
+    iteration_of,
+    stopped,
+    tokens_used,
+    tool_stats,
+)
 
 
 class Observed(ReActState, total=False):
@@ -35,13 +44,13 @@ Rule = Callable[[Observed, AgentConfig, float], Termination | None]
 
 def user_callback(state: Observed, cfg: AgentConfig, now: float) -> Termination | None:
     if detail := state.get("callback_stop"):
-        return {"reason": "custom", "detail": detail, "limit": None, "observed": iteration_of(state)}
+        return stopped(TerminationReason.CUSTOM, detail, observed=iteration_of(state))
     return None
 
 
 def cancellation(state: Observed, cfg: AgentConfig, now: float) -> Termination | None:
     if state.get("cancel_requested"):
-        return {"reason": "cancelled", "detail": "the run was cancelled on request", "limit": None, "observed": iteration_of(state)}
+        return stopped(TerminationReason.CANCELLED, "the run was cancelled on request", observed=iteration_of(state))
     return None
 
 
@@ -49,7 +58,7 @@ def time_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination 
     limit = cfg.timeout_seconds
     elapsed = now - state.get("started_at", now)
     if limit is not None and elapsed >= limit:
-        return {"reason": "timeout", "detail": f"time budget of {limit:g}s used up ({elapsed:.1f}s elapsed)", "limit": limit, "observed": round(elapsed, 3)}
+        return stopped(TerminationReason.TIMEOUT, f"time budget of {limit:g}s used up ({elapsed:.1f}s elapsed)", limit, round(elapsed, 3))
     return None
 
 
@@ -61,12 +70,8 @@ def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination
     used = tokens_used(state).get("total_tokens", 0)
     projected = used + (current_turn(state).get("usage") or {}).get("total_tokens", 0)
     if projected > budget:
-        return {
-            "reason": "token_budget",
-            "detail": f"{used} tokens used; another model call (~{projected - used}) would pass the budget of {budget}",
-            "limit": budget,
-            "observed": used,
-        }
+        detail = f"{used} tokens used; another model call (~{projected - used}) would pass the budget of {budget}"
+        return stopped(TerminationReason.TOKEN_BUDGET, detail, budget, used)
     return None
 
 
@@ -75,19 +80,15 @@ def stall(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None
     for kind in ("action", "observation"):
         repeats = signals.get(f"{kind}_repeats", 0)
         if repeats >= cfg.stall_threshold:
-            return {
-                "reason": "stalled",
-                "detail": f"the same {kind} {repeats} times in a row: {signals.get(f'{kind}_text', '')[:200]}",
-                "limit": cfg.stall_threshold,
-                "observed": repeats,
-            }
+            detail = f"the same {kind} {repeats} times in a row: {signals.get(f'{kind}_text', '')[:200]}"
+            return stopped(TerminationReason.STALLED, detail, cfg.stall_threshold, repeats)
     return None
 
 
 def max_iterations(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
     i = iteration_of(state)
     if i >= cfg.max_iterations:
-        return {"reason": "max_iterations", "detail": f"reached max_iterations={cfg.max_iterations}", "limit": cfg.max_iterations, "observed": i}
+        return stopped(TerminationReason.MAX_ITERATIONS, f"reached max_iterations={cfg.max_iterations}", cfg.max_iterations, i)
     return None
 
 

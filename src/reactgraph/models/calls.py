@@ -17,7 +17,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -125,6 +125,21 @@ def invoke_within(
     except BaseException:  # a cut, or the caller interrupted (Ctrl-C): the call is not waited for
         future.cancel()
         raise
+
+
+def awaited(awaitable: Awaitable[T], deadline: float | None = None) -> T:
+    """``awaitable`` (a coroutine a sync node was handed: an async reply check's) run to its end on the background
+    loop, waited for until ``deadline`` (then cancelled, and DeadlineReached raised)."""
+
+    async def wait() -> T:
+        return await awaitable
+
+    future = asyncio.run_coroutine_threadsafe(wait(), _background_loop())
+    try:
+        return future.result(timeout=None if deadline is None else max(0.0, deadline - time.time()))
+    except TimeoutError:
+        future.cancel()
+        raise DeadlineReached("the time budget ran out while waiting for an async call") from None
 
 
 def has_async(model: Runnable) -> bool:

@@ -26,6 +26,13 @@ PROVIDER_EXTRAS = {"openai": "openai"}  # provider -> the reactgraph extra that 
 logger = logging.getLogger(__name__)
 
 
+PROVIDERS = frozenset(
+    {"ollama", "openai", "anthropic", "anthropic_bedrock", "azure_ai", "azure_openai", "baseten", "google_genai",
+     "google_vertexai", "google_anthropic_vertex", "bedrock", "bedrock_converse", "mistralai", "groq", "cohere", "fireworks",
+     "together", "huggingface", "deepseek", "xai", "perplexity", "nvidia", "ibm", "openrouter", "litellm", "upstage"}
+)  # the prefixes that name a chat model provider (init_chat_model's)
+
+
 class ModelUnavailableError(RuntimeError):
     """The model cannot be reached or is not installed; the message says where it looked and what to do."""
 
@@ -67,15 +74,35 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
     return init_chat_model(spec, **{k: v for k, v in options.items() if v is not None})
 
 
+def model_spec(name: str, *, timeout: float = 3.0) -> str:
+    """'provider:model' for a model a user named: as given when it starts with a provider; a bare name that the
+    Ollama at OLLAMA_HOST has (``qwen2.5-coder:1.5b``, ``llama3``: Ollama's own names) as ``ollama:NAME``; any other a
+    one-line ModelUnavailableError saying how to write it."""
+    provider, sep, _ = name.partition(":")
+    if sep and provider in PROVIDERS:
+        return name
+    try:
+        pulled = ollama_models(timeout=timeout)
+    except ModelUnavailableError:
+        pulled = []
+    if is_pulled(name, pulled):
+        return f"ollama:{name}"
+    has = f" (the Ollama at {ollama_host()} has {', '.join(pulled)})" if pulled else ""
+    raise ModelUnavailableError(
+        f"model {name!r} names no provider: write 'provider:model', e.g. 'ollama:{name}' for a model Ollama has{has}, "
+        f"or 'openai:gpt-4o-mini'"
+    )
+
+
 def check_model(spec: str, cfg: AgentConfig | None = None) -> None:
     """Raise ModelUnavailableError, saying what to do, when the model ``spec`` names cannot be used:
     its provider's package is not installed, its client refuses to start (a missing API key), or,
     for Ollama, the server does not answer or has not pulled it. No model is called."""
+    if spec.partition(":")[0] not in PROVIDERS:
+        spec = model_spec(spec)  # a bare name Ollama has, else the error saying how to write it
     try:
         resolve_model(spec, cfg)
     except ValueError as exc:
-        if ":" not in spec:
-            raise
         raise ModelUnavailableError(f"model {spec!r} cannot be used: {exc}") from None
     except Exception as exc:  # ImportError (no provider package), the provider client's own errors (no API key)
         extra = PROVIDER_EXTRAS.get(spec.partition(":")[0]) if isinstance(exc, ImportError) else None

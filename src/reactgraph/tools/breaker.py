@@ -1,17 +1,17 @@
 """The circuit breaker: a tool that failed ``max_tool_failures`` times in a run is taken out of it.
 
 observe counts failures per tool (``count_failure``); think offers only tools that are not
-``disabled_tools`` and refuses calls to disabled ones with ``disabled_message``. The counts
+``disabled_tools`` and refuses calls to disabled ones (``refused``). The counts
 live in the state (``state.tool_stats``: on observe's steps), so the breaker survives a crash and resume.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.state import Outcome
+from reactgraph.state import Action, Outcome, runs
 
 BREAKER_KINDS = frozenset({ErrorKind.EXECUTION_FAILED, ErrorKind.NETWORK_ERROR, ErrorKind.TIMEOUT, ErrorKind.RESOURCE_LIMIT})
 """Error kinds that are the tool's fault (bad arguments or unknown names are the model's)."""
@@ -39,3 +39,12 @@ def disabled_tools(failures: Mapping[str, int] | None, cfg: AgentConfig) -> set[
 def disabled_message(tool: str, cfg: AgentConfig) -> str:
     """The observation for a call to a disabled tool."""
     return error_text(ErrorKind.DISABLED, tool=tool, failures=cfg.max_tool_failures)
+
+
+def refused(actions: Sequence[Action], disabled: set[str], cfg: AgentConfig) -> list[Action]:
+    """``actions``, each call of a disabled tool refused with ``disabled_message`` (a model may still name one)."""
+    refusal = {"rejection_kind": ErrorKind.DISABLED.value}
+    return [
+        {**a, **refusal, "rejection": disabled_message(a["tool"], cfg)} if runs(a) and a.get("tool") in disabled else a
+        for a in actions
+    ]

@@ -107,7 +107,20 @@ def _reactgraph(
         "reason": result.termination_reason.value,
         "tokens": result.token_usage.total_tokens,
         "error": "",
+        "checks": _checks(steps, names),
+        "executed_step": steps.index(executed) if executed else None,
     }
+
+
+def _checks(steps: list[ReActStep], names: dict[str, str]) -> list[dict[str, Any]]:
+    """The reply checks that acted in the run (``evaluation.bfcl.checks`` scores what letting each through gave): the
+    step, what it judged (the answer; the calls as the model made them, in BFCL's names) and the tokens after it."""
+    return [
+        {"check": c.check, "decision": c.decision, "reply": c.reply, "step": place, "answer": c.answer,
+         "calls": [_call(call.get("tool", ""), call.get("args", {}), names) for call in c.calls if call.get("tool")],
+         "tokens_after": sum(s.token_usage.total_tokens for s in steps[place + 1 :])}
+        for place, step in enumerate(steps) for c in step.checks
+    ]
 
 
 def _peer(

@@ -23,9 +23,9 @@ from reactgraph.errors import ErrorKind
 from reactgraph.graph.conversation import is_new_turn, last_human
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, can_jump_to, hook_update, node_name
-from reactgraph.graph.nodes.think import started_turn
 from reactgraph.graph.runtime import middleware_runtime
-from reactgraph.state import ReActState, Termination, checked_query, current_turn, iteration_of
+from reactgraph.graph.turns import started_turn
+from reactgraph.state import ReActState, TerminationReason, checked_query, current_turn, iteration_of, stopped
 
 QUERY_MESSAGE = "question-query"  # the id of the human message a query is shown to a hook as
 
@@ -129,10 +129,5 @@ def ended(deps: NodeDeps, state: ReActState, update: dict[str, Any], name: str, 
     elif state.get("termination"):
         return update
     said = next((m.text for m in reversed(messages) if isinstance(m, AIMessage) and m.text), "")
-    termination: Termination = {
-        "reason": "custom",
-        "detail": f"{name} jumped to the end" + (f": {said}" if said else ""),
-        "limit": None,
-        "observed": iteration_of(state),
-    }
+    termination = stopped(TerminationReason.CUSTOM, f"{name} jumped to the end" + (f": {said}" if said else ""), observed=iteration_of(state))
     return update | {"termination": termination, "current_turn": {**(update.get("current_turn") or current_turn(state)), "actions": []}}

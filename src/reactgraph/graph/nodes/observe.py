@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langgraph.types import Overwrite
@@ -22,14 +22,17 @@ from reactgraph.models.tokens import truncate
 from reactgraph.state import (
     Outcome,
     ReActState,
+    TerminationReason,
     ToolStats,
     add_usage,
     current_turn,
     iteration_of,
+    stopped,
     sum_usage,
     tool_stats,
 )
 from reactgraph.tools.breaker import count_failure
+from reactgraph.tools.registry import ToolRegistry
 
 
 def normalise(value: Any) -> Any:
@@ -99,55 +102,52 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 usage[o["tool"]] = usage.get(o["tool"], 0) + 1
             if note := count_failure(failures, o, cfg):
                 content, tripped = content + f"\n{note}", True
+            elif hint := how_to_write(o, state.get("steps") or [], deps.registry):
+                content += f"\n{hint}"
             if o.get("failures") and o.get("error_kind") != ErrorKind.UNVERIFIED_ANSWER:  # a check asked for is no failure
                 errors.append(_error_entry(o, now))
-            observations.append(
-                {k: o.get(k) for k in ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached")}
-                | {"content": content, "truncated": cut}
-                | ({"trace": o["trace"]} if o.get("trace") else {})
-                | ({"middleware": o["middleware"]} if o.get("middleware") else {})
-                | ({"value": o["value"]} if o.get("value") is not None else {})
-            )
+            kept = ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached", "trace", "middleware", "value")
+            observations.append({k: o[k] for k in kept if o.get(k) is not None} | {"content": content, "truncated": cut})
         stall = stall_signals(stats.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
-        step: dict[str, Any] = {
-            "iteration": iteration_of(state),
-            "kind": "check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
-            "thought": turn.get("thought", ""),
-            "actions": [{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
-            "observations": observations,
-            "timestamp": now,
-            "token_usage": sum_usage(call["token_usage"] for call in calls),
-            "calls": calls,
-            "duration": now - turn.get("started", now),
-            "format": turn.get("format"),
-        }
-        if written := turn.get("written"):
-            step["written"] = written
-        if answer := turn.get("answer"):
-            step["answer"] = answer
-        if left := turn.get("left_out"):
-            step["left_out"] = left
-        if hooks := state.get("hooks"):
-            step["hooks"] = hooks
+        step = ReActStep(
+            iteration=iteration_of(state),
+            kind="check" if outcomes and all(o.get("error_kind") == ErrorKind.UNVERIFIED_ANSWER for o in outcomes) else "tools",
+            thought=turn.get("thought", ""),
+            actions=[{"id": o["call_id"], "tool": o["tool"], "args": o["args"]} for o in outcomes],
+            observations=observations,
+            timestamp=now,
+            token_usage=sum_usage(call["token_usage"] for call in calls),
+            calls=calls,
+            duration=now - turn.get("started", now),
+            format=turn.get("format"),
+            written=turn.get("written") or None,
+            answer=turn.get("answer") or None,
+            hooks=state.get("hooks") or [],
+            checks=turn.get("checks") or [],
+            left_out=turn.get("left_out") or [],
+        )
+        bookkeeping: dict[str, Any] = {}
+
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
-            step["repeated"] = True  # the same calls gave the same results again: the prompt says so
+            bookkeeping["repeated"] = True  # the same calls gave the same results again: the prompt says so
         stats = ToolStats(usage=usage, failures=failures, stall=stall)
-        step["stats"] = stats | {"stall": {k: v for k, v in stall.items() if k not in STALL_TEXTS}}
-        asked = {
-            "callback_stop": _ask_callback(cfg, step),
-            "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now)),
-        }
-        update: dict[str, Any] = {"steps": [step], "errors": errors}
+        record = step.record(**bookkeeping, stats=stats | {"stall": {k: v for k, v in stall.items() if k not in STALL_TEXTS}})
+        callback_stop, found = _ask_callback(cfg, step)
+        asked = {"callback_stop": callback_stop, "cancel_requested": deps.is_cancelled(current_thread(), state.get("started_at", now))}
+        update: dict[str, Any] = {"steps": [record], "errors": errors}
         if spent:
             update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
-        if hooks:
+        if state.get("hooks"):
             update["hooks"] = Overwrite([])
         if ended := direct_end(outcomes):  # the tools answered: the run's end, before any stop rule
             return update | ended
-        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), step | {"stats": stats}], "current_turn": turn})
-        return update | {"termination": stop_reason(view, cfg, now)}
+        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), record | {"stats": stats}], "current_turn": turn})
+        termination = stop_reason(view, cfg, now)
+        if found and termination is not None and termination["reason"] == TerminationReason.CUSTOM:
+            update["final_answer"] = step.observation  # what the step the callback stopped at found
+        return update | {"termination": termination}
 
     return observe
 
@@ -159,8 +159,24 @@ def direct_end(outcomes: list[Outcome]) -> dict[str, Any] | None:
         return None
     how = "; ".join(f"{o['tool']} ({o['direct']})" for o in outcomes)
     answer = "\n\n".join(o["content"] for o in outcomes)
-    termination = {"reason": "success", "detail": f"the tool's result is the answer: {how}", "limit": None, "observed": None}
-    return {"termination": termination, "final_answer": answer}
+    return {"termination": stopped(TerminationReason.SUCCESS, f"the tool's result is the answer: {how}"), "final_answer": answer}
+
+
+MISWRITTEN = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.EXECUTION_FAILED})
+"""Failures a differently written input may get past."""
+
+
+def how_to_write(o: Outcome, steps: Sequence[dict[str, Any]], registry: ToolRegistry) -> str | None:
+    """For a call that failed on its input when the tool's last call failed too: how to write the input, from the
+    tool's first example (a model that repeats a form the tool cannot read is shown one it can)."""
+    if o.get("status") != "error" or o.get("error_kind") not in MISWRITTEN:
+        return None
+    if (tool := registry.get(o.get("tool") or "")) is None or not tool.examples:
+        return None
+    earlier = [p for step in steps for p in step.get("observations") or [] if p.get("tool") == o["tool"]]
+    if not earlier or earlier[-1].get("status") != "error":
+        return None
+    return f"{o['tool']} failed on how its input was written again. Write it like this example: {tool.examples[0]}"
 
 
 def _error_entry(o: Outcome, now: float) -> dict[str, Any]:
@@ -175,12 +191,14 @@ def _error_entry(o: Outcome, now: float) -> dict[str, Any]:
     }
 
 
-def _ask_callback(cfg: AgentConfig, step: dict[str, Any]) -> str | None:
-    """The callback's stop detail, if it asked to stop (or raised)."""
+def _ask_callback(cfg: AgentConfig, step: ReActStep) -> tuple[str | None, bool]:
+    """(the callback's stop detail if it asked to stop or raised, whether it asked: the step holds what it looked for)."""
     if cfg.termination_callback is None:
-        return None
+        return None, False
     try:
-        stop = cfg.termination_callback(ReActStep.model_validate(step))
+        stop = cfg.termination_callback(step)
     except Exception as exc:
-        return f"termination_callback raised {type(exc).__name__}: {exc}"
-    return f"termination_callback returned True after iteration {step['iteration']}" if stop else None
+        return f"termination_callback raised {type(exc).__name__}: {exc}", False
+    if not stop:
+        return None, False
+    return f"termination_callback returned True after iteration {step.iteration}", True

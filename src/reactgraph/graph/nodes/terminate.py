@@ -13,23 +13,25 @@ from langgraph.types import Overwrite
 from reactgraph import prompts
 from reactgraph.answers.confidence import confidence_of, read_estimate
 from reactgraph.answers.non_answers import announced_call, non_answer
-from reactgraph.answers.result import LIMIT_REASONS, TerminationReason
+from reactgraph.answers.result import ReActStep
 from reactgraph.answers.typed import answer_shape, read_answer
 from reactgraph.config import AgentConfig
 from reactgraph.graph.conversation import turn_record
 from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.learning import learn
-from reactgraph.graph.nodes.think import not_answers
-from reactgraph.graph.scratchpad import status_text, think_messages
+from reactgraph.graph.scratchpad import not_answers, status_text, think_messages
 from reactgraph.graph.stops import stop_reason
 from reactgraph.models.tokens import usage_of
 from reactgraph.state import (
+    LIMIT_REASONS,
     ReActState,
     Termination,
+    TerminationReason,
     TokenCount,
     add_usage,
     current_turn,
     iteration_of,
+    stopped,
     sum_usage,
     tokens_used,
     tool_stats,
@@ -57,7 +59,7 @@ def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> 
     if TerminationReason(termination["reason"]) in LIMIT_REASONS:
         return True
     unreadable = state.get("parse_failures", 0) >= cfg.max_parse_retries
-    return termination["reason"] == "failure" and unreadable and not state.get("final_answer")
+    return termination["reason"] == TerminationReason.FAILURE and unreadable and not state.get("final_answer")
 
 
 def turn_open(state: ReActState) -> bool:
@@ -79,33 +81,30 @@ def own_thought(thought: str, answer: str | None, phrases: tuple[str, ...]) -> s
 
 def closing_step(
     state: ReActState, final: bool, calls: list[dict[str, Any]], now: float, phrases: tuple[str, ...]
-) -> dict[str, Any] | None:
+) -> ReActStep | None:
     """The run's last step: the turn that ended it (``final``, see ``turn_open``), else the
     partial-answer call (kind ``partial_answer``), else the middleware hooks that ended the run before its
     model call (kind ``final``), else None."""
-    iteration = iteration_of(state)
     turn = current_turn(state)
     hooks = state.get("hooks") or []
     if not final and not calls and not hooks:
         return None
-    step: dict[str, Any] = {
-        "iteration": iteration,
-        "kind": "final" if final or not calls else "partial_answer",
-        "thought": own_thought(turn.get("thought", ""), state.get("final_answer"), phrases) if final else "",
-        "actions": [],
-        "observations": [],
-        "timestamp": now,
-        "token_usage": sum_usage(call["token_usage"] for call in calls),
-        "calls": calls,
-        "duration": now - turn.get("started", now) if final else 0.0,
-    }
+    ended: dict[str, Any] = {}
     if final:
-        step |= {"format": turn.get("format"), "written": turn.get("written")}
-        if left := turn.get("left_out"):
-            step["left_out"] = left
-    if hooks:
-        step["hooks"] = hooks
-    return step
+        ended = {
+            "thought": own_thought(turn.get("thought", ""), state.get("final_answer"), phrases),
+            "duration": now - turn.get("started", now), "format": turn.get("format"), "written": turn.get("written"),
+            "checks": turn.get("checks") or [], "left_out": turn.get("left_out") or [],
+        }
+    return ReActStep(
+        iteration=iteration_of(state),
+        kind="final" if final or not calls else "partial_answer",
+        timestamp=now,
+        token_usage=sum_usage(call["token_usage"] for call in calls),
+        calls=calls,
+        hooks=hooks,
+        **ended,
+    )
 
 
 def own_estimate(state: ReActState, answer: str | None, final: bool, cfg: AgentConfig) -> tuple[str | None, float | None]:
@@ -134,7 +133,7 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         # by hand (Studio, update_state), may reach terminate without one: find it the old way
         termination: Termination | None = state.get("termination") or stop_reason(state, cfg, now)
         if termination is None:
-            termination = {"reason": "failure", "detail": "the run stopped without a recorded reason", "limit": None, "observed": None}
+            termination = stopped(TerminationReason.FAILURE, "the run stopped without a recorded reason")
         update: dict[str, Any] = {"termination": termination, "finished_at": now, "token_usage": tokens_used(state)}
         if (record := current_turn(state)) != (state.get("current_turn") or {}):
             update["current_turn"] = record
@@ -150,7 +149,7 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                     calls.append({"purpose": "partial_answer", "token_usage": used})
                     update["token_usage"] = add_usage(update["token_usage"], used)
         if step := closing_step(state, final, calls, now, cfg.success_phrases):
-            update["steps"] = [step]
+            update["steps"] = [step.record()]
             update["hooks"] = Overwrite([])
         answer, estimate = own_estimate(state, answer, final, cfg)
         update["final_answer"] = answer

@@ -1,6 +1,6 @@
 """calculator: arithmetic and common math functions, by walking a whitelisted AST (never ``eval``).
 
-Only numbers, + - * / // % **, unary signs, parentheses, the constants pi, e and tau and
+What people write is read first (``as_written``: ``17% of 2,340``, ``12.5 x 8``, ``×``, ``÷``, ``^``). Only numbers, + - * / // % **, unary signs, parentheses, the constants pi, e and tau and
 the functions in FUNCTIONS are allowed. Names, attributes, strings, subscripts, keywords
 and everything else are refused with a clear error, as are division by zero, overflow and
 results too large to be useful.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -90,7 +91,7 @@ def evaluate(expression: str) -> Number:
         raise CalculatorError("empty expression")
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise CalculatorError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
-    text = expression.strip().replace("^", "**").replace("×", "*").replace("÷", "/")
+    text = as_written(expression)
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -109,6 +110,28 @@ def evaluate(expression: str) -> Number:
         raise CalculatorError("expression nested too deeply") from None
     except (ValueError, TypeError) as exc:
         raise CalculatorError(f"math error: {exc}") from None
+
+
+SYMBOLS = {"^": "**", "×": "*", "·": "*", "÷": "/", "−": "-", "–": "-"}
+PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*%\s*of\b", re.IGNORECASE)
+PERCENT = re.compile(r"(\d+(?:\.\d+)?|\.\d+)%(?!\s*[\d.(])")
+THOUSANDS = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]|,\d)")
+TIMES = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d.(])")
+CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
+
+
+def as_written(expression: str) -> str:
+    """``expression`` with what people write made into the calculator's syntax: ``^`` ``×`` ``÷`` ``−`` as operators,
+    ``12.5 x 8`` as a product, ``17% of 2340`` and ``17%`` as percentages (``10 % 3`` stays the remainder), and
+    thousands separators dropped (``2,340``) where no function takes comma-separated arguments."""
+    text = expression.strip()
+    for symbol, operator_ in SYMBOLS.items():
+        text = text.replace(symbol, operator_)
+    if not CALL.search(text):
+        text = THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = PERCENT_OF.sub(r"(\1 / 100) *", text)
+    text = PERCENT.sub(r"(\1 / 100)", text)
+    return TIMES.sub(" * ", text)
 
 
 def _eval(node: ast.AST) -> Number:
@@ -178,8 +201,8 @@ def format_number(value: Number) -> str:
 
 
 def calculator(expression: str) -> str:
-    """Evaluate a math expression and return the number. Supports + - * / // % ** (or ^), parentheses,
-    the constants pi, e, tau and the functions abs, round, min, max, sqrt, cbrt, exp, log, log10, log2,
-    sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, degrees, radians, hypot, floor, ceil,
+    """Evaluate a math expression and return the number. Supports + - * / // % ** (or ^ × ÷ x), parentheses,
+    percentages ("17% of 2340"), the constants pi, e, tau and the functions abs, round, min, max, sqrt, cbrt, exp,
+    log, log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, degrees, radians, hypot, floor, ceil,
     factorial. Example: "sqrt(16) + 2**3"."""
     return format_number(evaluate(expression))

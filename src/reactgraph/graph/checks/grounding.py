@@ -7,7 +7,8 @@ its observation asks for it again once the lookup's result is there, with the nu
 are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
 A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
 the same way; once the results are there, a calculation on names that they give a value for (``Revenue: 92,400``) is
-not run either: its observation names the values and the expression with them in place (``named``)."""
+not run either: its observation names the values and the expression with them in place (``named``). The two
+reply checks: ``premature_call`` and ``named_values``."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from typing import Any
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import numbers_in
+from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.builtin import BUILTINS
@@ -87,6 +90,21 @@ def named(actions: Sequence[Action], texts: Sequence[str]) -> list[Action]:
                       "rejection": error_text(ErrorKind.INVALID_PARAMETERS, tool=action["tool"], problem=problem)}
         out.append(action)
     return out
+
+
+def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """A calculation on guessed numbers (or on names) made beside a lookup is not run (``premature``)."""
+    if len(reply.actions) < 2:
+        return None
+    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names)))
+
+
+def named_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """A calculation on names the tool results give values for is not run; its observation shows the call with the
+    values in place (``named``)."""
+    if not reply.actions or not state.get("steps"):
+        return None
+    return rewritten(reply, named(reply.actions, results(state)))
 
 
 def value_of(name: str, texts: Sequence[str]) -> str | None:

@@ -7,9 +7,11 @@ tool's own check reports what is wrong)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from reactgraph.config import AgentConfig
+from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
 from reactgraph.state import Action, runs
 from reactgraph.tools.specs import ToolSpec
 
@@ -29,6 +31,11 @@ def fanned_out(actions: Sequence[Action], specs: Sequence[ToolSpec]) -> list[Act
             continue
         out.extend(_each(action, args, spec))
     return [{**a, "index": i} if "index" in a else a for i, a in enumerate(out)]
+
+
+def fan_out(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """The reply check: each call that gives lists for single values runs once per item (``fanned_out``)."""
+    return rewritten(reply, fanned_out(reply.actions, reply.tools)) if reply.actions else None
 
 
 def _each(action: Action, args: dict[str, Any], spec: ToolSpec) -> list[Action]:

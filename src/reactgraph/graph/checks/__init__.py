@@ -1,0 +1,131 @@
+"""Every reply check, in one ordered table: how think judges what the model replied.
+
+think builds the prompt, calls the model, reads the reply (``read_reply``: an answer, a give-up or calls) and runs
+the run's checks (``reply_checks``, by default all of these, in this order) on it (``pipeline.judged``). A check is
+``(reply, state, config) -> Decision | None``: ``Accept`` (pass it on), ``SendBack`` (show the model why, ask
+again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``SendBack`` or ``Stop`` decides.
+
+| check | judges | decides |
+| --- | --- | --- |
+| ``answer_stands`` | any reply right after an answer was sent back to be checked | the reply says nothing new (empty, a Thought alone, a copy, a call announced): ``Stop`` with the sent-back answer |
+| ``no_answer`` | answer, give-up | empty, a copy of what the prompt showed (an error, the budget line, the format's instructions, a rule of the default system prompt): ``SendBack`` as no answer |
+| ``null_answer`` | answer | ``None`` / ``null`` / ``N/A`` after a tool gave a result: ``SendBack`` as no answer |
+| ``announced_call`` | answer | says it will call a tool and calls none: ``SendBack`` as no answer |
+| ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
+| ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
+| ``untried_give_up`` | give-up | before any tool was tried, or after calls that failed only by how they were written: ``SendBack`` to try |
+| ``copied_result`` | answer | repeats most of a tool result: ``SendBack`` to be checked |
+| ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
+| ``uncovered_parts`` | answer | the question names several things (places, names, dates) and the tool calls covered only some: ``SendBack`` to look up the rest |
+| ``tools_question`` | calls | ``ask_user`` about the agent's own tools: ``Rewrite``, the agent answers it |
+| ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
+| ``asked_before`` | calls | ``ask_user`` for what the user answered before in the conversation: ``Rewrite``, answered with that answer |
+| ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
+| ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
+| ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
+| ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
+| ``named_values`` | calls | a calculation on names the results give values for: ``Rewrite``, not run, the values shown |
+| ``output_schema`` | answer | with an output schema: read into it (``Accept(output=...)``), else ``SendBack`` / ``Stop`` |
+
+Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn
+(default 1), never at the last iteration; then the answer stands. Your own checks go in the same list
+(``ReActAgent(reply_checks=[*DEFAULT_REPLY_CHECKS, my_check])`` or ``@agent.reply_check``), by name in a run's
+config or the served graph's context. What each built-in check gained on the local model: benchmarks/RESULTS.md,
+"Each reply check, measured".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from reactgraph.config import DEFAULT_REPLY_CHECKS, ConfigError
+from reactgraph.errors import did_you_mean
+from reactgraph.graph.checks.answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
+from reactgraph.graph.checks.base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
+from reactgraph.graph.checks.calls import one_question, thought_required, tools_question
+from reactgraph.graph.checks.clarify import asked_before, said_already
+from reactgraph.graph.checks.fan_out import fan_out
+from reactgraph.graph.checks.grounded import (
+    copied_result,
+    uncovered_parts,
+    unfounded_name,
+    unsupported_number,
+    untried_give_up,
+)
+from reactgraph.graph.checks.grounding import named_values, premature_call
+from reactgraph.graph.checks.output import output_schema
+from reactgraph.graph.checks.pipeline import Verdict, judged, update_of
+from reactgraph.graph.checks.reply import find_phrase, read_reply
+
+BUILTIN_CHECKS: dict[str, Check] = {
+    "answer_stands": answer_stands,
+    "no_answer": no_answer,
+    "null_answer": null_answer,
+    "announced_call": announced_call,
+    "made_up_output": made_up_output,
+    "unsupported_number": unsupported_number,
+    "untried_give_up": untried_give_up,
+    "copied_result": copied_result,
+    "unfounded_name": unfounded_name,
+    "uncovered_parts": uncovered_parts,
+    "tools_question": tools_question,
+    "said_already": said_already,
+    "asked_before": asked_before,
+    "one_question": one_question,
+    "thought_required": thought_required,
+    "fan_out": fan_out,
+    "premature_call": premature_call,
+    "named_values": named_values,
+    "output_schema": output_schema,
+}
+"""The built-in checks by name, in their default order."""
+
+
+def resolved_checks(names: Sequence[str], own: Mapping[str, Check] | None = None) -> tuple[tuple[str, Check], ...]:
+    """The checks ``names`` name, in order: built-ins and the agent's ``own``; ConfigError for a name that is neither."""
+    known = {**BUILTIN_CHECKS, **(own or {})}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        problems = "; ".join(f"unknown reply check {name!r}{did_you_mean(name, known)}" for name in unknown)
+        raise ConfigError(f"invalid reactgraph config: reply_checks: {problems} (known: {', '.join(known)})")
+    return tuple((name, known[name]) for name in names)
+
+
+def named_checks(checks: Iterable[str | Check]) -> tuple[tuple[str, ...], dict[str, Check]]:
+    """(the names, in order; your own functions by name) of a list of built-in names and functions. A function is
+    named by its ``__name__`` (a lambda: ``check_<its place>``); it may not take a built-in check's name."""
+    names: list[str] = []
+    own: dict[str, Check] = {}
+    for place, check in enumerate(checks):
+        if isinstance(check, str):
+            names.append(check)
+            continue
+        if not callable(check):
+            raise ConfigError(f"invalid reactgraph config: reply_checks: {check!r:.80} is neither a check's name nor a function")
+        name = getattr(check, "__name__", "")
+        name = name if name.isidentifier() else f"check_{place}"
+        if name in BUILTIN_CHECKS:
+            raise ConfigError(f"invalid reactgraph config: reply_checks: your check {name!r} has a built-in check's name; rename it")
+        names.append(name)
+        own[name] = check
+    return tuple(names), own
+
+
+__all__ = [
+    "BUILTIN_CHECKS",
+    "DEFAULT_REPLY_CHECKS",
+    "Accept",
+    "Check",
+    "Decision",
+    "Reply",
+    "Rewrite",
+    "SendBack",
+    "Stop",
+    "Verdict",
+    "find_phrase",
+    "judged",
+    "named_checks",
+    "read_reply",
+    "resolved_checks",
+    "update_of",
+]

@@ -1,0 +1,98 @@
+"""Checks that send a final answer or give-up back once to be checked with a tool (``unverified_answer``: the model
+is shown its answer as it gave it, and the request; ``answer_checks`` bounds them in a turn, and the next reply
+stands): an answer no tool result backs, a give-up before the tools were really tried, an answer that copies a tool
+result, a name nothing gave, an answer that leaves out part of what the question names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reactgraph import prompts
+from reactgraph.answers.confidence import called, check_reason, confidence_of, numbers_in, uncovered
+from reactgraph.answers.non_answers import copied_result as copies_result
+from reactgraph.answers.non_answers import unfounded_names
+from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind
+from reactgraph.graph.checks.base import Reply, SendBack
+from reactgraph.graph.checks.grounding import results
+from reactgraph.graph.deps import ASK_USER
+from reactgraph.playbook.bullets import keywords
+from reactgraph.state import TerminationReason, stopped
+from reactgraph.tools.specs import ToolSpec
+
+MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
+"""Failures of how a call was written (its arguments; numbers it guessed), not of the tool."""
+
+
+def unsupported_number(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """A numeric answer no tool result backs (the confidence's ``support`` below 0), or given with no tool call to a
+    question a tool on offer could work out (``unchecked``), is sent back to be checked with a tool."""
+    if reply.answer is None:
+        return None
+    success = stopped(TerminationReason.SUCCESS, reply.why)
+    signals = confidence_of({**state, "final_answer": reply.answer, "termination": success, "partial": False}).signals
+    if "unchecked" in signals and not tools_could_answer(state.get("question") or "", reply.tools):
+        return None
+    reason = check_reason(signals)
+    return SendBack(prompts.CHECK_ANSWER.format(reason=reason)) if reason else None
+
+
+def untried_give_up(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """A give-up before any tool was called, to a question a tool on offer could work on, or after calls that failed
+    only by how they were written (``MISCALLED``) beside one that gave a result, is sent back to try the tools. A
+    give-up after the tools themselves failed stands."""
+    if reply.give_up is None:
+        return None
+    called = [o for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("tool")]
+    if not called and tools_could_answer(state.get("question") or "", reply.tools):
+        return SendBack(prompts.UNTRIED_GIVE_UP)
+    ok = [o for o in called if o.get("status") == "ok"]
+    miscalled = [o for o in called if o.get("error_kind") in MISCALLED]
+    if ok and miscalled and len(ok) + len(miscalled) == len(called):
+        return SendBack(prompts.MISCALLED_GIVE_UP)
+    return None
+
+
+def copied_result(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """An answer that repeats most of a tool result (the search hit, the file read) instead of saying what the
+    question asks from it is sent back to be checked."""
+    found = results(state)
+    if reply.answer is None or not found or not copies_result(reply.answer, found):
+        return None
+    return SendBack(prompts.COPIED_RESULT)
+
+
+def unfounded_name(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """A short answer that is mostly a name neither the question nor any tool result holds ("John Doe" for a mayor
+    the search did not find) is sent back, the name said."""
+    found = results(state)
+    if reply.answer is None or not found:
+        return None
+    if not (names := unfounded_names(reply.answer, [state.get("question") or "", *found])):
+        return None
+    return SendBack(prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names))))
+
+
+def uncovered_parts(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """An answer to a question that names several things (places, names, dates) after tool calls that covered only
+    some of them ("Rome" looked up, "Paris" not) is sent back, the rest named."""
+    if reply.answer is None or not (found := results(state)):
+        return None
+    if not (missing := uncovered(state.get("question") or "", [*found, *called(state)])):
+        return None
+    return SendBack(prompts.UNCOVERED_PARTS.format(parts=" and ".join(missing)))
+
+
+def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
+    """Whether a tool on offer could work out the question's answer: the question has numbers to compute from, or it
+    shares a word (its first five letters) with a tool's name or description. An answer to a question no tool fits (a
+    year the model knows, beside a calculator), or with no tool on offer, is not sent back."""
+    tools = [s for s in specs if s.name != ASK_USER]
+    if not tools:
+        return False
+    if numbers_in(question):
+        return True
+    asked = {w[:5] for w in keywords(question) if len(w) >= 4}
+    told = {w[:5] for s in tools for w in keywords(f"{s.name.replace('_', ' ')} {s.description}") if len(w) >= 4}
+    return bool(asked & told)
