@@ -3,7 +3,8 @@
 The README's test command needs no model and no network. Tests that do run only when asked:
 
 - ``e2e`` (a real model at OLLAMA_HOST): with ``REACTGRAPH_E2E=1``;
-- ``server`` (the real ``langgraph dev`` server): with ``REACTGRAPH_TEST_SERVER=1`` (``.ci/run`` sets it).
+- ``server`` (the real ``langgraph dev`` server): with ``REACTGRAPH_TEST_SERVER=1`` (``.ci/run`` sets it);
+- ``browser`` (Agent Chat UI in Chromium, on ``langgraph dev``): with ``REACTGRAPH_TEST_BROWSER=1`` (``.ci/run`` sets it).
 
 Every other test sees an OLLAMA_HOST where nothing answers and no LangSmith tracing, so none can reach a
 model or a service that happens to run on the machine.
@@ -23,6 +24,7 @@ from tests.postgres import create_database, missing_reason, start_postgres
 ASKED = {  # marker -> (the variable that asks for its tests, what they need)
     "e2e": ("REACTGRAPH_E2E", "a real model at OLLAMA_HOST"),
     "server": ("REACTGRAPH_TEST_SERVER", "the langgraph dev server"),
+    "browser": ("REACTGRAPH_TEST_BROWSER", "Agent Chat UI built (REACTGRAPH_CHAT_UI) and Chromium"),
 }
 NOTHING_ANSWERS = "http://127.0.0.1:9"  # the discard port
 

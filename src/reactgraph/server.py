@@ -14,16 +14,19 @@ then shows the answer's fields).
 
 ``langgraph.json`` names the factory ``serve``, which hands the server ``graph`` and first checks a
 run's context — the server drops context keys that its context schema lacks, so a misspelt option
-would otherwise be ignored without a word — and the run's model (``check_model``): a model that
-cannot be used (no provider package, no API key, Ollama unreachable or the model not pulled) fails
-the run with the reason, instead of a run that "succeeds" with a failure inside.
+would otherwise be ignored without a word — and the run's model (``check_model``). When a check fails
+(a misspelt option, an unknown tool, a model that cannot be used: no provider package, no API key,
+Ollama unreachable or the model not pulled), the run gets ``refusing(problem)`` instead: the turn keeps its
+question in ``messages``, calls no model and ends with reason failure and an AI message that says what to
+change in the assistant's configuration or the run's context (a chat client shows it, as it shows any turn).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
@@ -35,10 +38,13 @@ from reactgraph.config import AgentConfig, ConfigError, make_config
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_deps, build_graph
 from reactgraph.graph.checks import resolved_checks
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.models.resolve import check_model, default_model
-from reactgraph.tools.registry import ToolRegistry
+from reactgraph.graph.turns import started_turn
+from reactgraph.models.resolve import ModelUnavailableError, check_model, choosing, default_model
+from reactgraph.state import ReActState, TerminationReason, stopped
+from reactgraph.tools.registry import ToolRegistry, UnknownToolError
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime
@@ -125,19 +131,33 @@ def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfi
 
 async def serve(runtime: ServerRuntime) -> CompiledStateGraph:
     """The served graph (``langgraph.json`` names this factory): ``graph``, once the context of the
-    run it is asked for has passed ``check_context`` and its model ``check_model`` (a failed check
-    fails the run with its message). The check runs in a worker thread, off the server's event loop."""
+    run it is asked for has passed ``check_context`` and its model ``check_model``; ``refusing`` with the
+    problem when a check fails. The check runs in a worker thread, off the server's event loop."""
     execution = runtime.execution_runtime
     if execution is None:  # the server asks for the graph's shape (schemas, Studio's drawing), not a run
         return graph
     context = getattr(execution, "context", None)
-    config = check_context(context, TOOLS) if isinstance(context, Mapping) else AgentConfig()
-    if config.fallback_models:  # with fallbacks, an unusable primary falls back
-        return graph
-    if "model" not in config.model_fields_set:  # the default follows what the machine has (models.resolve)
-        return graph_of(await asyncio.to_thread(default_model, config.model))
-    await asyncio.to_thread(check_model, config.model, config)
+    try:
+        config = check_context(context, TOOLS) if isinstance(context, Mapping) else AgentConfig()
+        if config.fallback_models:  # with fallbacks, an unusable primary falls back
+            return graph
+        if "model" not in config.model_fields_set:  # the default follows what the machine has (models.resolve)
+            return graph_of(await asyncio.to_thread(default_model, config.model, how="served"))
+        await asyncio.to_thread(check_model, config.model, config, how="served")
+    except (ConfigError, UnknownToolError, ModelUnavailableError) as exc:
+        return refusing(served_problem(exc))
     return graph
+
+
+def served_problem(exc: Exception) -> str:
+    """A failed check's message for a served client: where to change what it names (the context's options), and,
+    for a model, how to name another in the assistant's configuration."""
+    if isinstance(exc, ModelUnavailableError):
+        text = str(exc)
+        if "in the assistant's configuration" not in text:
+            text += f" Or choose another model: {choosing('provider:model', 'served')}."
+        return f"The model cannot be used: {text}"
+    return f"The run's options cannot be used: {exc}. Change them in the assistant's configuration or the run's context."
 
 
 _BY_MODEL: dict[str, CompiledStateGraph] = {}
@@ -150,3 +170,33 @@ def graph_of(model: str) -> CompiledStateGraph:
     if model not in _BY_MODEL:
         _BY_MODEL[model] = make_graph(tools=TOOLS, config=AgentConfig(model=model))
     return _BY_MODEL[model]
+
+
+_REFUSING: dict[str, CompiledStateGraph] = {}
+
+
+def refusing(problem: str) -> CompiledStateGraph:
+    """The served graph whose think records the turn's question and ends it at once with reason failure and
+    ``problem`` as the detail, calling no model: terminate closes the turn with an AI message saying it. A resumed
+    or replied-to turn runs its waiting calls first, as usual."""
+    if problem not in _REFUSING:
+        if len(_REFUSING) >= 32:
+            _REFUSING.clear()
+        deps = build_deps(None, TOOLS)
+        limit = recursion_limit(MAX_SERVED_ITERATIONS, hook_nodes(deps.middleware))
+        _REFUSING[problem] = build_graph(deps=deps, nodes={"think": refused_turn(problem)}).with_config(recursion_limit=limit)
+    return _REFUSING[problem]
+
+
+def refused_turn(problem: str) -> Callable[[NodeDeps], Callable[[ReActState], dict[str, Any]]]:
+    """A think node (factory) that starts the turn as think does and stops it with reason failure and ``problem``."""
+
+    def factory(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
+        def think(state: ReActState) -> dict[str, Any]:
+            """Reads the question; writes the turn's start and its stop (failure: ``problem``)."""
+            _, update = started_turn(state, time.time(), deps.run_config())
+            return update | {"termination": stopped(TerminationReason.FAILURE, problem), "final_answer": None}
+
+        return think
+
+    return factory

@@ -74,12 +74,33 @@ def merge_batches(state: dict | None, batches: Sequence[dict]) -> dict:
 def add_message_batches(state: list | None, batches: Sequence[Any]) -> list[BaseMessage]:
     """DeltaChannel reducer for the chat ``messages``: ``add_messages`` folded over each write (``merged``), into
     a new list. A message without an id gets one made from its place and content, not a random one: the channel
-    is rebuilt by replaying the writes, and the question's message must keep its id (think compares it)."""
+    is rebuilt by replaying the writes, and the question's message must keep its id (think compares it). A
+    ``RemoveMessage`` naming such an id removes the message it was made for (``_removals``)."""
     out: list[BaseMessage] = state if isinstance(state, list) else list(state or [])
     for batch in batches:
         incoming = [_with_stable_id(m, len(out) + i) for i, m in enumerate(convert_to_messages(_as_list(batch)))]
-        out = merged(out, incoming)
+        out = merged(out, _removals(out, incoming))
     return out if out is not state else list(out)
+
+
+def _removals(chat: list[BaseMessage], incoming: list[BaseMessage]) -> list[BaseMessage]:
+    """``incoming`` with each ``RemoveMessage`` that names a made-up id (``_with_stable_id``) the chat does not hold
+    pointed at the message that id was made for (at its place, with its content), or left out when there is none.
+    A client's message without an id has that id while the run's input is applied (what a router at the start
+    sees) and another once it is saved."""
+    if not any(isinstance(m, RemoveMessage) and (m.id or "").startswith("msg-") for m in incoming):
+        return incoming
+    ids = {m.id for m in chat}
+    out = []
+    for message in incoming:
+        if isinstance(message, RemoveMessage) and message.id not in ids and (message.id or "").startswith("msg-"):
+            place = message.id.split("-")[1]
+            held = chat[int(place)] if place.isdigit() and int(place) < len(chat) else None
+            if held is None or _with_stable_id(held.model_copy(update={"id": None}), int(place)).id != message.id:
+                continue
+            message = RemoveMessage(id=held.id)
+        out.append(message)
+    return out
 
 
 def merged(chat: list[BaseMessage], incoming: list[BaseMessage]) -> list[BaseMessage]:

@@ -355,12 +355,18 @@ def typo_cases() -> list[Case]:
 
         from reactgraph import server
 
-        def serve(context: dict[str, Any]) -> Any:
+        def serve(context: dict[str, Any]) -> str:
+            """The closing message of a turn asked of the graph the server hands over for ``context``."""
             runtime = _ExecutionRuntime(access_context="threads.create_run", store=InMemoryStore(), context=context)
-            return asyncio.run(server.serve(runtime))
+            graph = asyncio.run(server.serve(runtime))
+            out = graph.invoke({"query": "6*7?"})
+            if out["termination"]["reason"] != "failure":
+                raise Lost("the typo passed silently: the run went on")
+            return out["messages"][-1].text
 
-        refused(lambda: serve({"max_iteratons": 3}), ConfigError, "did you mean 'max_iterations'")
-        refused(lambda: serve({"tools": ["calculater"]}), UnknownToolError, "did you mean 'calculator'")
+        for context, needle in [({"max_iteratons": 3}, "did you mean 'max_iterations'"), ({"tools": ["calculater"]}, "did you mean 'calculator'")]:
+            said = serve(context)
+            expect(needle in said and "the run's context" in said, f"unclear error: {said}")
 
     return [
         Case("tools", "typo: the model calls a misspelt tool", model_calls_a_misspelt_tool),

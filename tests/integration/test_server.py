@@ -5,116 +5,30 @@
 2. On tests/integration/server_fixture/langgraph.json, whose graph is the same served graph
    on a ScriptedChatModel: langgraph-sdk runs with tool calls streamed node by node, the
    final state and its history, a 10-iteration run, a clarification round trip, and tool approval
-   (approve, edit, reject, a malformed answer) of three parallel calls; and the same graph with an
+   (approve, edit, reject, a malformed answer) of three parallel calls; what Agent Chat UI sends (its accept with
+   no interrupt id, a message typed while the thread waits); and the same graph with an
    output schema ("typed"): its schemas show the answer's fields, and a run's state holds the typed output.
+3. A run whose model cannot be used, or whose context is misspelt, keeps its question and closes with what to change.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
 from reactgraph import server as served
+from tests.integration.dev_server import FIXTURE, Server, scripted, serve
 
 pytestmark = pytest.mark.server
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURE = Path(__file__).resolve().parent / "server_fixture"
 
-_spec = importlib.util.spec_from_file_location("scripted_graph", FIXTURE / "scripted_graph.py")
-scripted = importlib.util.module_from_spec(_spec)  # the questions the fixture's model understands
-_spec.loader.exec_module(scripted)
-
-STARTUP_SECONDS = 90  # generous: the machine is shared; a healthy start takes a few seconds
-STOP_SECONDS = 15
-HTTP_SECONDS = 60  # every SDK request, and every read of a stream
 NODES = ["think", "act", "observe", "summarize", "terminate"]
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-@dataclass
-class Server:
-    url: str
-    log: Path
-    process: subprocess.Popen
-
-    def log_text(self) -> str:
-        return ANSI.sub("", self.log.read_text(errors="replace"))
-
-    def client(self) -> SyncLangGraphClient:
-        return get_sync_client(url=self.url, api_key=None, timeout=HTTP_SECONDS)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _server_env() -> dict[str, str]:
-    """No browser, no network: no CLI analytics, no version check, no LangSmith tracing."""
-    env = dict(os.environ)
-    env.update(
-        LANGGRAPH_CLI_NO_ANALYTICS="1",
-        LANGGRAPH_NO_VERSION_CHECK="true",
-        LANGSMITH_TRACING="false",
-        LANGCHAIN_TRACING_V2="false",
-        PYTHONUNBUFFERED="1",
-    )
-    env.pop(served.FILES_ROOT_ENV, None)
-    env.pop("OPENAI_API_KEY", None)
-    env["OLLAMA_HOST"] = "http://127.0.0.1:9"  # nothing answers: the default model cannot be used
-    return env
-
-
-def _is_up(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def _serve(config_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """Start `langgraph dev` in ``config_dir`` (where its langgraph.json is), yield it once up, stop it."""
-    langgraph = Path(sys.executable).with_name("langgraph")
-    log = tmp_path_factory.mktemp("langgraph-dev") / "server.log"
-    port = _free_port()
-    command = [str(langgraph), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, cwd=config_dir, env=_server_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    server = Server(url=f"http://127.0.0.1:{port}", log=log, process=process)
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not _is_up(server.url):
-            if process.poll() is not None:
-                pytest.fail(f"`langgraph dev` in {config_dir} exited with {process.returncode}:\n{server.log_text()}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"`langgraph dev` in {config_dir} was not up within {STARTUP_SECONDS}s:\n{server.log_text()}")
-            time.sleep(0.2)
-            # The CLI moves to another port when ours was taken meanwhile; it prints the one it uses.
-            if found := re.search(r"API: (http://\S+)", server.log_text()):
-                server.url = found[1]
-        yield server
-    finally:
-        _stop(process)
 
 
 # The server resolves graph paths against its working directory and keeps its in-memory
@@ -127,26 +41,14 @@ def repo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     app = tmp_path_factory.mktemp("repo-app")
     shutil.copy(REPO / "langgraph.json", app / "langgraph.json")
     (app / "src").symlink_to(REPO / "src", target_is_directory=True)
-    yield from _serve(app, tmp_path_factory)
+    yield from serve(app, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def scripted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     app = tmp_path_factory.mktemp("scripted-app") / "app"
     shutil.copytree(FIXTURE, app, ignore=shutil.ignore_patterns(".langgraph_api", "__pycache__"))
-    yield from _serve(app, tmp_path_factory)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Stop the server we started (its own process group: the CLI and its children)."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=STOP_SECONDS)
+    yield from serve(app, tmp_path_factory)
 
 
 # -- the served graph, in process -----------------------------------------------------------
@@ -203,6 +105,7 @@ class TestRepositoryServer:
         assert edges == {
             ("__start__", "think", True),
             ("__start__", "summarize", True),  # a new turn whose conversation's older turns are folded first
+            ("__start__", "act", True),  # a person's reply to a turn that waits on them (graph.replies)
             ("think", "act", True),
             ("think", "terminate", True),
             ("act", "observe", False),
@@ -250,17 +153,21 @@ class TestRepositoryServer:
         assert fields["max_iterations"]["default"] == 10
         assert "termination_callback" not in fields  # a Python callable is no form field
 
-    def test_a_misspelt_context_option_fails_the_run_naming_the_close_match(self, server: Server) -> None:
-        """The server drops context keys its schema lacks; the served factory refuses them first."""
+    def ended_turn(self, server: Server, **run) -> tuple[list, dict]:
+        """One run of "What is 2 + 2?" on a new thread: no error event; (the chat, the termination)."""
         client = server.client()
         thread_id = client.threads.create()["thread_id"]
-        parts = list(
-            client.runs.stream(thread_id, "reactgraph", input={"query": "What is 2 + 2?"}, context={"max_iteratons": 3})
-        )
-        errors = [part.data for part in parts if part.event == "error"]
-        assert errors and "unknown option 'max_iteratons' (did you mean 'max_iterations'?)" in str(errors[0])
-        assert client.threads.get_state(thread_id)["values"] in ({}, None, [])  # nothing ran
+        parts = list(client.runs.stream(thread_id, "reactgraph", input={"query": "What is 2 + 2?"}, **run))
+        assert not [part.data for part in parts if part.event == "error"]
+        values = client.threads.get_state(thread_id)["values"]
+        return [(m["type"], m["content"]) for m in values["messages"]], values["termination"]
 
+    def test_a_misspelt_context_option_ends_the_turn_naming_the_close_match(self, server: Server) -> None:
+        """The server drops context keys its schema lacks; the served factory refuses them first: the turn keeps
+        its question and says what to change."""
+        chat, termination = self.ended_turn(server, context={"max_iteratons": 3})
+        assert chat[0] == ("human", "What is 2 + 2?") and termination["reason"] == "failure"
+        assert "unknown option 'max_iteratons' (did you mean 'max_iterations'?)" in chat[1][1]
 
     @pytest.mark.parametrize(
         ("context", "expected"),
@@ -269,44 +176,49 @@ class TestRepositoryServer:
             (None, "Ollama is not reachable at http://127.0.0.1:9"),  # the default model
         ],
     )
-    def test_a_model_that_cannot_be_used_fails_the_run_before_it_starts(self, server: Server, context, expected) -> None:
-        client = server.client()
-        thread_id = client.threads.create()["thread_id"]
-        run = {"context": context} if context else {}
-        parts = list(client.runs.stream(thread_id, "reactgraph", input={"query": "What is 2 + 2?"}, **run))
-        errors = [part.data for part in parts if part.event == "error"]
-        assert errors and expected in str(errors[0])
-        assert client.threads.get_state(thread_id)["values"] in ({}, None, [])  # nothing ran
-        [listed] = client.runs.list(thread_id)
-        assert listed["status"] == "error"
+    def test_a_model_that_cannot_be_used_ends_the_turn_saying_what_to_change(self, server: Server, context, expected) -> None:
+        """The issue's case: the question vanished from the chat, and the error asked a chat user for --model."""
+        chat, termination = self.ended_turn(server, **({"context": context} if context else {}))
+        assert [kind for kind, _ in chat] == ["human", "ai"] and termination["reason"] == "failure"
+        closing = chat[1][1]
+        assert expected in closing and "in the assistant's configuration or the run's context" in closing
+        assert "--model" not in closing
 
 
-def readme_sdk_block(url: str, **replaced: str) -> str:
-    """The README's langgraph-sdk block, on the server at ``url``, with ``replaced`` texts (the graph, the question
-    and the tools, for the scripted server's model)."""
+def readme_sdk_block(**replaced: str) -> str:
+    """The README's langgraph-sdk block, with ``replaced`` texts (the graph, the question and the tools, for the
+    scripted server's model); it finds the server in LANGGRAPH_API_URL, which the caller sets."""
     from tests.unit.test_readme import blocks
 
     [code] = [code for _, code in blocks("python") if "get_sync_client(" in code]
-    for old, new in {"http://127.0.0.1:2024": url, **replaced}.items():
+    for old, new in replaced.items():
         assert old in code, old
         code = code.replace(old, new)
     return code
 
 
-def test_the_readme_sdk_block_reports_a_run_that_failed(repo_server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The repository's server has no model here (the default is not reachable): the block says the run failed."""
-    with pytest.raises(RuntimeError, match="run failed: .*Ollama is not reachable"):
-        exec(readme_sdk_block(repo_server.url), {})  # noqa: S102
+def test_the_readme_sdk_block_reports_a_turn_that_failed(
+    repo_server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The repository's server has no model here (the default is not reachable): the block shows the turn's failure."""
+    monkeypatch.setenv("LANGGRAPH_API_URL", repo_server.url)
+    exec(readme_sdk_block(), {})  # noqa: S102
+    shown = capsys.readouterr().out
+    assert "{'reason': 'failure', 'detail': 'The model cannot be used: Ollama is not reachable" in shown
+    assert "I stopped without an answer: it failed: The model cannot be used:" in shown
 
 
-def test_the_readme_sdk_block_runs_as_written(scripted_server: Server, capsys: pytest.CaptureFixture[str]) -> None:
-    exec(readme_sdk_block(scripted_server.url, **{  # noqa: S102
+def test_the_readme_sdk_block_runs_as_written(
+    scripted_server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LANGGRAPH_API_URL", scripted_server.url)  # as the README's shell lines set it
+    exec(readme_sdk_block(**{  # noqa: S102
         '"reactgraph"': '"scripted"', "What is 17 * 23 + 4?": scripted.ARITHMETIC, '["calculator"]': '["multiply", "add"]',
     }), {})
     shown = capsys.readouterr().out.splitlines()
     answer = max(i for i, line in enumerate(shown) if line.endswith(" 6*7 + 2*4 = 50."))  # after the updates
-    assert shown[answer].startswith("{'reason': 'success'")
-    history = shown[answer + 1:]
+    assert shown[answer].startswith("{'reason': 'success'") and shown[answer + 1] == "6*7 + 2*4 = 50."
+    history = shown[answer + 2:]
     assert (history[0], history[-1]) == ("[] 3", "['__start__'] 0")  # newest first: the end with its three steps
 
 
@@ -549,6 +461,52 @@ class TestScriptedServer:
         [step] = [s for s in values["steps"] if s["kind"] == "tools"]
         assert [a["args"] for a in step["actions"]] == [{"name": "Ann"}, {"name": "Bea"}, {"name": "Cy"}]
         assert [o["error_kind"] for o in step["observations"]] == [None, None, "rejected"]
+
+
+@pytest.fixture(scope="module")
+def approving(client: SyncLangGraphClient) -> str:
+    """An assistant of the scripted graph whose configuration approves ``greet``."""
+    return client.assistants.create(graph_id="scripted", context={"approve_tools": ["greet"]}, name="approving")["assistant_id"]
+
+
+class TestChatClientAnswers:
+    """What Agent Chat UI sends, on the real server."""
+
+    def waiting(self, client, assistant: str) -> tuple[str, dict]:
+        thread_id = client.threads.create()["thread_id"]
+        list(client.runs.stream(thread_id, assistant, input={"messages": [{"role": "human", "content": scripted.GREETING}]}))
+        [pending] = client.threads.get_state(thread_id)["interrupts"]
+        return thread_id, pending
+
+    def test_the_ui_s_accept_runs_the_waiting_call(self, client, approving) -> None:
+        thread_id, pending = self.waiting(client, approving)
+        assert pending["value"]["action_request"] == {"action": "greet", "args": {"name": "Ann"}}
+        assert pending["value"]["config"]["allow_accept"] and pending["value"]["action_requests"][0]["name"] == "greet"
+        list(client.runs.stream(thread_id, approving, command={"resume": [{"type": "accept", "args": None}]}))  # no interrupt id
+        values = client.threads.get_state(thread_id)["values"]
+        assert values["final_answer"] == "Done: Hello Ann."
+        assert [(m["type"], m["content"]) for m in values["messages"]][2:] == [("tool", "Hello Ann"), ("ai", "Done: Hello Ann.")]
+
+    def test_approve_typed_in_the_chat_runs_the_waiting_call(self, client, approving) -> None:
+        """As the UI sends it: a made-up result for the waiting call, then the message."""
+        thread_id, pending = self.waiting(client, approving)
+        call_id = pending["value"]["tool_call_id"]
+        made_up = {"type": "tool", "tool_call_id": call_id, "name": "greet", "id": "do-not-render-1", "content": "Successfully handled tool call."}
+        list(client.runs.stream(thread_id, approving, input={"messages": [made_up, {"type": "human", "content": "Approve", "id": "h2"}]}))
+        state = client.threads.get_state(thread_id)
+        assert state["interrupts"] == [] and state["values"]["final_answer"] == "Done: Hello Ann."
+        assert [(m["type"], m["content"]) for m in state["values"]["messages"]] == [
+            ("human", scripted.GREETING), ("ai", "Greet Ann with the greet tool."), ("tool", "Hello Ann"), ("ai", "Done: Hello Ann.")
+        ]
+
+    def test_an_answer_typed_in_the_chat_answers_the_question(self, client) -> None:
+        thread_id = client.threads.create()["thread_id"]
+        list(client.runs.stream(thread_id, "scripted", input={"messages": [{"role": "human", "content": scripted.WEATHER}]}))
+        [pending] = client.threads.get_state(thread_id)["interrupts"]
+        assert pending["value"]["config"]["allow_respond"] and not pending["value"]["config"]["allow_accept"]
+        list(client.runs.stream(thread_id, "scripted", input={"messages": [{"type": "human", "content": "Paris"}]}))
+        values = client.threads.get_state(thread_id)["values"]
+        assert values["final_answer"] == "The weather in Paris is sunny." and values["turn"] == 1
 
 
 class TestSubAgentServer:

@@ -345,8 +345,8 @@ def scripted_models(monkeypatch):
     """Every model made from a name is the current block's scripted model; the default model needs no Ollama."""
     monkeypatch.setattr("reactgraph.graph.deps.NodeDeps._by_name", lambda deps, name, cfg: MODEL.current)
     monkeypatch.setattr("reactgraph.agent.default_model", lambda default: default)
-    monkeypatch.setattr("reactgraph.graph.deps.default_model", lambda default: default)  # the graph's own path (deps.model_name)
-    monkeypatch.setattr("reactgraph.models.resolve.check_ollama", lambda name, timeout=3.0: None)
+    monkeypatch.setattr("reactgraph.graph.deps.default_model", lambda default: default)
+    monkeypatch.setattr("reactgraph.models.resolve.check_ollama", lambda name, timeout=3.0, how="cli": None)
 
 
 def test_every_block_has_its_case_and_every_case_its_block():

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import re
 import typing
 
 import pytest
 
-from reactgraph import AgentConfig, ConfigError, ModelUnavailableError, ReActAgent, build_graph
+from reactgraph import AgentConfig, ConfigError, ReActAgent, build_graph
 from reactgraph.loading import load_tools
 from reactgraph.testing import ScriptedChatModel
 from reactgraph.tools import ToolRegistry, UnknownToolError
@@ -97,17 +96,28 @@ class TestServerContext:
         hints = typing.get_type_hints(server.serve, localns={"ServerRuntime": ServerRuntime})
         assert hints["runtime"] is ServerRuntime and list(inspect.signature(server.serve).parameters) == ["runtime"]
 
-    def test_unknown_context_keys_are_an_error_naming_the_close_match(self, runtime):
+    @staticmethod
+    def refused_turn(graph) -> tuple[list, dict]:
+        """The chat and the termination of a turn asked of ``graph`` (the graph ``serve`` handed over)."""
+        out = graph.invoke({"messages": [{"role": "user", "content": "What is 6*7?"}]})
+        return [(m.type, m.text) for m in out["messages"]], out["termination"]
+
+    def test_unknown_context_keys_end_the_turn_naming_the_close_match(self, runtime):
+        """The turn keeps its question and closes with an AI message saying what to change; no model is called."""
         from reactgraph import server
 
-        with pytest.raises(ConfigError, match=r"unknown option 'max_iteratons' \(did you mean 'max_iterations'\?\)"):
-            asyncio.run(server.serve(runtime({"max_iteratons": 3})))
+        graph = asyncio.run(server.serve(runtime({"max_iteratons": 3})))
+        assert graph is not server.graph
+        chat, termination = self.refused_turn(graph)
+        assert chat[0] == ("human", "What is 6*7?") and termination["reason"] == "failure"
+        assert "unknown option 'max_iteratons' (did you mean 'max_iterations'?)" in chat[1][1]
+        assert "in the assistant's configuration or the run's context" in chat[1][1]
 
-    def test_a_typo_in_the_context_tools_is_an_error(self, runtime):
+    def test_a_typo_in_the_context_tools_ends_the_turn_naming_it(self, runtime):
         from reactgraph import server
 
-        with pytest.raises(UnknownToolError, match=r"'calculater' \(did you mean 'calculator'\?\)"):
-            asyncio.run(server.serve(runtime({"tools": ["calculater"]})))
+        chat, _ = self.refused_turn(asyncio.run(server.serve(runtime({"tools": ["calculater"]}))))
+        assert "'calculater' (did you mean 'calculator'?)" in chat[1][1]
 
     def test_a_valid_context_gives_the_served_graph(self, runtime, monkeypatch):
         from reactgraph import server
@@ -127,10 +137,14 @@ class TestServerContext:
             ("ollama:qwen2.5:7b", "Ollama is not reachable at http://127.0.0.1:9"),
         ],
     )
-    def test_a_model_that_cannot_be_used_fails_the_run_before_it_starts(self, runtime, monkeypatch, model, expected):
+    def test_a_model_that_cannot_be_used_ends_the_turn_saying_what_to_change(self, runtime, monkeypatch, model, expected):
+        """The issue's case: the question vanished from the chat, and the error told a chat user to use --model."""
         from reactgraph import server
 
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-        with pytest.raises(ModelUnavailableError, match=re.escape(expected)):
-            asyncio.run(server.serve(runtime({"model": model})))
+        chat, termination = self.refused_turn(asyncio.run(server.serve(runtime({"model": model}))))
+        assert [kind for kind, _ in chat] == ["human", "ai"] and termination["reason"] == "failure"
+        closing = chat[1][1]
+        assert closing.startswith("I stopped without an answer: it failed: The model cannot be used:") and expected in closing
+        assert "in the assistant's configuration or the run's context" in closing and "--model" not in closing

@@ -171,8 +171,8 @@ def build_graph(
     into = {"think": loop, "summarize": "summarize", "terminate": "terminate"}
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
-    def route_at_start(state: ReActState) -> Literal["summarize", "think"]:
-        return routing.route_at_start(state, deps.run_config())
+    def route_at_start(state: ReActState) -> Literal["summarize", "think"] | list[Send]:
+        return routing.route_at_start(state, deps.run_config(), deps.registry)
 
     def route_after_think(state: ReActState) -> Literal["terminate"] | list[Send]:
         return routing.route_after_think(state, deps.run_config(), deps.registry)
@@ -180,19 +180,20 @@ def build_graph(
     def route_after_observe(state: ReActState) -> Literal["terminate", "summarize", "think"]:
         return routing.route_after_observe(state, deps.run_config())
 
-    def route_into_loop(state: ReActState) -> str:
-        return into[route_at_start(state)]
+    def route_into_loop(state: ReActState) -> str | list[Send]:
+        to = route_at_start(state)
+        return to if isinstance(to, list) else into[to]
 
     # LangChain middleware: its hooks as nodes around think and the run (graph.middleware)
     jumps = {"model": loop, "tools": route_after_think}
-    first = chain_hooks(builder, deps, "before_agent", route_into_loop, ["summarize", loop], **jumps)
+    first = chain_hooks(builder, deps, "before_agent", route_into_loop, ["summarize", loop, "act"], **jumps)
     chain_hooks(builder, deps, "before_model", "think", ["think"], model="think", tools=route_after_think)
     after_model = chain_hooks(builder, deps, "after_model", route_after_think, ["act", "terminate"], **jumps)
     last = chain_hooks(builder, deps, "after_agent", END, [END], **jumps)
     if first:
         builder.add_edge(START, first)
     else:
-        builder.add_conditional_edges(START, route_at_start, {"summarize": "summarize", "think": loop})
+        builder.add_conditional_edges(START, route_at_start, {"summarize": "summarize", "think": loop, "act": "act"})
     if after_model:
         builder.add_edge("think", after_model)
     else:

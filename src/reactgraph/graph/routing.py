@@ -1,6 +1,7 @@
 """Routing: the conditional edges, plain functions of the state.
 
-At the start: a new turn whose conversation has gathered more earlier turns than it shows goes to summarize
+At the start: a person's reply to a turn that waits on them goes to act, with the turn's calls that have no result
+(``replies``); a new turn whose conversation has gathered more earlier turns than it shows goes to summarize
 first, which folds them into the conversation's notes (``conversation.fold_due``), else to think. After observe: to terminate when observe recorded a stop (``stops.stop_reason``, decided there once), else
 summarize when a summary is due (every ``summary_every`` iterations, or when the next prompt would pass
 ``summary_token_threshold``), else think again. After think: the model's own stops (final answer -> success,
@@ -17,17 +18,25 @@ from typing import Any, Literal
 from langgraph.types import Send
 
 from reactgraph.config import AgentConfig
+from reactgraph.graph import replies
 from reactgraph.graph.conversation import fold_due
 from reactgraph.graph.scratchpad import over_threshold
 from reactgraph.graph.subagents import is_agent
-from reactgraph.state import ReActState, current_turn, iteration_of, summarized_through, tokens_used
+from reactgraph.state import Action, ReActState, current_turn, iteration_of, summarized_through, tokens_used
 from reactgraph.tools.approval import needs_approval
 from reactgraph.tools.execution import call_key
 from reactgraph.tools.registry import ToolRegistry
 
 
-def route_at_start(state: ReActState, cfg: AgentConfig) -> Literal["summarize", "think"]:
-    """To summarize when a new turn's earlier turns are to be folded into the notes first, else to think."""
+def route_at_start(state: ReActState, cfg: AgentConfig, registry: ToolRegistry) -> Literal["summarize", "think"] | list[Send]:
+    """A person's reply to a turn that waits on them (``replies.reply``) goes back to act with the turn's calls
+    that have no result; else to summarize when a new turn's earlier turns are to be folded into the notes
+    first, else to think."""
+    if (waiting := replies.reply(state, registry, cfg)) is not None:
+        sends = act_sends(state, cfg, registry, waiting.calls)
+        for i, send in enumerate(sends):
+            send.arg["reply"] = replies.replied(waiting, i)
+        return sends
     return "summarize" if fold_due(state, cfg) else "think"
 
 
@@ -52,6 +61,12 @@ def route_after_think(state: ReActState, cfg: AgentConfig, registry: ToolRegistr
     actions = current_turn(state).get("actions")
     if state.get("termination") or not actions:
         return "terminate"
+    return act_sends(state, cfg, registry, actions)
+
+
+def act_sends(state: ReActState, cfg: AgentConfig, registry: ToolRegistry, actions: list[Action]) -> list[Send]:
+    """One act task per call, told its cached result (if any) and whether it waits for approval; a sub-agent's
+    call carries its share of the tokens left."""
     deadline = cfg.deadline(state["started_at"])
     cache = state.get("tool_cache") or {}
     agents = [a for a in actions if a.get("tool") and is_agent(registry, a["tool"], cfg)]

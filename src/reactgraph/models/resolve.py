@@ -22,6 +22,11 @@ from langchain_core.language_models import BaseChatModel
 from reactgraph.config import DEFAULT_MODEL, AgentConfig
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+# How the user of each front end names another model, in the errors that ask them to: ``how`` picks one.
+CHOOSING = {
+    "cli": "--model {model} (model='{model}' in Python)",
+    "served": "\"model\": \"{model}\" in the assistant's configuration or the run's context",
+}
 PROVIDER_EXTRAS = {"openai": "openai"}  # provider -> the reactgraph extra that installs its LangChain package
 logger = logging.getLogger(__name__)
 
@@ -94,10 +99,11 @@ def model_spec(name: str, *, timeout: float = 3.0) -> str:
     )
 
 
-def check_model(spec: str, cfg: AgentConfig | None = None) -> None:
+def check_model(spec: str, cfg: AgentConfig | None = None, *, how: str = "cli") -> None:
     """Raise ModelUnavailableError, saying what to do, when the model ``spec`` names cannot be used:
     its provider's package is not installed, its client refuses to start (a missing API key), or,
-    for Ollama, the server does not answer or has not pulled it. No model is called."""
+    for Ollama, the server does not answer or has not pulled it. No model is called. ``how``: whose words
+    name another model (``CHOOSING``: the CLI's and Python's, or a served assistant's configuration)."""
     if spec.partition(":")[0] not in PROVIDERS:
         spec = model_spec(spec)  # a bare name Ollama has, else the error saying how to write it
     try:
@@ -109,10 +115,10 @@ def check_model(spec: str, cfg: AgentConfig | None = None) -> None:
         hint = f" (pip install 'reactgraph[{extra}]')" if extra else ""
         raise ModelUnavailableError(f"model {spec!r} cannot be used: {type(exc).__name__}: {exc}{hint}") from None
     if spec.startswith("ollama:"):
-        check_ollama(spec.removeprefix("ollama:"))
+        check_ollama(spec.removeprefix("ollama:"), how=how)
 
 
-def ollama_models(*, timeout: float = 3.0) -> list[str]:
+def ollama_models(*, timeout: float = 3.0, how: str = "cli") -> list[str]:
     """The models pulled in the Ollama at OLLAMA_HOST (any Ollama-compatible endpoint), asked with the
     ``ollama`` client; raises ModelUnavailableError, saying where it looked, when nothing answers there."""
     import httpx
@@ -124,36 +130,38 @@ def ollama_models(*, timeout: float = 3.0) -> list[str]:
     except (ConnectionError, httpx.HTTPError, ResponseError, ValueError) as exc:
         raise ModelUnavailableError(
             f"Ollama is not reachable at {host} ({exc}). Start it with `ollama serve`, set OLLAMA_HOST "
-            f"to where it runs, or choose another model with --model / model='provider:model'."
+            f"to where it runs, or choose another model with {choosing('provider:model', how)}."
         ) from None
     return list(dict.fromkeys(m.model for m in listed.models if m.model))
 
 
-def check_ollama(model_name: str, *, timeout: float = 3.0) -> None:
+def check_ollama(model_name: str, *, timeout: float = 3.0, how: str = "cli") -> None:
     """Raise ModelUnavailableError unless Ollama answers at OLLAMA_HOST and has ``model_name`` pulled; the
-    message lists the models it has and the ``--model`` that would use one."""
-    pulled = ollama_models(timeout=timeout)
+    message lists the models it has and the ``--model`` (``how``) that would use one."""
+    pulled = ollama_models(timeout=timeout, how=how)
     if not is_pulled(model_name, pulled):
-        raise ModelUnavailableError(not_pulled(model_name, pulled, tool_models(pulled, timeout=timeout)))
+        raise ModelUnavailableError(not_pulled(model_name, pulled, tool_models(pulled, timeout=timeout), how=how))
+
+
+def choosing(model: str, how: str = "cli") -> str:
+    """How the user names ``model`` instead, in the words of their front end (``CHOOSING``)."""
+    return CHOOSING[how].format(model=model)
 
 
 def is_pulled(model_name: str, pulled: list[str]) -> bool:
     return bool(set(pulled) & {model_name, f"{model_name}:latest"})
 
 
-def not_pulled(model_name: str, pulled: list[str], usable: list[str]) -> str:
-    """Ollama lacks ``model_name``: what it has, and what to do."""
+def not_pulled(model_name: str, pulled: list[str], usable: list[str], *, how: str = "cli") -> str:
+    """Ollama lacks ``model_name``: what it has, and what to do (``how``: in whose words)."""
     where = f"Ollama at {ollama_host()} does not have model {model_name!r}"
     pull = f"`ollama pull {model_name}`"
     if not pulled:
-        return f"{where}, nor any other. Pull it with {pull}, or choose another provider with --model provider:model."
+        return f"{where}, nor any other. Pull it with {pull}, or choose another provider with {choosing('provider:model', how)}."
     listed = ", ".join(pulled)
     if not usable:
         return f"{where}; it has {listed}, none of which calls tools. Pull it with {pull}."
-    return (
-        f"{where}; it has {listed}. Use one with --model ollama:{usable[0]} (model='ollama:{usable[0]}' in Python), "
-        f"or pull it with {pull}."
-    )
+    return f"{where}; it has {listed}. Use one with {choosing('ollama:' + usable[0], how)}, or pull it with {pull}."
 
 
 def tool_models(pulled: list[str], *, timeout: float = 3.0) -> list[str]:
@@ -174,20 +182,20 @@ def tool_models(pulled: list[str], *, timeout: float = 3.0) -> list[str]:
     return usable
 
 
-def default_model(default: str = DEFAULT_MODEL, *, timeout: float = 3.0) -> str:
+def default_model(default: str = DEFAULT_MODEL, *, timeout: float = 3.0, how: str = "cli") -> str:
     """The model of a run given none: ``default`` when it can be used; for an Ollama ``default`` that the server
     has not pulled, the first pulled model that calls tools, logged as a warning that names it and how to choose
-    (ModelUnavailableError, listing what is pulled, when there is none)."""
+    (ModelUnavailableError, listing what is pulled, when there is none; ``how``: in whose words)."""
     if not default.startswith("ollama:"):
-        check_model(default)
+        check_model(default, how=how)
         return default
     name = default.removeprefix("ollama:")
-    pulled = ollama_models(timeout=timeout)
+    pulled = ollama_models(timeout=timeout, how=how)
     if is_pulled(name, pulled):
         return default
     usable = tool_models(pulled, timeout=timeout)
     if not usable:
-        raise ModelUnavailableError(not_pulled(name, pulled, usable))
+        raise ModelUnavailableError(not_pulled(name, pulled, usable, how=how))
     logger.warning(
         "reactgraph: the default model %s is not pulled at %s; using ollama:%s, which it has. Choose with --model "
         "(model= in Python), or `ollama pull %s`.", default, ollama_host(), usable[0], name,

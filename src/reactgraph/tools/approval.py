@@ -10,17 +10,25 @@ act its own payload can add an approval but never skip one. Only a call that can
 to an unknown tool or with arguments that do not fit the tool's schema goes back to the model at
 once; a cached result and a refused call need no approval either.
 
-The act task pauses with LangGraph's ``interrupt``, showing the call as LangChain's
+The act task pauses with LangGraph's ``interrupt``, showing the call both as LangChain's
 ``HumanInTheLoopMiddleware`` does (a ``HITLRequest`` with one action request and its review
-config, plus the call's ``tool_call_id``), so Agent Chat UI and Studio users recognise it. It is
-resumed with one decision, in LangChain's shape::
+config) and as LangGraph's ``HumanInterrupt`` (``action_request``, ``config``, ``description``: the form
+Agent Chat UI and Agent Inbox draw, ``tools.human``), plus the call's ``tool_call_id``. It is resumed with
+one decision, in LangChain's shape::
 
     {"type": "approve"}
     {"type": "edit", "edited_action": {"name": "<the same tool>", "args": {...}}}   (name may be left out)
     {"type": "reject", "message": "why"}                                          (message may be left out)
 
-or the same wrapped as a ``HITLResponse``, ``{"decisions": [decision]}``. In Python, ``Approve()``,
-``Edit(args)`` and ``Reject(reason)`` stand for them. An edit's arguments are checked against the
+or the same wrapped as a ``HITLResponse``, ``{"decisions": [decision]}``; or in LangGraph's, a
+``HumanResponse`` (alone or in a list of one, as Agent Chat UI sends it)::
+
+    {"type": "accept", "args": null}                                 approve
+    {"type": "edit", "args": {"action": "<the same tool>", "args": {...}}}
+    {"type": "response", "args": "why"}                              reject, with the person's text as the reason
+    {"type": "ignore", "args": null}                                 reject, without a reason
+
+In Python, ``Approve()``, ``Edit(args)`` and ``Reject(reason)`` stand for them. An edit's arguments are checked against the
 tool's schema again (bad ones become an invalid_parameters observation); a rejection becomes a
 ``rejected`` observation with the reason, which the circuit breaker does not count. A value that is
 no decision is asked about again, with the problem in the request's ``problem`` field.
@@ -38,13 +46,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from reactgraph.config import AgentConfig
 from reactgraph.state import Action
 from reactgraph.tools.execution import validate_args
+from reactgraph.tools.human import approves, human_interrupt, human_response
 from reactgraph.tools.registry import ToolRegistry
 
 DESCRIPTION_PREFIX = "Tool execution requires approval"  # LangChain's default wording
 ALLOWED_DECISIONS = ["approve", "edit", "reject"]
 DECISIONS_HELP = (
     "{'type': 'approve'}, {'type': 'edit', 'edited_action': {'args': {...}}} or {'type': 'reject', 'message': '...'} "
-    "(alone or as {'decisions': [one of them]})"
+    "(alone or as {'decisions': [one of them]}), or [{'type': 'accept' | 'edit' | 'response' | 'ignore', 'args': ...}]"
 )
 
 
@@ -103,12 +112,27 @@ class HITLResponse(_Strict):
     decisions: list[WireDecision] = Field(min_length=1, max_length=1)
 
 
+class ActionRequest(_Strict):
+    action: str | None = None
+    args: dict[str, Any]
+
+
+class HumanResponse(_Strict):
+    """LangGraph's answer to a ``HumanInterrupt`` (Agent Chat UI, Agent Inbox)."""
+
+    type: Literal["accept", "edit", "response", "ignore"]
+    args: ActionRequest | str | None = None
+
+
 _DECISION: TypeAdapter[Any] = TypeAdapter(WireDecision)
-RESUME_SCHEMA: dict[str, Any] = TypeAdapter(WireDecision | HITLResponse).json_schema()  # shown with the interrupt
+# shown with the interrupt: the answer's form, for clients
+RESUME_SCHEMA: dict[str, Any] = TypeAdapter(WireDecision | HITLResponse | list[HumanResponse]).json_schema()
 
 
 def read_decision(value: Any, tool: str) -> Decision:
     """The decision a resume value stands for; ValueError saying what is wrong when it is none."""
+    if (response := human_response(value)) is not None:
+        return read_human_response(response, tool)
     try:
         if isinstance(value, dict) and "decisions" in value:
             wire = HITLResponse.model_validate(value).decisions[0]
@@ -123,6 +147,34 @@ def read_decision(value: Any, tool: str) -> Decision:
     if wire.edited_action.name not in (None, tool):
         raise ValueError(f"an edit may change the arguments of {tool}, not call {wire.edited_action.name!r} instead")
     return Edit(wire.edited_action.args)
+
+
+def read_human_response(value: dict[str, Any], tool: str) -> Decision:
+    """The decision a ``HumanResponse`` stands for: accept approves, edit runs the call with the args it carries,
+    response rejects it with the person's text as the reason, ignore rejects it without one."""
+    try:
+        response = HumanResponse.model_validate(value)
+    except ValidationError as exc:
+        raise ValueError(f"not an approval decision ({_problems(exc)}); send {DECISIONS_HELP}; got {_shown(value)}") from None
+    if response.type == "accept":
+        return Approve()
+    if response.type == "ignore":
+        return Reject()
+    if response.type == "response":
+        if not isinstance(response.args, str):
+            raise ValueError(f"a response's args are the person's text; got {_shown(value)}")
+        return Reject(response.args.strip())
+    if not isinstance(response.args, ActionRequest):
+        raise ValueError(f"an edit's args are the action request {{'action': {tool!r}, 'args': {{...}}}}; got {_shown(value)}")
+    if response.args.action not in (None, tool):
+        raise ValueError(f"an edit may change the arguments of {tool}, not call {response.args.action!r} instead")
+    return Edit(response.args.args)
+
+
+def from_text(text: str) -> Decision:
+    """A person's chat message sent while the call waits, read as the decision: approve when it says so
+    (``human.approves``: "approve", "yes", "ok" ...), else reject it with the message as the reason."""
+    return Approve() if approves(text) else Reject(text.strip())
 
 
 def to_resume(decision: Decision, tool: str) -> dict[str, Any]:
@@ -153,8 +205,8 @@ def needs_approval(action: Action, registry: ToolRegistry, cfg: AgentConfig) -> 
 
 
 def approval_request(action: Action, problem: str | None = None) -> dict[str, Any]:
-    """What the interrupt shows: a HITLRequest for this one call, its ``tool_call_id``, and
-    ``problem`` when an earlier answer to it could not be used."""
+    """What the interrupt shows: a HITLRequest for this one call, the same call as a HumanInterrupt, its
+    ``tool_call_id``, and ``problem`` when an earlier answer to it could not be used."""
     args = json.dumps(action["args"], ensure_ascii=False, default=str)
     description = f"{DESCRIPTION_PREFIX}\n\nTool: {action['tool']}\nArgs: {args}"
     if problem:
@@ -164,7 +216,8 @@ def approval_request(action: Action, problem: str | None = None) -> dict[str, An
         "review_configs": [{"action_name": action["tool"], "allowed_decisions": list(ALLOWED_DECISIONS)}],
         "tool_call_id": action["id"],
     }
-    return request | ({"problem": problem} if problem else {})
+    shown = human_interrupt(action["tool"], action["args"], description, accept=True, edit=True, respond=True, ignore=True)
+    return request | shown | ({"problem": problem} if problem else {})
 
 
 def is_approval_request(value: Any) -> bool:

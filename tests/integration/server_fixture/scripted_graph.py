@@ -12,6 +12,9 @@ Questions it understands:
   (with approve_tools, each call waits for approval; a rejected one is named with its reason).
 - "My name is Ada." then, as a later turn of the same thread, "What is my name?": the name, when an
   earlier turn of the conversation is in the prompt.
+- "What is the forecast for Paris?": one `forecast` call, then its result; "And for Rome?", as a later turn of the
+  same thread: the same call for Rome, when the earlier turn is in the prompt.
+- "Greet Ann.": one `greet` call (waiting when the run's context approves `greet`), then what it gave.
 
 ``typed_graph`` (graph "typed") is the same graph with an output schema (``TOTAL_SIGNATURE``): its model
 answers the arithmetic question in words, and gives the answer's fields when the model's structured
@@ -36,6 +39,9 @@ GUESTS = ("Ann", "Bob", "Cy")
 TOTAL_SIGNATURE = "question -> total: int, expression: str"
 INTRODUCTION = "My name is Ada."
 NAME_QUESTION = "What is my name?"
+FORECAST = "What is the forecast for Paris?"
+FOLLOW_UP = "And for Rome?"
+GREETING = "Greet Ann."
 
 
 def multiply(a: int, b: int) -> int:
@@ -51,6 +57,11 @@ def add(a: int, b: int) -> int:
 def count(n: int) -> str:
     """Say a number out loud."""
     return f"counted {n}"
+
+
+def forecast(city: str) -> str:
+    """Tomorrow's weather forecast for a city."""
+    return f"{city}: sunny, 24 °C"
 
 
 def greet(name: str) -> str:
@@ -83,6 +94,18 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
     if INTRODUCTION in head:
         return "Nice to meet you, Ada."
     results = {m.name: _text(m) for m in messages if isinstance(m, ToolMessage)}
+    if FOLLOW_UP in head or FORECAST in head:
+        if "forecast" in results:
+            return f"The forecast for {results['forecast']}."
+        if FORECAST in head and FOLLOW_UP not in head:
+            return tool_call("forecast", {"city": "Paris"}, thought="Look up the forecast for Paris.")
+        if "The forecast for Paris" in " ".join(_text(m) for m in messages):  # the earlier turn's answer
+            return tool_call("forecast", {"city": "Rome"}, thought="The same forecast, for Rome.")
+        return "I do not know what you want for Rome."
+    if GREETING in head:
+        if "greet" in results:
+            return f"Done: {results['greet']}."
+        return tool_call("greet", {"name": "Ann"}, thought="Greet Ann with the greet tool.")
     if ARITHMETIC in head:
         if "add" in results:
             return f"6*7 + 2*4 = {results['add']}."
@@ -117,7 +140,7 @@ def typed_reply(messages: list[BaseMessage]) -> str | AIMessage:
     return reply(messages)
 
 
-graph = make_graph(model=ScriptedChatModel(responses=[reply], repeat_last=True), tools=[multiply, add, count, greet])
+graph = make_graph(model=ScriptedChatModel(responses=[reply], repeat_last=True), tools=[multiply, add, count, greet, forecast])
 typed_graph = make_graph(
     model=ScriptedChatModel(responses=[typed_reply], repeat_last=True), tools=[multiply, add], output_schema=TOTAL_SIGNATURE
 )

@@ -15,7 +15,7 @@ from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
 from langchain_core.messages import ToolMessage, convert_to_messages
 from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolRuntime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
@@ -23,11 +23,12 @@ from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.commands import StateFields, settled
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
+from reactgraph.graph.replies import Reply, reply_update
 from reactgraph.graph.runtime import tool_runtime
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, Outcome, ReActState, TokenCount, current_turn
-from reactgraph.tools import approval
+from reactgraph.tools import approval, human
 from reactgraph.tools.execution import (
     CallSlots,
     call_key,
@@ -44,13 +45,15 @@ class ActInput(TypedDict):
     result for this exact call when its tool is cacheable and it ran before, whether the call
     waits for a person's approval (decided with the turn, so a resume under another config keeps it;
     act asks again itself, so a payload can add an approval, never take one away),
-    and for a sub-agent's call the run's start and the tokens it may use."""
+    for a sub-agent's call the run's start and the tokens it may use, and a person's chat reply when the
+    turn waited on them (``graph.replies``: the answer or the decision, instead of asking)."""
 
     action: Action
     deadline: float | None
     cached: NotRequired[str | None]
     approve: NotRequired[bool]
     delegation: NotRequired[Delegated]
+    reply: NotRequired[Reply]
 
 
 class Delegated(TypedDict):
@@ -69,22 +72,30 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         """Reads one pending action (and, when it needs approval, a person's decision: approved, run
         with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
         retries, cached) as a ToolMessage (``reported``), for a cacheable tool's success the run's cache entry, and
-        the state update of a Command the tool returned (``graph.commands``)."""
+        the state update of a Command the tool returned (``graph.commands``); with a person's reply, what it takes
+        out of the chat (``replies.reply_update``)."""
+        update = acted(payload)
+        if extra := reply_update(payload.get("reply")):
+            update = update | extra | {"messages": [*extra["messages"], *update.get("messages", [])]}
+        return update
+
+    def acted(payload: ActInput) -> dict[str, Any]:
         cfg = deps.run_config()
         action = payload["action"]
+        reply = payload.get("reply")
         if "rejection" in action:
             return reported(rejected(action), cfg)
         if "answered" in action:  # the agent answered it itself (a question about its tools)
             return reported(ok_outcome(action, action["answered"]), cfg)
         if action["tool"] == ASK_USER and cfg.allow_clarification:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
-            answer = interrupt({"question": question, "tool_call_id": action["id"]})
+            answer = reply["text"] if reply else human.ask(question, action["id"])
             return reported(ok_outcome(action, f"The user answered: {answer}"), cfg)
         if payload.get("cached") is not None:
             return reported(ok_outcome(action, payload["cached"], cached=True), cfg)
         asked = None
         if payload.get("approve") or approval.needs_approval(action, deps.registry, cfg):
-            decision = approval.ask(action)
+            decision = approval.from_text(reply["text"]) if reply else approval.ask(action)
             if isinstance(decision, approval.Reject):
                 text = error_text(ErrorKind.REJECTED, tool=action["tool"], problem=decision.reason or "none given")
                 return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg)

@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Overwrite
 
 from reactgraph import prompts
+from reactgraph.answers.closing import closing_text
 from reactgraph.answers.confidence import confidence_of, read_estimate
 from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.result import ReActStep
@@ -153,8 +154,9 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["hooks"] = Overwrite([])
         answer, estimate = own_estimate(state, answer, final, cfg)
         update["final_answer"] = answer
-        if answer:
-            update["messages"] = [AIMessage(content=answer)]
+        # every turn closes with an AI message: the answer, or why the turn stopped and what it found
+        closing = closing_text(answer, update["termination"], update.get("partial", False), state.get("steps") or [])
+        update["messages"] = [AIMessage(content=closing)]
         finished = {**state, "termination": update["termination"], "partial": update.get("partial", False), "final_answer": answer}
         confidence = confidence_of(finished, estimate).as_state()
         ended = finished | confidence | {
