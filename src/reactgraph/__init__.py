@@ -19,11 +19,12 @@ from reactgraph.lazy import lazy_exports
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports them
-    from reactgraph.agent import ChildUpdate, ReActAgent
+    from reactgraph.agent import ChildUpdate, ReActAgent, handoff_to
     from reactgraph.answers.confidence import ConfidenceSignal
     from reactgraph.answers.result import (
         ConversationTurn,
         PendingApproval,
+        Progress,
         ReActResult,
         ReActStep,
         ReActTrace,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
     from reactgraph.graph import build_graph
     from reactgraph.graph.checks import Accept, Reply, Rewrite, SendBack, Stop
     from reactgraph.graph.middleware import MiddlewareError
-    from reactgraph.graph.subagents import AgentTool
+    from reactgraph.graph.subagents import AgentTool, HandoffTool
     from reactgraph.models.resolve import ModelUnavailableError
     from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError, ThreadBusyError
     from reactgraph.persistence.reading import ForkError
@@ -64,10 +65,12 @@ _HOMES = {  # public name -> the module that defines it
     "Edit": "reactgraph.tools.approval",
     "ErrorKind": "reactgraph.errors",
     "ForkError": "reactgraph.persistence.reading",
+    "HandoffTool": "reactgraph.graph.subagents",
     "InvalidInputError": "reactgraph.state",
     "MiddlewareError": "reactgraph.graph.middleware",
     "ModelUnavailableError": "reactgraph.models.resolve",
     "PendingApproval": "reactgraph.answers.result",
+    "Progress": "reactgraph.answers.result",
     "ReActAgent": "reactgraph.agent",
     "ReActResult": "reactgraph.answers.result",
     "ReActStep": "reactgraph.answers.result",
@@ -82,6 +85,7 @@ _HOMES = {  # public name -> the module that defines it
     "ToolRegistrationError": "reactgraph.tools.base",
     "ToolRegistry": "reactgraph.tools.registry",
     "build_graph": "reactgraph.graph",
+    "handoff_to": "reactgraph.agent",
 }
 
 __all__ = [
@@ -99,10 +103,12 @@ __all__ = [
     "Edit",
     "ErrorKind",
     "ForkError",
+    "HandoffTool",
     "InvalidInputError",
     "MiddlewareError",
     "ModelUnavailableError",
     "PendingApproval",
+    "Progress",
     "ReActAgent",
     "ReActResult",
     "ReActStep",
@@ -121,6 +127,7 @@ __all__ = [
     "ToolRegistrationError",
     "ToolRegistry",
     "build_graph",
+    "handoff_to",
 ]
 
 

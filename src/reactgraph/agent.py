@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, ParamSpec, TypeVar
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.callbacks import Callbacks
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -21,7 +22,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 from pydantic import BaseModel
 
-from reactgraph.answers.result import ConversationTurn, ReActResult, ReActStep, ReActTrace, Token
+from reactgraph.answers.result import ConversationTurn, Progress, ReActResult, ReActStep, ReActTrace, Token
 from reactgraph.answers.typed import OutputSchema
 from reactgraph.answers.waiting import (
     ApprovalHandler,
@@ -35,8 +36,9 @@ from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.checks import BUILTIN_CHECKS, Check, named_checks, resolved_checks
 from reactgraph.graph.conversation import LastHumans, chat_results, turn_of, with_results
 from reactgraph.graph.middleware import hook_nodes
+from reactgraph.graph.runtime import RunContext, user_context
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.graph.subagents import AgentTool
+from reactgraph.graph.subagents import AgentTool, HandoffTool
 from reactgraph.models.resolve import check_model, default_model
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import (
@@ -58,13 +60,14 @@ from reactgraph.persistence.reading import (
     turn_end,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.state import checked_query, checked_thread_id
+from reactgraph.state import checked_query, checked_thread_id, run_input
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
 RUN_OVERRIDES = "reactgraph_overrides"  # checkpoint metadata key: a run's explicit AgentConfig overrides, as JSON
 STEP_NODES = ("observe", "terminate")  # the nodes that write trace steps
 Update = tuple[str, dict[str, Any]]  # (node, the node's update)
+Question = str | BaseMessage | dict[str, Any] | list[Any]  # a string, a human message, or content blocks (state.run_input)
 
 
 P = ParamSpec("P")
@@ -94,8 +97,8 @@ class Deferred(NamedTuple):
 
 
 class Drive(NamedTuple):
-    """A run to drive: what the first invoke sends, the run's LangGraph config and context, its thread, the
-    handlers of what it may wait on, and where a fork starts (None: ``config``)."""
+    """A run to drive: what the first invoke sends, the run's LangGraph config and its options, its thread, the
+    handlers of what it may wait on, where a fork starts (None: ``config``) and the user's context."""
 
     payload: Any
     config: dict[str, Any]
@@ -103,6 +106,11 @@ class Drive(NamedTuple):
     thread_id: str
     handlers: tuple[ClarificationHandler | None, ApprovalHandler | None] = (None, None)
     start: dict[str, Any] | None = None
+    user: Any = None
+
+    def graph_context(self) -> Any:
+        """The run's LangGraph context: its options, with the user's context when it has one (``graph.runtime``)."""
+        return self.context if self.user is None else RunContext(self.context, self.user)
 
 
 def unsaved_step(snapshot: Any) -> bool:
@@ -145,7 +153,14 @@ class ReActAgent:
     ``playbook=True`` learns from every finished run into a playbook shown to later runs on similar
     questions (``reactgraph.playbook``), kept in ``playbook.sqlite`` beside the checkpoints (in
     memory without a checkpoint file); ``playbook=<a LangGraph BaseStore>`` keeps it there.
-    ``agent.playbook`` lists and edits it. ``middleware`` takes LangChain's agent middleware
+    ``agent.playbook`` lists and edits it. ``store`` is a LangGraph ``BaseStore`` (in memory, SQLite, Postgres) the
+    tools reach through their runtime (``runtime.store``, ``InjectedStore``) and middleware through theirs: memory
+    across threads; with ``playbook=True`` the playbook lives there too. ``context_schema`` types what a run's
+    ``context=`` holds (a dataclass, a pydantic model or a TypedDict: a dict given is made into it), the run's
+    dependencies that tools and middleware read as ``runtime.context``, as ``create_agent`` takes them; it is not
+    checkpointed (a resume or a fork takes it anew). ``state_schema`` adds fields to the state (a TypedDict, as
+    ``create_agent``'s), which a tool's ``Command`` may update and an ``InjectedState`` read.
+    ``middleware`` takes LangChain's agent middleware
     (``langchain.agents.middleware``: ``AgentMiddleware`` objects and decorated hooks), run at the matching points
     of the loop (``reactgraph.graph.middleware``); one that overlaps reactgraph's own machinery is refused with a
     MiddlewareError naming the equivalent.
@@ -166,21 +181,28 @@ class ReActAgent:
         output_schema: OutputSchema | None = None,
         playbook: bool | BaseStore = False,
         middleware: Iterable[AgentMiddleware] = (),
+        store: BaseStore | None = None,
+        context_schema: type | None = None,
+        state_schema: type | None = None,
         **options: Any,
     ) -> None:
         checks = options.pop("reply_checks", None)  # names, or your own check functions too
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         if playbook is not False:
             config = config.override(playbook=True)
-        self._deps = build_deps(model, tools, config, output_schema, middleware, checks)
+        if store is not None and isinstance(playbook, BaseStore) and playbook is not store:
+            raise ConfigError("store= and playbook=<a store> name two stores; a graph has one: give playbook=True to keep it in store=")
+        self._deps = build_deps(
+            model, tools, config, output_schema, middleware, checks, context_schema=context_schema, state_schema=state_schema
+        )
         self.registry.check(self.config)  # a misspelt tool name is an error now, not a run without the tool
         self.store = open_store(checkpointer)
         self.checkpointer = self.store.saver
         self._deps.cancels = self.store
         self.nodes = dict(nodes or {})
-        self._owned_store = playbook_store(self.store) if playbook is True else None
-        store = self._owned_store or (playbook if isinstance(playbook, BaseStore) else None)
-        self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store else None
+        self._owned_store = playbook_store(self.store) if playbook is True and store is None else None
+        store = store if store is not None else self._owned_store or (playbook if isinstance(playbook, BaseStore) else None)
+        self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store is not None and self.config.playbook else None
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes, store=store)
         self._checked_models: set[str] = set()
         self._picked_model: str | None = None
@@ -227,24 +249,26 @@ class ReActAgent:
 
     def _new_run(
         self,
-        query: str,
+        query: Question,
         *,
         thread_id: str | None = None,
         on_clarification: ClarificationHandler | None = None,
         on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> Drive:
         """What ``run`` and ``arun`` drive: a new run of ``query`` (the next turn, on a thread that has one)."""
-        checked_query(query)
+        payload = run_input(query)
         if (thread := thread_id or (config or {}).get("configurable", {}).get("thread_id")) is not None:
             self._refuse_if_waiting(checked_thread_id(thread))
-        context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
-        return Drive({"query": query}, run_config, context, thread_id, (on_clarification, on_approval))
+        options, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
+        handlers = (on_clarification, on_approval)
+        return Drive(payload, run_config, options, thread_id, handlers, user=self._user_context(context))
 
     @same_parameters(_new_run)
-    def run(self, query: str, **options: Any) -> ReActResult | str:
+    def run(self, query: Question, **options: Any) -> ReActResult | str:
         """Run ``query`` to its end. On a thread with earlier questions it is the next turn of that
         conversation: the model sees the earlier turns (``keep_recent_turns`` of them as they were, older
         ones as notes; ``new_conversation=True`` shows none). The other keywords are AgentConfig fields for
@@ -260,7 +284,7 @@ class ReActAgent:
         return self._drive(self._new_run(query, **options))
 
     @same_parameters(_new_run)
-    async def arun(self, query: str, **options: Any) -> ReActResult | str:
+    async def arun(self, query: Question, **options: Any) -> ReActResult | str:
         """Async ``run``."""
         return await self._adrive(self._new_run(query, **options))
 
@@ -275,15 +299,17 @@ class ReActAgent:
         on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> Drive:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
         self._require_run(thread_id)
-        context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
+        options, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
         # and again once the thread is held: what waits then (another resume may have decided it since)
         payload = Deferred(lambda: self._resume_command(run_config, answer, approval, approvals))
-        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval))
+        handlers = (on_clarification, on_approval)
+        return Drive(payload, run_config, options, thread_id, handlers, user=self._user_context(context))
 
     @same_parameters(_continued_run)
     def resume(self, thread_id: str, answer: str | None = None, **options: Any) -> ReActResult | str:
@@ -315,6 +341,7 @@ class ReActAgent:
         on_approval: ApprovalHandler | None = None,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> Drive:
         """What ``fork`` drives: the thread from the chosen checkpoint (see ``fork``)."""
@@ -330,11 +357,11 @@ class ReActAgent:
                 raise ForkError("turn 1 has no turn before it to fork from: ask the question on a new thread")
             else:
                 checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
-        context, run_config, thread_id = self._prepare(
+        options, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
         start = run_config | thread_config(thread_id, checkpoint_id)
-        return Drive(payload, run_config, context, thread_id, (on_clarification, on_approval), start)
+        return Drive(payload, run_config, options, thread_id, (on_clarification, on_approval), start, self._user_context(context))
 
     @same_parameters(_forked_run)
     def fork(self, thread_id: str, **options: Any) -> ReActResult | str:
@@ -347,32 +374,35 @@ class ReActAgent:
 
     def _streamed_run(
         self,
-        query: str,
+        query: Question,
         *,
         thread_id: str | None = None,
         tokens: bool = False,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
+        context: Any = None,
         **overrides: Any,
     ) -> tuple[Drive, list[str]]:
         """What ``stream`` and ``astream`` follow: a new run of ``query``, and the stream modes."""
-        return self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides), stream_modes(tokens)
+        drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, context=context, **overrides)
+        return drive, stream_modes(tokens)
 
     @same_parameters(_streamed_run)
-    def stream(self, query: str, **options: Any) -> Iterator[ReActStep | Token | ReActResult]:
-        """Yield each ReActStep as it completes, then the ReActResult; with ``tokens``, also each
-        Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
+    def stream(self, query: Question, **options: Any) -> Iterator[ReActStep | Token | Progress | ReActResult]:
+        """Yield each ReActStep as it completes, then the ReActResult; each Progress a tool writes while it runs
+        (``get_stream_writer()``, ``runtime.stream_writer``: LangGraph's ``stream_mode="custom"``); with ``tokens``,
+        also each Token of the model's replies as it is written (LangGraph's ``stream_mode="messages"``)."""
         drive, modes = self._streamed_run(query, **options)
         for item in self._follow(drive, modes):
             yield from steps_of(item)
 
     @same_parameters(_streamed_run)
-    async def astream(self, query: str, **options: Any) -> AsyncIterator[ReActStep | Token | ReActResult]:
+    async def astream(self, query: Question, **options: Any) -> AsyncIterator[ReActStep | Token | Progress | ReActResult]:
         """Async ``stream``."""
         drive, modes = self._streamed_run(query, **options)
-        async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, query):  # noqa: E501
+        async with self._async_graph() as graph, self.store.aholding(drive.thread_id), self.store.atracking(drive.thread_id, question_of_payload(drive.payload)):  # noqa: E501
             with self.store.errors(drive.thread_id):
-                chunks = graph.astream(drive.payload, drive.config, context=drive.context, stream_mode=modes,
+                chunks = graph.astream(drive.payload, drive.config, context=drive.graph_context(), stream_mode=modes,
                                        durability=self._durability(drive), subgraphs=True)
                 async for namespace, mode, chunk in chunks:
                     for item in stream_items(mode, chunk, namespace):
@@ -382,7 +412,7 @@ class ReActAgent:
 
     def stream_updates(
         self,
-        query: str | None = None,
+        query: Question | None = None,
         *,
         thread_id: str | None = None,
         answer: str | None = None,
@@ -393,17 +423,17 @@ class ReActAgent:
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
         **overrides: Any,
-    ) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
+    ) -> Iterator[Update | ChildUpdate | Token | Progress | ReActResult]:
         """Yield ``(node, update)`` as each node finishes (think, act once per tool call, observe,
-        summarize, terminate; a sub-agent's nodes as ChildUpdates), then the ReActResult; with ``tokens``, also each Token of the model's
-        replies as it is written. With ``query`` a new run starts; without it the run on
+        summarize, terminate; a sub-agent's nodes as ChildUpdates), each Progress a tool writes, then the ReActResult;
+        with ``tokens``, also each Token of the model's replies as it is written. With ``query`` a new run starts; without it the run on
         ``thread_id`` continues (``answer`` answers its pending clarification, ``approvals`` decides
         calls waiting for approval, by tool call id, as in ``resume``); with ``fork`` (the point ``fork`` takes:
         ``{"turn": 2, "iteration": 1}``, ``{"query": ...}`` or ``{"checkpoint_id": ...}``) it is forked from there.
         ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
         if fork is not None:
             drive = self._forked_run(thread_id, callbacks=callbacks, config=config, **fork, **overrides)
-        elif checked_query(query) is None:
+        elif query is None:
             drive = self._continued_run(thread_id, answer, approvals=approvals, callbacks=callbacks, config=config, **overrides)
         else:
             drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides)
@@ -435,6 +465,13 @@ class ReActAgent:
         its whole trace is the call's observation's ``trace``."""
         graph = build_graph(deps=self._deps, nodes=self.nodes)  # no checkpointer: as a subgraph it takes the parent's
         return AgentTool(name=name, description=description, agent=self, graph=graph)
+
+    def as_handoff(self, name: str, description: str | None = None) -> HandoffTool:
+        """This agent, called ``name``, as the tool ``transfer_to_<name>`` another agent hands the conversation to
+        (``handoff_to``; ``reactgraph.graph.subagents``)."""
+        description = description or f"Hand the conversation over to {name}, which then answers the user."
+        graph = build_graph(deps=self._deps, nodes=self.nodes)  # as a sub-agent's: the parent's checkpointer
+        return HandoffTool(name=f"transfer_to_{name}", description=description, agent=self, graph=graph)
 
     def cancel(self, thread_id: str | None = None) -> None:
         """Stop the run on ``thread_id`` (every running run, when None) after its current step. The
@@ -523,7 +560,7 @@ class ReActAgent:
         ):
             payload = next(steps)
             while True:
-                self.graph.invoke(payload, start, context=drive.context, durability=self._durability(drive))
+                self.graph.invoke(payload, start, context=drive.graph_context(), durability=self._durability(drive))
                 done, payload = advance(steps, self._checkpointed(drive))
                 if done:
                     return payload
@@ -540,7 +577,7 @@ class ReActAgent:
             with self.store.errors(drive.thread_id):
                 payload = next(steps)
                 while True:
-                    await graph.ainvoke(payload, drive.config, context=drive.context, durability=self._durability(drive))
+                    await graph.ainvoke(payload, drive.config, context=drive.graph_context(), durability=self._durability(drive))
                     done, payload = advance(steps, await self._acheckpointed(graph, drive))
                     if done:
                         return payload
@@ -551,7 +588,7 @@ class ReActAgent:
         the pending writes); ``unsaved`` when it still is not."""
         snapshot = self.graph.get_state(drive.config)
         if unsaved_step(snapshot):
-            self.graph.invoke(None, drive.config, context=drive.context, durability=self._durability(drive))
+            self.graph.invoke(None, drive.config, context=drive.graph_context(), durability=self._durability(drive))
             if unsaved_step(snapshot := self.graph.get_state(drive.config)):
                 raise unsaved(drive.thread_id)
         return snapshot
@@ -560,12 +597,12 @@ class ReActAgent:
         """Async ``_checkpointed`` on ``graph``."""
         snapshot = await graph.aget_state(drive.config)
         if unsaved_step(snapshot):
-            await graph.ainvoke(None, drive.config, context=drive.context, durability=self._durability(drive))
+            await graph.ainvoke(None, drive.config, context=drive.graph_context(), durability=self._durability(drive))
             if unsaved_step(snapshot := await graph.aget_state(drive.config)):
                 raise unsaved(drive.thread_id)
         return snapshot
 
-    def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | ReActResult]:
+    def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | Progress | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
         with (
@@ -575,7 +612,7 @@ class ReActAgent:
         ):
             payload = drive.payload() if isinstance(drive.payload, Deferred) else drive.payload
             chunks = self.graph.stream(
-                payload, drive.start or drive.config, context=drive.context, stream_mode=modes,
+                payload, drive.start or drive.config, context=drive.graph_context(), stream_mode=modes,
                 durability=self._durability(drive), subgraphs=True,
             )
             for namespace, mode, chunk in chunks:
@@ -648,6 +685,13 @@ class ReActAgent:
         merged["metadata"] = dict(merged.get("metadata") or {})  # stream_updates adds its labels to the run's own
         return context, dict(merged), thread_id
 
+    def _user_context(self, context: Any) -> Any:
+        """A run's ``context=``: as given, or a dict made into the agent's ``context_schema`` (as LangGraph does)."""
+        schema = self._deps.context_schema
+        if isinstance(context, dict) and schema is not None:
+            return user_context(schema, context)
+        return context
+
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
         with self.store.reading(thread_id):
@@ -698,14 +742,26 @@ class ReActAgent:
         return (result.final_answer or "") if mode == "simple" else result
 
 
+def handoff_to(agent: ReActAgent, name: str, description: str | None = None) -> HandoffTool:
+    """A tool (``transfer_to_<name>``) that hands the run's conversation to ``agent``, as langgraph-swarm's handoff
+    tools do: ``agent`` takes the run's question (with the model's note), within what is left of the run's time,
+    tokens and iterations and under its approvals, and its answer is the run's answer. Give it to an agent as
+    any tool: ``ReActAgent(model, [lookup, handoff_to(billing, "billing")])``."""
+    return agent.as_handoff(name, description)
+
+
 def question_of_payload(payload: Any) -> str | None:
-    """The question a drive starts with (a new run's), None for a resume or a fork."""
-    return payload.get("query") if isinstance(payload, dict) else None
+    """The question a drive starts with (a new run's: its query or its message's text), None for a resume or a fork."""
+    if not isinstance(payload, dict):
+        return None
+    messages = payload.get("messages")
+    return messages[-1].text if messages else payload.get("query")
 
 
 def stream_modes(tokens: bool) -> list[str]:
-    """LangGraph stream modes: node updates, and with ``tokens`` the models' messages as written."""
-    return ["updates", "messages"] if tokens else ["updates"]
+    """LangGraph stream modes: node updates, what tools write (``custom``), and with ``tokens`` the models' messages
+    as written."""
+    return ["updates", "custom", "messages"] if tokens else ["updates", "custom"]
 
 
 class ChildUpdate(NamedTuple):
@@ -717,9 +773,12 @@ class ChildUpdate(NamedTuple):
     update: dict[str, Any]
 
 
-def stream_items(mode: str, chunk: Any, namespace: tuple[str, ...] = ()) -> Iterator[Update | ChildUpdate | Token]:
+def stream_items(mode: str, chunk: Any, namespace: tuple[str, ...] = ()) -> Iterator[Update | ChildUpdate | Token | Progress]:
     """What one LangGraph stream chunk gives a caller: ``(node, update)`` pairs (ChildUpdates from a
-    sub-agent's ``namespace``), or a Token."""
+    sub-agent's ``namespace``), a Token, or a tool's Progress."""
+    if mode == "custom":
+        yield Progress(data=chunk, depth=len(namespace))
+        return
     if mode == "messages":
         if (token := token_of(*chunk, depth=len(namespace))) is not None:
             yield token
@@ -738,10 +797,10 @@ def token_of(message: Any, metadata: dict[str, Any], depth: int = 0) -> Token | 
     return Token(node=str(metadata.get("langgraph_node", "")), text=text, depth=depth) if text else None
 
 
-def steps_of(item: Update | ChildUpdate | Token | ReActResult) -> Iterator[ReActStep | Token | ReActResult]:
-    """What ``stream`` yields of a streamed item: a Token or the result as it is, the trace steps of observe's
-    and terminate's updates; nothing of a sub-agent's (its steps come in its call's observation)."""
-    if isinstance(item, ReActResult | Token):
+def steps_of(item: Update | ChildUpdate | Token | Progress | ReActResult) -> Iterator[ReActStep | Token | Progress | ReActResult]:
+    """What ``stream`` yields of a streamed item: a Token, a tool's Progress or the result as it is, the trace steps
+    of observe's and terminate's updates; nothing of a sub-agent's (its steps come in its call's observation)."""
+    if isinstance(item, ReActResult | Token | Progress):
         yield item
     elif not isinstance(item, ChildUpdate) and item[0] in STEP_NODES:
         for step in item[1].get("steps") or []:

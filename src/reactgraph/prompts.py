@@ -204,3 +204,9 @@ JSON_EXPECTED = (
     "(several calls: a JSON list of them) and nothing after it; the result comes back to you. "
     "When you know the answer, reply with the answer in plain words and no JSON."
 )
+
+# What a text-only prompt says where the question or a tool's result held an image (or other media), and what the
+# user is told once: the model is never left to guess at what it was not shown (graph.images).
+LEFT_OUT = "({media} left out: the {format} tool-calling format sends the model text only)"
+LEFT_OUT_NOTICE = "{what} left out of the model's prompt: the {format} tool-calling format sends the model text only"
+NOT_KEPT = "({media} not kept: larger than max_tool_output_bytes, {limit:,} bytes)"

@@ -71,15 +71,23 @@ def make_graph(
     config: AgentConfig | None = None,
     output_schema: OutputSchema | None = None,
     middleware: Iterable[AgentMiddleware] = (),
+    *,
+    context_schema: type | None = None,
+    state_schema: type | None = None,
     **options: Any,
 ) -> CompiledStateGraph:
     """The served graph: ``build_graph`` without a checkpointer, with a recursion limit that
     lets a run reach its own stop rules (max_iterations and the budgets) first; ``output_schema``
     types the final answer (the run's ``output``); ``middleware`` is LangChain's agent middleware, as
-    ``ReActAgent`` takes it. ``options`` are AgentConfig fields set over ``config``
+    ``ReActAgent`` takes it. ``context_schema`` adds the fields of a run's own context (a client sends them in
+    the run's ``context`` beside reactgraph's options; tools and middleware read them as ``runtime.context``) and
+    ``state_schema`` fields of the state, as ``ReActAgent`` takes them. Tools reach the server's store
+    (``runtime.store``, ``InjectedStore``). ``options`` are AgentConfig fields set over ``config``
     (``make_graph(tools=[...], max_iterations=5)``); an unknown one is a ConfigError that lists the known ones."""
     if unknown := [name for name in options if name not in AgentConfig.model_fields]:
-        known = ", ".join(["model", "tools", "config", "output_schema", "middleware", *AgentConfig.model_fields])
+        known = ", ".join(
+            ["model", "tools", "config", "output_schema", "middleware", "context_schema", "state_schema", *AgentConfig.model_fields]
+        )
         raise ConfigError(
             "; ".join(f"make_graph: unknown option {name!r}{did_you_mean(name, AgentConfig.model_fields)}" for name in unknown)
             + f". It takes: {known}"
@@ -87,7 +95,10 @@ def make_graph(
     checks = options.pop("reply_checks", None)  # names, or your own check functions too
     if options:
         config = (config or AgentConfig()).override(**options)
-    deps = build_deps(model, served_tools() if tools is None else tools, config, output_schema, middleware, checks)
+    deps = build_deps(
+        model, served_tools() if tools is None else tools, config, output_schema, middleware, checks,
+        context_schema=context_schema, state_schema=state_schema,
+    )
     limit = recursion_limit(MAX_SERVED_ITERATIONS, hook_nodes(deps.middleware))
     return build_graph(deps=deps).with_config(recursion_limit=limit)
 

@@ -19,6 +19,7 @@ from langchain_core.messages import (
     AnyMessage,
     BaseMessage,
     BaseMessageChunk,
+    HumanMessage,
     RemoveMessage,
     convert_to_messages,
 )
@@ -228,6 +229,8 @@ class Outcome(TypedDict, total=False):
     failures: list[str]  # every failed attempt, also when a retry recovered
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
+    value: Any  # what the tool returned when it was not text, as JSON data (tools.results.kept_value)
+    direct: str  # how the call's result ends the run as its answer (return_direct, Command(goto=END)): graph.commands
     truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int
@@ -256,6 +259,7 @@ class Turn(TypedDict, total=False):
     tokens: TokenCount  # the run's tokens so far, every call counted up to this record
     summarized_through: int  # the last iteration the running summary covers
     ahead: list[dict[str, Any]]  # calls made for the next turn before it starts (a summary's, the conversation's fold)
+    left_out: list[str]  # the images (or other media) the turn's text-only prompt left out (graph.scratchpad.left_out)
 
 
 class ToolStats(TypedDict, total=False):
@@ -355,6 +359,27 @@ def checked_query(query: object) -> str | None:
     if query is None or isinstance(query, str):
         return query
     raise InvalidInputError(f"query must be a string, got {type(query).__name__}: {query!r:.80}")
+
+
+def run_input(question: object) -> dict[str, Any]:
+    """A run's graph input for ``question``: a string as ``query``; a human message (a ``HumanMessage``, or a dict
+    with its ``role``) or a list of content blocks (text, images ...: dicts with a ``type``) as the chat's new human
+    message. InvalidInputError naming what was given otherwise."""
+    if isinstance(question, str):
+        return {"query": question}
+    if isinstance(question, list) and question and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in question):
+        return {"messages": [HumanMessage(content=question)]}
+    if isinstance(question, BaseMessage) or (isinstance(question, dict) and ("role" in question or "type" in question)):
+        try:
+            message = convert_to_messages([question])[0]
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            raise InvalidInputError(f"query: {exc}") from None
+        if message.type == "human":
+            return {"messages": [message]}
+    raise InvalidInputError(
+        f"query must be a string, got {type(question).__name__}: {question!r:.80} (or a human message, or a list of "
+        "content blocks such as {'type': 'text', 'text': ...} and {'type': 'image', ...})"
+    )
 
 
 def checked_thread_id(thread_id: object) -> str:

@@ -574,3 +574,33 @@ def test_the_playbook_lives_in_the_servers_store(client: SyncLangGraphClient) ->
     assert 'multiply(a=…, b=…), then add(a=…, b=…), then answered' in shown["block"]
     [after] = client.store.search_items(namespace)["items"]
     assert (after["value"]["helpful_count"], after["value"]["runs"]) == (2, 2)
+
+
+class TestLangChainToolsServer:
+    """LangChain tools written for create_agent (server_fixture/langchain_tools_graph.py), on the real server."""
+
+    def test_the_runs_context_reaches_the_tools(self, client) -> None:
+        assistant = next(a for a in client.assistants.search(graph_id="langchain"))
+        schema = client.assistants.get_schemas(assistant["assistant_id"])["context_schema"]
+        assert {"user_id", "max_iterations"} <= set(schema["properties"])
+        final = client.runs.wait(client.threads.create()["thread_id"], "langchain", input={"query": "Who am I?"},
+                                 context={"user_id": "ada", "max_iterations": 4})
+        assert final["final_answer"] == "you are ada" and final["termination"]["reason"] == "success"
+
+    def test_the_servers_store_keeps_a_fact_across_threads(self, client) -> None:
+        client.runs.wait(client.threads.create()["thread_id"], "langchain", input={"query": "Remember: my cat is Tom"})
+        assert client.store.get_item(["facts"], "fact")["value"] == {"text": "my cat is Tom"}
+        final = client.runs.wait(client.threads.create()["thread_id"], "langchain", input={"query": "What do you remember?"})
+        assert final["final_answer"] == "my cat is Tom"
+
+    def test_progress_reaches_the_custom_stream(self, client) -> None:
+        parts = list(client.runs.stream(client.threads.create()["thread_id"], "langchain",
+                                        input={"query": "Crawl the site."}, stream_mode=["custom", "values"]))
+        assert not [p for p in parts if p.event == "error"], parts
+        assert [p.data for p in parts if p.event == "custom"] == [{"message": "page 1 of 2"}, {"message": "page 2 of 2"}]
+
+    def test_an_image_in_the_question_reaches_the_model(self, client) -> None:
+        image = {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"}
+        message = {"role": "human", "content": [{"type": "text", "text": "What is in this image?"}, image]}
+        final = client.runs.wait(client.threads.create()["thread_id"], "langchain", input={"messages": [message]})
+        assert final["final_answer"] == "I was shown 1 image(s)"

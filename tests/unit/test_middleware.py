@@ -20,7 +20,6 @@ from langchain.agents.middleware import (
     ModelRetryMiddleware,
     PIIMiddleware,
     SummarizationMiddleware,
-    TodoListMiddleware,
     ToolCallLimitMiddleware,
     ToolRetryMiddleware,
     after_model,
@@ -206,7 +205,6 @@ def test_context_editing_clears_old_tool_results_from_the_prompt(math_tools):
     [
         (lambda: HumanInTheLoopMiddleware(interrupt_on={"lookup": {"allowed_decisions": ["approve"]}}), "approve_tools"),
         (lambda: SummarizationMiddleware(model=ScriptedChatModel(), trigger=("messages", 10)), "summarize node"),
-        (lambda: TodoListMiddleware(), "write_todos"),
     ],
 )
 def test_overlapping_middleware_is_refused_naming_the_equivalent(math_tools, middleware, named):

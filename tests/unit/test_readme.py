@@ -132,6 +132,15 @@ def delegating(messages: list[BaseMessage]) -> Any:
 
 
 @notes_or
+def remembering_facts(messages: list[BaseMessage]) -> Any:
+    """Long-term memory: save the fact on one thread; on another, recall it, then answer with it."""
+    found = results(messages)
+    if "What is my favourite colour?" in text(messages):
+        return "Your favourite colour is green." if any("green" in r for r in found) else tool_call("recall_facts", {})
+    return "Noted." if found else tool_call("save_fact", {"fact": "my favourite colour is green"})
+
+
+@notes_or
 def emailing(messages: list[BaseMessage]) -> Any:
     """send_email to Ann (a call that waits for approval), then the answer."""
     if results(messages):
@@ -273,6 +282,13 @@ def check_testing(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12 and 30"
 
 
+def check_memory(ns: dict[str, Any], out: str) -> None:
+    assert out.strip() == "Your favourite colour is green."
+    recalled = ns["result"].trace.steps[0]
+    assert (recalled.actions[0].tool, recalled.observation) == ("recall_facts", "my favourite colour is green")
+    assert ns["agent"].graph.store.get(("facts", "ada"), "0").value == {"fact": "my favourite colour is green"}
+
+
 def check_middleware(ns: dict[str, Any], out: str) -> None:
     assert ns["result"].final_answer == "12.5 times 8 is 100."
     prompts = [text(call["messages"]) for call in MODEL.current.calls]
@@ -298,6 +314,7 @@ CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
     }),
     'approve_tools=["send_email"]': Case(emailing, check_approval, before_approval),
     'PIIMiddleware("email", strategy="redact")': Case(multiplying, check_middleware),
+    "def save_fact(fact: str, runtime: ToolRuntime[User])": Case(remembering_facts, check_memory),
     "load_dotenv()": Case(multiplying, check_dotenv, before_dotenv),
     'config={"run_name": "pricing"': Case(multiplying, check_tracing),
     'agent.fork("job-1", iteration=2': Case(multiplying_twice, check_checkpoints),
@@ -356,7 +373,7 @@ def test_the_python_blocks_run_in_order_as_written(scripted_models, tmp_path, mo
         script.write_text(dedent(code))
         shown = io.StringIO()
         with contextlib.redirect_stdout(shown):
-            exec(compile(script.read_text(), str(script), "exec"), namespace)  # noqa: S102
+            exec(compile(script.read_text(), str(script), "exec", dont_inherit=True), namespace)  # noqa: S102 (as a script runs: no future import of this file)
         case.check(namespace, shown.getvalue())
     for name in ("myproject", "myproject.tools"):
         sys.modules.pop(name, None)

@@ -68,7 +68,7 @@ def test_make_graph_takes_config_fields_and_refuses_an_unknown_one_listing_the_k
     message = str(info.value)
     assert "make_graph: unknown option 'max_iteration' (did you mean 'max_iterations'?)" in message
     assert "make_graph: unknown option 'colour'" in message
-    assert message.endswith(", ".join(["model", "tools", "config", "output_schema", "middleware", *AgentConfig.model_fields]))
+    assert message.endswith(", ".join(["model", "tools", "config", "output_schema", "middleware", "context_schema", "state_schema", *AgentConfig.model_fields]))
 
 
 class TestServerContext:

@@ -45,6 +45,11 @@ class Observation(BaseModel):
     truncated: bool = False
     trace: ReActTrace | None = Field(default=None, description="A sub-agent's whole run, when the tool was a sub-agent.")
     middleware: list[str] = Field(default_factory=list, description="The wrap_tool_call middleware the call went through, outermost first.")
+    value: Any = Field(
+        default=None,
+        description="What the tool returned when it was not text (a dict, a number, content blocks), as JSON data; "
+        "``content`` is the text the model saw.",
+    )
 
     def __str__(self) -> str:
         return self.content
@@ -105,6 +110,9 @@ class ReActStep(BaseModel):
     calls: list[ModelCall] = Field(default_factory=list)
     hooks: list[HookRun] = Field(default_factory=list, description="The middleware hooks that ran in the turn (before it, for the first).")
     checks: list[CheckRun] = Field(default_factory=list, description="The reply checks that acted on the turn's reply, in order.")
+    left_out: list[str] = Field(
+        default_factory=list, description="Images (or other media) the turn's text-only prompt left out, and where they came from."
+    )
 
     @property
     def action(self) -> str:
@@ -120,10 +128,11 @@ class ReActStep(BaseModel):
 
     def record(self, **bookkeeping: Any) -> dict[str, Any]:
         """The step as the state keeps it (plain JSON data; the extras a step seldom has left out when it has none: no
-        sub-agent trace, middleware and the model that answered, hooks, checks, written text or sent-back answer) with the run's ``bookkeeping``
+        sub-agent trace, middleware and the model that answered, hooks, checks, written text or sent-back answer, a
+        tool's value, media left out) with the run's ``bookkeeping``
         beside it (observe's tool statistics, the repeat mark)."""
         data = self.model_dump(mode="json")
-        for key in ("hooks", "checks", "written", "answer"):
+        for key in ("hooks", "checks", "written", "answer", "left_out"):
             if not data[key]:
                 del data[key]
         for entries, keys in ((data["observations"], ("trace", "middleware")), (data["calls"], ("middleware", "model"))):
@@ -131,6 +140,9 @@ class ReActStep(BaseModel):
                 for key in keys:
                     if not entry[key]:
                         del entry[key]
+        for entry in data["observations"]:
+            if entry["value"] is None:  # a value of 0, [] or {} is one
+                del entry["value"]
         return data | bookkeeping
 
 
@@ -140,6 +152,14 @@ class Token(BaseModel):
     node: str = Field(description="The node whose model call it is: think, summarize or terminate (a partial answer).")
     text: str
     depth: int = Field(default=0, description="0 for the run's own model, 1 for a sub-agent's, 2 for its sub-agent's.")
+
+
+class Progress(BaseModel):
+    """What a tool wrote while it ran (LangGraph's ``get_stream_writer()``, a ``ToolRuntime``'s ``stream_writer``), as
+    ``ReActAgent.stream`` yields it: the data as written (LangGraph's ``custom`` stream)."""
+
+    data: Any
+    depth: int = Field(default=0, description="0 for the run's own tools, 1 for a sub-agent's, 2 for its sub-agent's.")
 
 
 class ReActTrace(BaseModel):

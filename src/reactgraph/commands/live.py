@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from reactgraph.agent import ChildUpdate
-from reactgraph.answers.result import SUB_INDENT, ReActResult, TerminationReason, Token
+from reactgraph.answers.result import SUB_INDENT, Progress, ReActResult, TerminationReason, Token
 from reactgraph.commands import EXIT_NO_ANSWER, EXIT_OK, EXIT_WAITING
 from reactgraph.graph.nodes.act import outcome_of
 from reactgraph.state import current_turn
@@ -24,7 +24,8 @@ WAITING = (TerminationReason.CLARIFICATION, TerminationReason.APPROVAL)  # a run
 
 class LiveView:
     """Prints each node's update as it arrives, with a spinner while the agent works; the spinner's
-    line shows the model's reply as it is written (the end of it, on one line)."""
+    line shows the model's reply as it is written (the end of it, on one line), and what a tool last wrote while
+    it runs (its Progress)."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -41,6 +42,13 @@ class LiveView:
             for item in updates:
                 if isinstance(item, ReActResult):
                     return item
+                if isinstance(item, Progress):
+                    if isinstance(item.data, dict) and item.data.get("type") == "notice":  # reactgraph's own word
+                        self.console.print(f"[yellow]Note:[/] {escape(str(item.data.get('message', '')))}")
+                        continue
+                    who = "sub-agent's tool" if item.depth else "tool"
+                    say(f"[dim]{who}:[/] {escape(self.line_end(progress_text(item.data)))}")
+                    continue
                 if isinstance(item, Token):
                     if item.node == "think":
                         self.written += item.text
@@ -99,6 +107,18 @@ class LiveView:
                         out(result_line(observation))
         elif node == "summarize" and update.get("summary"):
             out(f"[magenta]Summary updated:[/] {escape(update['summary'])}")
+
+
+def progress_text(data: Any) -> str:
+    """What a tool wrote, as one status line: text as it is, a mapping's ``message`` (or ``status``, ``progress``)
+    when it has one, else its JSON."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, Mapping):
+        for key in ("message", "status", "progress", "text"):
+            if isinstance(data.get(key), str | int | float):
+                return str(data[key])
+    return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def result_line(outcome: Mapping[str, Any]) -> str:

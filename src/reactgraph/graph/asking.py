@@ -11,12 +11,12 @@ from typing import Any, NamedTuple
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
-from langgraph.runtime import get_runtime
 
 from reactgraph.answers.typed import answer_shape
 from reactgraph.config import AgentConfig
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
+from reactgraph.graph.runtime import middleware_runtime
 from reactgraph.graph.scratchpad import think_messages
 from reactgraph.models.calls import CallCut, invoke_within
 from reactgraph.state import ReActState, tool_stats
@@ -113,7 +113,7 @@ def wrapped(
     system, *rest = built.messages
     request = ModelRequest(
         model=built.model, messages=rest, system_message=system if isinstance(system, SystemMessage) else None,
-        tools=list(offer.tools), state=state, runtime=get_runtime(),
+        tools=list(offer.tools), state=state, runtime=middleware_runtime(deps.user_context()),
     )
     if not isinstance(system, SystemMessage):
         request = request.override(messages=list(built.messages))

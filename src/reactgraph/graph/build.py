@@ -22,6 +22,7 @@ from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, approvals, can_jump_to, merged_state, node_name, with_hook
 from reactgraph.graph.middleware import checked as middleware_checked
 from reactgraph.graph.nodes import make_act, make_hook, make_observe, make_summarize, make_terminate, make_think
+from reactgraph.graph.runtime import served_context_schema
 from reactgraph.graph.subagents import AgentTool
 from reactgraph.state import ALWAYS_WRITTEN, OUTCOME, InputState, OutputState, ReActState, changes, typed_output_state
 from reactgraph.tools.registry import ToolRegistry
@@ -54,12 +55,16 @@ def build_deps(
     output_schema: OutputSchema | None = None,
     middleware: Iterable[AgentMiddleware] = (),
     reply_checks: Iterable[str | Check] | None = None,
+    *,
+    context_schema: type | None = None,
+    state_schema: type | None = None,
 ) -> NodeDeps:
     """What the nodes share: config, model (an instance, or by name from config), the tool registry
     (with the middleware's tools), the output schema (a pydantic model, or a signature string made into one),
     LangChain middleware (checked: ``graph.middleware.checked``; a HumanInTheLoopMiddleware's gated tools
-    join ``approve_tools``) and the reply checks (``reply_checks``: built-in names and your own functions, in order;
-    None: the config's)."""
+    join ``approve_tools``), the reply checks (``reply_checks``: built-in names and your own functions, in order;
+    None: the config's), the type of a run's user context and the state's own added fields (``state_schema``, as
+    ``create_agent`` takes them)."""
     config = config or AgentConfig()
     own: dict[str, Check] = {}
     if reply_checks is not None:
@@ -76,8 +81,13 @@ def build_deps(
     for tool in (t for m in checked for t in getattr(m, "tools", ())):
         if not registry.has(tool.name):
             registry.register(tool)
+    if context_schema is not None:
+        served_context_schema(context_schema)  # ConfigError now for a field named as one of reactgraph's options
     schema = output_model(output_schema)
-    return NodeDeps(config=config, registry=registry, model=model, output_schema=schema, middleware=checked, own_checks=own)
+    return NodeDeps(
+        config=config, registry=registry, model=model, output_schema=schema, middleware=checked, own_checks=own,
+        context_schema=context_schema, state_schema=state_schema,
+    )
 
 
 Router = Callable[[Any], Any]  # a conditional edge: the state -> a node's name, or Sends
@@ -145,8 +155,9 @@ def build_graph(
     if unknown := sorted(set(nodes or {}) - set(NODE_FACTORIES)):
         raise ValueError(f"nodes: no node named {', '.join(map(repr, unknown))}; the nodes are {', '.join(NODE_FACTORIES)}")
     output = typed_output_state(deps.output_schema) if deps.output_schema else OutputState
-    state = merged_state(ReActState, deps.middleware)
-    builder = StateGraph(state, context_schema=AgentConfig, input_schema=InputState, output_schema=output)
+    state = merged_state(ReActState, deps.middleware, deps.state_schema)
+    context = served_context_schema(deps.context_schema) if deps.context_schema else AgentConfig
+    builder = StateGraph(state, context_schema=context, input_schema=InputState, output_schema=output)
     for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
         node = factory(deps)
         own = factory is NODE_FACTORIES[name] and name not in PARALLEL_NODES  # a custom node writes as it returns

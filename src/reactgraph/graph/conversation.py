@@ -24,6 +24,7 @@ from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.models.tokens import truncate
 from reactgraph.state import ReActState, checked_query, iteration_of
+from reactgraph.tools.content import media_blocks
 
 FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
 
@@ -65,6 +66,18 @@ class LastHumans:
                 self._last = last_human_in(chat)
             self._chat = chat
         return self._last
+
+
+def question_media(state: ReActState) -> list[dict[str, Any]]:
+    """The images (or other media) the turn's question came with: the content blocks of its human message that are
+    no text ([] for a question sent as ``query``)."""
+    wanted = state.get("question_message")
+    if not wanted:
+        return []
+    for message in reversed(state.get("messages") or []):
+        if message.id == wanted:
+            return media_blocks(message.content)
+    return []
 
 
 def question_of(state: ReActState) -> str:

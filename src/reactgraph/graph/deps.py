@@ -21,7 +21,8 @@ from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, Field
 
-from reactgraph.config import AgentConfig, make_config
+from reactgraph.config import AgentConfig
+from reactgraph.graph.runtime import split_context
 from reactgraph.models.calls import call_with_fallbacks, invoke_within, model_label
 from reactgraph.models.resolve import PROVIDERS, default_model, model_spec, resolve_model
 from reactgraph.playbook.book import LessonWriter
@@ -83,6 +84,8 @@ class NodeDeps:
     output_schema: type[BaseModel] | None = None  # the final answer's type (ReActAgent(output_schema=...))
     cancels: CancelBoard | None = None  # cancel requests in the agent's database (from any process)
     middleware: tuple[AgentMiddleware, ...] = ()  # LangChain middleware, checked (graph.middleware.checked)
+    context_schema: type | None = None  # the type of the user's context (ReActAgent(context_schema=...)): graph.runtime
+    state_schema: type | None = None  # fields the user adds to the state (ReActAgent(state_schema=...))
     own_checks: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the agent's own reply checks, by name
     _models: dict[tuple[Any, ...], BaseChatModel] = field(default_factory=dict)
     _cancelled: set[str] = field(default_factory=set)
@@ -91,7 +94,7 @@ class NodeDeps:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     lessons: LessonWriter = field(default_factory=LessonWriter)  # model-written playbook lessons in the background
     playbook_cache: dict[tuple[Any, ...], tuple[str, str, list[str]]] = field(default_factory=dict)  # learning.shown_block
-    _merged: tuple[AgentConfig, AgentConfig, AgentConfig] | None = None  # (agent's config, run context, merged)
+    _merged: tuple[AgentConfig, Any, AgentConfig, Any] | None = None  # (agent's config, run context, merged, user's)
     _default: tuple[str, str] | None = None  # (the default model, the one the machine has for it): model_name
     _specs: dict[tuple[int, ...], tuple[list[Any], tuple[ToolSpec, ...]]] = field(default_factory=dict)
     _bound: dict[tuple[Any, ...], tuple[BaseChatModel, list[Any], tuple[Runnable, Format, ReadContext]]] = field(default_factory=dict)
@@ -99,18 +102,27 @@ class NodeDeps:
     def run_config(self) -> AgentConfig:
         """The effective config of the current run: run context over agent config over defaults (the
         agent's alone where no run is going on, as when ``update_state`` routes an edited state). Every node
-        of a step asks: a run's context (a frozen AgentConfig) is merged once."""
+        of a step asks: a run's context (frozen) is read once (``graph.runtime.split_context``)."""
+        return self._context()[0]
+
+    def user_context(self) -> Any:
+        """The user's context of the current run (``run(..., context=...)``, the served run's fields of
+        ``context_schema``), or None: what its tools and middleware see as ``runtime.context``."""
+        return self._context()[1]
+
+    def _context(self) -> tuple[AgentConfig, Any]:
         runtime = get_runtime()
         context: Any = runtime.context if runtime is not None else None
-        if isinstance(context, AgentConfig):
-            merged = self._merged
-            if merged is not None and merged[0] is self.config and merged[1] is context:
-                return merged[2]
-            self._merged = (self.config, context, self.config.merge(context))
-            return self._merged[2]
-        if isinstance(context, dict):
-            return self.config.merge(make_config(**context))
-        return self.config
+        if context is None:
+            return self.config, None
+        merged = self._merged
+        if merged is not None and merged[0] is self.config and merged[1] is context:
+            return merged[2], merged[3]
+        own, user = split_context(context, self.context_schema)
+        found = (self.config, context, self.config.merge(own), user)
+        if not isinstance(context, dict):  # a dict may change in place: read anew
+            self._merged = found
+        return found[2], found[3]
 
     def chat_model(self, cfg: AgentConfig) -> BaseChatModel:
         """The agent's model instance, unless the run asks for another model by name."""

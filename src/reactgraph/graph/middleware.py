@@ -47,10 +47,6 @@ REFUSED: dict[str, str] = {  # a middleware class name -> reactgraph's equivalen
         "reactgraph's summarize node folds old steps into a running summary: set AgentConfig summary_every "
         "and summary_token_threshold (and keep_recent_steps for how many steps the prompt shows)"
     ),
-    "TodoListMiddleware": (
-        "its write_todos tool answers with a state Command, which reactgraph's tools do not; reactgraph's "
-        "plan lives in each turn's thought and the trace (the playbook, AgentConfig.playbook, carries strategies across runs)"
-    ),
 }
 
 
@@ -128,12 +124,13 @@ def can_jump_to(m: AgentMiddleware, hook: HookName) -> frozenset[str]:
     return frozenset(getattr(getattr(type(m), hook), "__can_jump_to__", ())) & JUMPS[hook]
 
 
-def merged_state(base: type, middleware: Sequence[AgentMiddleware]) -> type:
-    """``base`` (reactgraph's state) with the fields of each middleware's ``state_schema`` that it lacks
-    (their counters, ``jump_to``); reactgraph's own fields (``messages``) keep their channels."""
+def merged_state(base: type, middleware: Sequence[AgentMiddleware], extra: type | None = None) -> type:
+    """``base`` (reactgraph's state) with the fields of each middleware's ``state_schema`` and of ``extra`` (the
+    agent's ``state_schema``) that it lacks (their counters, ``jump_to``, a todo list); reactgraph's own fields
+    (``messages``) keep their channels."""
     fields: dict[str, Any] = {}
-    for m in middleware:
-        fields |= get_type_hints(m.state_schema, include_extras=True)
+    for schema in [*(m.state_schema for m in middleware), *([extra] if extra is not None else [])]:
+        fields |= get_type_hints(schema, include_extras=True)
     own = get_type_hints(base, include_extras=True)
     if not set(fields) - set(own):
         return base

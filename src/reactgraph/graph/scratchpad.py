@@ -19,12 +19,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
-from reactgraph.graph.conversation import conversation_text
+from reactgraph.graph.conversation import conversation_text, question_media
 from reactgraph.models.tokens import estimate_messages
 from reactgraph.state import ReActState, iteration_of, summarized_through, tokens_used
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.tool_calling.tags import shown_observation
 from reactgraph.tool_calling.text import action_text, sent_back_answer
+from reactgraph.tools.content import media_blocks, media_names
 
 
 def system_text(cfg: AgentConfig) -> str:
@@ -141,10 +142,8 @@ def think_messages(
         system += "\n\n" + fmt.answer_shape(answer_shape, ctx)
     if earlier := conversation_text(state, cfg):
         system += "\n\n" + earlier
-    fixed: list[BaseMessage] = [
-        SystemMessage(content=system),
-        HumanMessage(content=head if status_last or not status else f"{head}\n\n{status}"),
-    ]
+    asked = head if status_last or not status else f"{head}\n\n{status}"
+    fixed: list[BaseMessage] = [SystemMessage(content=system), HumanMessage(content=with_media(asked, question_media(state), fmt))]
     unreadable = bool(recent) and any(o.get("error_kind") in PARSE_FAILURE_KINDS for o in recent[-1]["observations"])
     failed = repeated and any(o.get("status") == "error" for o in steps[-1]["observations"])
     # after an answer sent back, its request is the last word: "if the observations answer the question, reply with
@@ -158,6 +157,36 @@ def think_messages(
             break
         recent = recent[1:]
     return fixed + fmt.show(recent, ctx, tail)
+
+
+def with_media(text: str, media: list[dict[str, Any]], fmt: Format) -> str | list[Any]:
+    """The question's message content: its text, then the images it came with for a format that sends them
+    (native), or a note that names them for a text-only one."""
+    if not media:
+        return text
+    if fmt.name == "native":
+        return [{"type": "text", "text": text}, *media]
+    return f"{text}\n{prompts.LEFT_OUT.format(media=media_names(media), format=fmt.name)}"
+
+
+def left_out(state: ReActState, cfg: AgentConfig, fmt: Format) -> list[str]:
+    """What a prompt in format ``fmt`` leaves out of the question and the tool results it shows: the images (or
+    other media) a text-only format cannot send, each named with where it came from; [] for native."""
+    if fmt.name == "native":
+        return []
+    found = [f"{media_names(media)} in the question"] if (media := question_media(state)) else []
+    for step in (state.get("steps") or [])[-cfg.keep_recent_steps :]:
+        for obs in step["observations"]:
+            if media := media_blocks(obs.get("value")):
+                found.append(f"{media_names(media)} from {obs['tool']}")
+    return list(dict.fromkeys(found))
+
+
+def left_out_notice(state: ReActState, left: list[str], fmt: Format) -> str | None:
+    """What the user is told once in a run (the first turn whose prompt leaves something out), else None."""
+    if not left or any(step.get("left_out") for step in state.get("steps") or []):
+        return None
+    return prompts.LEFT_OUT_NOTICE.format(what="; ".join(left).capitalize(), format=fmt.name)
 
 
 def over_threshold(state: ReActState, cfg: AgentConfig) -> bool:

@@ -11,6 +11,12 @@ needs approved pauses the parent run.
 
 Called outside a reactgraph run (another framework's tool node), an AgentTool runs the agent as an
 ordinary run of its own.
+
+A handoff (``reactgraph.handoff_to(agent)``, a ``HandoffTool``: ``transfer_to_<name>``, as langgraph-swarm names
+them) is a sub-agent call that hands the conversation over: the other agent takes the run's question (and the
+model's note on what is done), within what is left of the run's time, tokens and iterations and under its
+approvals, and its answer is the run's (``return_direct``); when it stops without one, the model hears why and
+goes on. The next question on the thread comes to the first agent again.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.tools import BaseTool
+from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,11 +35,13 @@ from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.deps import outer_cancel
 from reactgraph.graph.middleware import hook_nodes
+from reactgraph.graph.runtime import RunContext
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.state import Action, Outcome, tokens_used
+from reactgraph.state import Action, Outcome, iteration_of, tokens_used
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text
 from reactgraph.tools.execution import error_outcome, ok_outcome, prepare_args
+from reactgraph.tools.injection import task_state
 from reactgraph.tools.isolation.reference import IN_PROCESS
 from reactgraph.tools.policy import InvalidArguments
 from reactgraph.tools.registry import ToolRegistry
@@ -44,6 +53,12 @@ class Delegation(BaseModel):
     """The one argument of a sub-agent call."""
 
     task: str = Field(description="The task for the sub-agent, stated in full: it sees nothing of this conversation.")
+
+
+class Handoff(BaseModel):
+    """The one argument of a handoff."""
+
+    note: str = Field(default="", description="What the other agent should know: what is done so far, what is left.")
 
 
 class AgentTool(BaseTool):
@@ -67,6 +82,22 @@ class AgentTool(BaseTool):
         return child_report(self.name, result.trace, result.termination_detail)[1]
 
 
+class HandoffTool(AgentTool):
+    """A ReActAgent the conversation is handed to (``reactgraph.handoff_to``): its answer is the run's."""
+
+    args_schema: type[BaseModel] = Handoff
+    return_direct: bool = True
+
+    def _run(self, note: str = "", **_: Any) -> str:
+        """Outside a reactgraph run there is no conversation to hand over: the agent runs on the note."""
+        return super()._run(note)
+
+
+def handoff_task(question: str, note: str) -> str:
+    """What the agent taking over is asked: the run's question, and the note of the agent handing over."""
+    return f"{question}\n\nNote from the agent that handed this over: {note}" if note.strip() else question
+
+
 def delegate(
     entry: RegisteredTool,
     action: Action,
@@ -76,22 +107,31 @@ def delegate(
     deadline: float | None,
     tokens_left: int | None,
     cancelled: Callable[[], bool],
+    user: Any = None,
 ) -> tuple[Outcome, dict[str, Any] | None]:
     """Run the sub-agent of ``entry`` on ``action``'s task as a subgraph of the current run (``cfg`` is the
-    parent's run config): (the outcome — the child's answer, or an error saying what stopped it — with the
-    child's trace; the child's token usage, None when it did not run)."""
+    parent's run config, ``user`` its user context, which the child's tools see too): (the outcome — the child's
+    answer, or an error saying what stopped it — with the child's trace; the child's token usage, None when it did
+    not run). A handoff's task is the run's question with the model's note."""
     start = time.perf_counter()
     max_output_bytes = cfg.max_tool_output_bytes
     tool = entry.tool
     assert isinstance(tool, AgentTool)
     try:
         args = prepare_args(entry, action["args"], registry)  # the schema, and the registry's before_call hooks
-        if not args["task"].strip():
+        if not isinstance(tool, HandoffTool) and not args["task"].strip():
             raise InvalidArguments("task: empty; state the task for the sub-agent in full")
     except InvalidArguments as exc:
         text = error_text(ErrorKind.INVALID_PARAMETERS, tool=tool.name, problem=cut(str(exc), max_output_bytes))
         return error_outcome(action, ErrorKind.INVALID_PARAMETERS, text), None
+    iterations_left, task = None, args.get("task", "")
+    if isinstance(tool, HandoffTool):  # the run's question, within the iterations the run has left
+        state = task_state(get_config())
+        iterations_left = cfg.max_iterations - iteration_of(state)
+        task = handoff_task(state.get("question") or "", args.get("note", ""))
     limits, short = child_limits(tool.agent.config, deadline, tokens_left)
+    if iterations_left is not None:  # a handoff: no more turns than the run has left
+        limits["max_iterations"] = max(1, min(iterations_left, tool.agent.config.max_iterations))
     if short is not None:
         kind, problem = short
         return error_outcome(action, kind, error_text(kind, tool=tool.name, problem=problem)), None
@@ -101,7 +141,8 @@ def delegate(
         try:
             # every channel: the updates streamed to the parent show the child's thoughts and calls
             values = tool.graph.invoke(
-                {"query": args["task"]}, own_config, context=make_config(**limits), output_keys=tool.graph.stream_channels_asis
+                {"query": task}, own_config, context=RunContext(make_config(**limits), user),
+                output_keys=tool.graph.stream_channels_asis,
             )
         except GraphBubbleUp:  # a question or an approval inside the child: the parent run pauses
             raise

@@ -35,6 +35,7 @@ TURN_FIELDS = {  # the keys of think's update that go into the turn's record (``
     "turn_calls": "calls",
     "turn_tokens": "tokens",
     "turn_checks": "checks",
+    "turn_left_out": "left_out",
 }
 
 

@@ -16,7 +16,7 @@ from langchain_core.runnables import Runnable
 from reactgraph import prompts
 from reactgraph.tool_calling.base import Format
 from reactgraph.tool_calling.native import calls_else_answer, own_part
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, observed_text
 from reactgraph.tool_calling.tags import Tags, shown_observation
 from reactgraph.tool_calling.text import with_observation_stop
 from reactgraph.tools.specs import ToolSpec
@@ -47,7 +47,7 @@ class JsonFormat(Format):
                 filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
             )
             messages.append(AIMessage(content=written))
-            observed = "\n".join(shown_observation(obs["content"], ctx.tags) for obs in step["observations"])
+            observed = "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
         if tail and messages:
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")

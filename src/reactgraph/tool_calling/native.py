@@ -5,7 +5,7 @@ anything in its text; a model that writes its calls into the text instead is sti
 ``Action:`` line, else JSON or ``<tool_call>`` tags, see ``calls_else_answer``), and
 ``tool_calling="auto"`` then moves the run to the text format. Shown back: the model's message with
 its tool calls (its own text as the content, also when the calls were read from that text), then
-one tool message per result."""
+one tool message per result (with the images a tool returned: ``observed_content``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from reactgraph.tool_calling.actions import read_text_actions
 from reactgraph.tool_calling.base import Format
 from reactgraph.tool_calling.described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls, through_last_call
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, reject
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, observed_content, reject
 from reactgraph.tool_calling.tags import Tags, cut_invented, find_tag, shown_observation
 from reactgraph.tools.specs import ToolSpec
 
@@ -56,7 +56,7 @@ class NativeFormat(Format):
             )
             for obs in step["observations"]:
                 if obs["tool"]:
-                    messages.append(ToolMessage(content=obs["content"], tool_call_id=obs["call_id"], name=obs["tool"]))
+                    messages.append(ToolMessage(content=observed_content(obs), tool_call_id=obs["call_id"], name=obs["tool"]))
                 else:
                     messages.append(HumanMessage(content=shown_observation(obs["content"], ctx.tags)))
         if tail and messages:

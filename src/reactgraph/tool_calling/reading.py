@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 
+from reactgraph import prompts
 from reactgraph.errors import DEFAULT_TEXT, ErrorKind
 from reactgraph.state import Action
 from reactgraph.tool_calling.tags import Tags
+from reactgraph.tools.content import media_blocks, media_names
 from reactgraph.tools.specs import ToolSpec
 
 # Rejections that mean "the reply could not be read"; max_parse_retries counts these in a row.
@@ -69,6 +71,22 @@ class ParsedReply:
     # a reply that ended without an action or an answer (a text-format Thought alone): think takes
     # it as the final reply when it gives up in so many words, else sends it back
     unanswered: str | None = None
+
+
+def observed_text(obs: dict[str, Any], fmt: str) -> str:
+    """An observation's text as a text-only format shows it: with a note naming the images (or other media) the
+    tool returned, which the format leaves out."""
+    if not (media := media_blocks(obs.get("value"))):
+        return obs["content"]
+    return f"{obs['content']}\n{prompts.LEFT_OUT.format(media=media_names(media), format=fmt)}"
+
+
+def observed_content(obs: dict[str, Any]) -> str | list[Any]:
+    """An observation's content as a format that sends images shows it (native): its text, then the images (or
+    other media) the tool returned."""
+    if not (media := media_blocks(obs.get("value"))):
+        return obs["content"]
+    return [{"type": "text", "text": obs["content"]}, *media]
 
 
 def reply_text(message: AIMessage) -> str:

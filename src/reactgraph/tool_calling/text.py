@@ -23,7 +23,7 @@ from reactgraph.tool_calling.base import Format
 from reactgraph.tool_calling.described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls
 from reactgraph.tool_calling.native import native_calls
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, observed_text, reject
 from reactgraph.tool_calling.tags import Tags, shown_observation, tag_pattern, without_thought_tag
 from reactgraph.tools.specs import ToolSpec
 
@@ -66,7 +66,7 @@ class TextFormat(Format):
             if (answer := sent_back_answer(step)) is not None:  # shown as given: without it, the model copies a Thought alone
                 lines.append(f"{tags.final_answer}: {answer}")
             messages.append(AIMessage(content="\n".join(lines) or f"{tags.thought}:"))
-            observed = "\n".join(shown_observation(obs["content"], tags) for obs in step["observations"])
+            observed = "\n".join(shown_observation(observed_text(obs, self.name), tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{tags.observation}: (none)"))
         if tail and messages:
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")

@@ -35,6 +35,8 @@ def _is_block(item: Any) -> bool:
         return True
     if not isinstance(item.get("type"), str):  # no block (and no need to load LangChain's messages to say so)
         return False
+    if item["type"] == "image_url" and _url(item):  # OpenAI's image block
+        return True
     from langchain_core.messages import is_data_content_block  # here: a worker process imports this module too
 
     return is_data_content_block(item)
@@ -49,7 +51,7 @@ def _block_text(block: str | dict[str, Any]) -> str:
     details = []
     if isinstance(data := block.get("base64") or block.get("data"), str):
         details.append(f"{_decoded_size(data):,} bytes")
-    elif isinstance(url := block.get("url"), str):
+    elif url := _url(block):
         if found := DATA_URL.fullmatch(url):
             mime = mime or found.group(1)
             details.append(f"{_decoded_size(found.group(2)):,} bytes")
@@ -59,6 +61,41 @@ def _block_text(block: str | dict[str, Any]) -> str:
         details.append(f"id {block['file_id']}")
     shown = ", ".join(filter(None, [mime, *details]))
     return f"[{block['type']}: {shown}]" if shown else f"[{block['type']}]"
+
+
+MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "video", "file"})  # content block types that are no text
+
+
+def media_blocks(value: Any) -> list[dict[str, Any]]:
+    """The content blocks of ``value`` that are no text (images, audio, files) when it is a list of content blocks
+    (a message's content, a tool's result: text blocks, strings and such blocks only), else []."""
+    if not isinstance(value, list):
+        return []
+    media = [b for b in value if isinstance(b, dict) and b.get("type") in MEDIA]
+    rest = [b for b in value if not any(b is m for m in media)]
+    if not media or not all(isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text") for b in rest):
+        return []
+    return media
+
+
+def media_names(blocks: list[dict[str, Any]]) -> str:
+    """The blocks named for a reader: ``an image (image/png)``, ``2 images (image/png, image/jpeg)``."""
+    kinds: dict[str, list[str]] = {}
+    for block in blocks:
+        kind = "image" if block["type"] in ("image", "image_url") else str(block["type"])
+        mime = block.get("mime_type") or (DATA_URL.fullmatch(_url(block)) or [None, ""])[1] or ""
+        kinds.setdefault(kind, []).append(mime)
+    parts = []
+    for kind, mimes in kinds.items():
+        named = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" if len(mimes) == 1 else f"{len(mimes)} {kind}s"
+        shown = ", ".join(m for m in mimes if m)
+        parts.append(f"{named} ({shown})" if shown else named)
+    return " and ".join(parts)
+
+
+def _url(block: dict[str, Any]) -> str:
+    url = block.get("url") or block.get("image_url") or ""
+    return url.get("url", "") if isinstance(url, dict) else str(url)
 
 
 def _decoded_size(data: str) -> int:

@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import wait
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
+from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel, ValidationError
 
 from reactgraph.config import AgentConfig
@@ -29,11 +30,13 @@ from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.state import Action, Outcome
 from reactgraph.threads import in_worker
 from reactgraph.tools.base import RegisteredTool
-from reactgraph.tools.content import cut, exception_text, leaves, not_a_result, to_text
+from reactgraph.tools.content import cut, exception_text, leaves
+from reactgraph.tools.injection import for_worker, model_schema, tool_input
 from reactgraph.tools.isolation.pool import run_isolated
 from reactgraph.tools.json_args import check_json_args
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolCancelled, ToolTimeout
 from reactgraph.tools.registry import ToolRegistry
+from reactgraph.tools.results import kept_value, read_result
 from reactgraph.tools.specs import tool_specs, unknown_tool
 
 
@@ -43,11 +46,11 @@ def call_key(tool: str, args: dict[str, Any]) -> str:
 
 
 def validate_args(entry: RegisteredTool, args: dict[str, Any]) -> dict[str, Any]:
-    """Check ``args`` against the tool's schema (pydantic, or a JSON schema: ``tools.json_args``); raise
-    InvalidArguments saying what was expected."""
+    """Check ``args`` against the schema the model fills (pydantic, or a JSON schema: ``tools.json_args``; the
+    injected arguments are not in it: ``tools.injection``); raise InvalidArguments saying what was expected."""
     if not isinstance(args, dict):
         raise InvalidArguments(f"arguments must be an object of named values, got {type(args).__name__}")
-    schema = entry.tool.args_schema
+    schema = model_schema(entry.tool)
     if isinstance(schema, dict):
         return check_json_args(schema, args)
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
@@ -82,7 +85,8 @@ def prepare_args(entry: RegisteredTool, args: dict[str, Any], registry: ToolRegi
 
 def call_with_timeout(entry: RegisteredTool, args: dict[str, Any], timeout: float) -> Any:
     """One attempt, on a reused daemon worker thread (``threads.in_worker``) so a hung tool never blocks the run (or
-    interpreter exit), in the caller's context (LangChain callbacks and the LangGraph config reach the tool).
+    interpreter exit), in the caller's context (LangChain callbacks and the LangGraph config reach the tool). ``args``
+    is what ``tool.invoke`` takes (``injection.tool_input``: the injected arguments filled, or the whole tool call).
 
     An async tool runs in its own event loop under ``asyncio.wait_for``, so it is cancelled when
     its time is up; a sync tool cannot be killed, so the run stops waiting for it.
@@ -121,9 +125,12 @@ def execute(
     *,
     deadline: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    runtime: ToolRuntime | None = None,
 ) -> Outcome:
     """Run ``action`` with its tool's policy resolved against ``cfg``; every error becomes an error outcome.
-    ``cancelled`` says when the run was cancelled (a call in a worker process is stopped then)."""
+    ``cancelled`` says when the run was cancelled (a call in a worker process is stopped then); ``runtime`` is what
+    the tool's injected arguments are filled from (``tools.injection``). The outcome keeps the value the tool
+    returned beside its text, and a Command it returned (``tools.results``)."""
     start = time.perf_counter()
     limit = cfg.max_tool_output_bytes
     offered = registry.select(cfg.tools, strict=False)
@@ -140,7 +147,7 @@ def execute(
             duration=time.perf_counter() - start,
         )
     policy = entry.policy.resolve(cfg)
-    result, errors = _run_with_retries(entry, args, policy, deadline, limit, cancelled)
+    result, errors = _run_with_retries(entry, Call(args, action["id"], runtime), policy, deadline, limit, cancelled)
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
     failures = [cut(exception_text(e), limit) for e in errors]
@@ -160,33 +167,43 @@ def execute(
             problem = failures[-1] if failures else cut(exception_text(result), limit)
         text = error_text(kind, tool=entry.name, problem=problem, tried=tried, transient=policy.is_retryable(result))
         return base | {"status": "error", "error_kind": kind.value, "content": text}
-    return base | {"status": "ok", "error_kind": None, "content": cut(to_text(result), limit)}
+    return base | {"status": "ok", "error_kind": None} | result
+
+
+class Call(NamedTuple):
+    """A call to run: the model's arguments (checked), the call's id, what its injected arguments come from."""
+
+    args: dict[str, Any]
+    id: str
+    runtime: ToolRuntime | None
 
 
 def _run_with_retries(
     entry: RegisteredTool,
-    args: dict[str, Any],
+    call: Call,
     policy: ExecutionPolicy,
     deadline: float | None,
     max_bytes: int,
     cancelled: Callable[[], bool] | None,
 ) -> tuple[Any, list[Exception]]:
-    """(the result, or the final exception; every failed attempt's exception). Each attempt runs in a worker
-    process (isolation 'process') or in a thread of the agent's."""
+    """(the result's outcome fields (``results.read_result``), or the final exception; every failed attempt's
+    exception). Each attempt runs in a worker process (isolation 'process') or in a thread of the agent's."""
     errors: list[Exception] = []
 
     def attempt() -> Any:
         timeout = policy.attempt_timeout(deadline, time.time())
         try:
             if policy.isolation == "process":
-                return run_isolated(
-                    entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
-                    env=policy.env,
+                injected, call_id = for_worker(entry.tool, call.id, call.runtime)
+                reply = run_isolated(
+                    entry, call.args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
+                    env=policy.env, injected=injected, call_id=call_id,
+                    progress=call.runtime.stream_writer if call.runtime is not None else None,
                 )
-            value = call_with_timeout(entry, args, timeout)
-            if problem := not_a_result(value):
-                raise TypeError(problem)
-            return value
+                if (value := kept_value(reply.get("value"), max_bytes)) is not None:
+                    return reply | {"value": value}
+                return {"content": reply["content"]}
+            return read_result(call_with_timeout(entry, tool_input(entry.tool, call.args, call.id, call.runtime), timeout), max_bytes)
         except Exception as exc:
             errors.append(exc)
             raise

@@ -212,15 +212,19 @@ class ToolRegistry:
         are such tools, the worker processes' fork server is started in the background, to preload their modules
         (``isolation.pool.start_server``)."""
         offered = self.select(config.tools)
-        try:
-            self.select([name for name in config.approve_tools if name != "*"])
-        except UnknownToolError as exc:
-            raise UnknownToolError(f"approve_tools: {exc}") from None
+        reachable = self.reachable()
+        if unknown := [n for n in config.approve_tools if n != "*" and n not in reachable]:
+            raise UnknownToolError(
+                "approve_tools: " + "; ".join(f"no tool named {n!r}{did_you_mean(n, reachable)}" for n in unknown)
+                + f"; available: {', '.join(dict.fromkeys([*self._tools, *sorted(reachable)])) or 'none'}"
+            )
         problems, modules = [], []
         for entry in (self._tools[name] for name in offered):
             if entry.policy.isolation_in(config.tool_isolation) == "process":
                 try:
                     modules.extend(crossing(entry.source if entry.source is not None else entry.tool).modules)
+                    if takes_store(entry.tool):
+                        raise NotIsolatable("it takes the store (InjectedStore), a live connection, which cannot cross to it")
                 except NotIsolatable as exc:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
         if problems:
@@ -229,6 +233,18 @@ class ToolRegistry:
             )
         if modules:
             start_server(modules)
+
+    def reachable(self, seen: set[int] | None = None) -> set[str]:
+        """The names of this registry's tools and of the tools its sub-agents (and handoffs) call, through theirs:
+        what ``approve_tools`` may name (a sub-agent's run takes its parent's approvals)."""
+        seen = seen if seen is not None else set()
+        seen.add(id(self))
+        names = set(self._tools)
+        for entry in self._tools.values():
+            inner = getattr(entry.tool, "delegates_to", None)
+            if isinstance(inner, ToolRegistry) and id(inner) not in seen:
+                names |= inner.reachable(seen)
+        return names
 
     def search(self, query: str) -> builtins.list[RegisteredTool]:
         """Tools matching ``query``, best first: whole-name, then name words, then description words."""
@@ -249,9 +265,19 @@ def _placed(name: str, source: Any, tool: BaseTool, policy: ToolPolicy) -> ToolP
     if policy.isolation_in("none") == "process":
         try:
             crossing(source)
+            if takes_store(tool):
+                raise NotIsolatable("it takes the store (InjectedStore), a live connection, which cannot cross to it")
         except NotIsolatable as exc:
             raise ToolRegistrationError(f"tool {name!r}: cannot run in a worker process: {exc}") from None
     return policy
+
+
+def takes_store(tool: BaseTool) -> bool:
+    """Whether ``tool`` takes the store (``InjectedStore``), which cannot cross to a worker process. Read here, not
+    at import: ``reactgraph tools`` lists the tools without loading LangGraph."""
+    from reactgraph.tools.injection import injected
+
+    return bool(injected(tool).args.store)
 
 
 def _match_score(entry: RegisteredTool, phrase: str, terms: builtins.list[str]) -> float:

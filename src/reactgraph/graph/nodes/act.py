@@ -13,17 +13,18 @@ from typing import Any, NotRequired, TypedDict
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
 from langchain_core.messages import ToolMessage, convert_to_messages
-from langgraph.config import get_config
+from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolRuntime
-from langgraph.runtime import get_runtime
 from langgraph.types import Command
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.commands import StateFields, settled
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
 from reactgraph.graph.replies import Reply, reply_update
+from reactgraph.graph.runtime import tool_runtime
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, Outcome, ReActState, TokenCount, current_turn
@@ -35,6 +36,7 @@ from reactgraph.tools.execution import (
     execute,
     ok_outcome,
 )
+from reactgraph.tools.injection import injected
 from reactgraph.tools.policy import ToolCancelled, ToolTimeout
 
 
@@ -64,12 +66,14 @@ class Delegated(TypedDict):
 
 def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
     slots = CallSlots()
+    fields = StateFields.of(deps)
 
     def act(payload: ActInput) -> dict[str, Any]:
         """Reads one pending action (and, when it needs approval, a person's decision: approved, run
         with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
-        retries, cached) as a ToolMessage (``reported``) and, for a cacheable tool's success, the run's cache entry;
-        with a person's reply, what it takes out of the chat (``replies.reply_update``)."""
+        retries, cached) as a ToolMessage (``reported``), for a cacheable tool's success the run's cache entry, and
+        the state update of a Command the tool returned (``graph.commands``); with a person's reply, what it takes
+        out of the chat (``replies.reply_update``)."""
         update = acted(payload)
         if extra := reply_update(payload.get("reply")):
             update = update | extra | {"messages": [*extra["messages"], *update.get("messages", [])]}
@@ -98,9 +102,18 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             if isinstance(decision, approval.Edit):
                 asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
+        commanded: dict[str, Any] = {}
 
         def run(action: Action) -> tuple[Outcome, TokenCount | None]:
-            """The call under reactgraph's policy, in a slot: (its outcome, a sub-agent's token usage)."""
+            """The call under reactgraph's policy, in a slot: (its outcome, a sub-agent's token usage); a Command the
+            tool returned carried out (``commanded``: its state update)."""
+            outcome, usage = run_in_slot(action)
+            outcome, update = settled(outcome, deps.registry, fields, cfg.max_tool_output_bytes)
+            commanded.clear()
+            commanded.update(update)
+            return outcome, usage
+
+        def run_in_slot(action: Action) -> tuple[Outcome, TokenCount | None]:
             agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
             delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
             # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
@@ -110,9 +123,12 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
                     if delegated is not None:
                         return delegate(
                             deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
-                            tokens_left=delegated["tokens_left"], cancelled=cancelled,
+                            tokens_left=delegated["tokens_left"], cancelled=cancelled, user=deps.user_context(),
                         )
-                    return execute(action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled), None
+                    runtime = runtime_of(deps, action)
+                    return execute(
+                        action, deps.registry, cfg, deadline=payload["deadline"], cancelled=cancelled, runtime=runtime
+                    ), None
             except (ToolTimeout, ToolCancelled) as exc:  # no slot before the run's time ran out or it was cancelled
                 kind = ErrorKind.TIMEOUT if isinstance(exc, ToolTimeout) else ErrorKind.EXECUTION_FAILED
                 return error_outcome(action, kind, error_text(kind, tool=action["tool"], problem=str(exc))), None
@@ -129,9 +145,11 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             outcome = outcome | {"usage": child_usage}
         update = reported(outcome, cfg)
         entry = deps.registry.get(action["tool"])
-        if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable:
+        if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable and not commanded:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
-        return extra | update
+        if more := commanded.pop("messages", None):  # a Command's other messages, after the call's answer
+            update["messages"] = [*update["messages"], *more]
+        return extra | commanded | update
 
     return act
 
@@ -155,8 +173,8 @@ def through_middleware(
     innermost handler runs the request's call (its tool and arguments, as a middleware left them) under
     reactgraph's policy and answers with a ToolMessage, or raises ToolCallFailed when the tool failed. Returns
     the outcome (the middleware's answer when it gave its own; ``retries`` counts the handler's extra runs),
-    a sub-agent's usage and the state update of a Command a middleware returned. ``request.state`` is the
-    act task's input (the action, the deadline ...)."""
+    a sub-agent's usage and the state update of a Command a middleware returned. ``request.state`` is the run's
+    state, ``request.runtime`` the call's ``ToolRuntime`` (``graph.runtime.tool_runtime``)."""
     runs: list[tuple[ToolMessage, Outcome, TokenCount | None]] = []
 
     def call(request: ToolCallRequest) -> ToolMessage:
@@ -169,16 +187,13 @@ def through_middleware(
             raise ToolCallFailed(outcome)
         return message
 
-    runtime = get_runtime()
     entry = deps.registry.get(action["tool"])
+    runtime = tool_runtime(action["id"], deps.user_context(), offered(deps))
     request = ToolCallRequest(
         tool_call={"name": action["tool"], "args": action["args"], "id": action["id"], "type": "tool_call"},
         tool=entry.tool if entry is not None else None,
-        state=dict(payload),
-        runtime=ToolRuntime(
-            state=dict(payload), context=runtime.context, config=get_config(), stream_writer=runtime.stream_writer,
-            tool_call_id=action["id"], store=runtime.store,
-        ),
+        state=runtime.state,
+        runtime=runtime,
     )
     names = [m.name for m in wrapping]
     try:
@@ -202,6 +217,19 @@ def through_middleware(
     else:
         outcome = (last or ok_outcome(action, result.text)) | {"status": "ok", "error_kind": None, "content": result.text}
     return outcome | {"middleware": names, "retries": retried(outcome, runs)}, runs[-1][2] if runs else None, update
+
+
+def offered(deps: NodeDeps) -> list[BaseTool]:
+    """The tools of the run (a ToolRuntime's ``tools``)."""
+    return [deps.registry.get(name).tool for name in deps.registry.select(deps.run_config().tools, strict=False)]
+
+
+def runtime_of(deps: NodeDeps, action: Action) -> ToolRuntime | None:
+    """The call's ToolRuntime when its tool takes the run's state, store or runtime (``tools.injection``), else None."""
+    entry = deps.registry.get(action["tool"])
+    if entry is None or not injected(entry.tool).needs_runtime:
+        return None
+    return tool_runtime(action["id"], deps.user_context(), offered(deps))
 
 
 def retried(outcome: Outcome, runs: list[Any]) -> int:
@@ -229,8 +257,9 @@ def reported(outcome: Outcome, cfg: AgentConfig) -> dict[str, Any]:
     status = "success" if outcome["status"] == "ok" else "error"
     content, cut = truncate(outcome.get("content", ""), cfg.max_observation_tokens)
     artifact: dict[str, Any] = {k: v for k, v in outcome.items() if k not in IN_MESSAGE}
-    if cut:
-        artifact |= {"content": outcome["content"]} if cfg.summarize_observations else {"truncated": True}
+    if cut:  # the whole text stays for an answer (a direct result) or for observe to shorten
+        whole = cfg.summarize_observations or outcome.get("direct")
+        artifact |= {"content": outcome["content"]} if whole else {"truncated": True}
     message = ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status, artifact=artifact)
     return {"messages": [message]}
 

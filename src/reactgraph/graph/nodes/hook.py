@@ -18,12 +18,12 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_messages
 from langgraph.graph.message import add_messages
-from langgraph.runtime import get_runtime
 
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.conversation import is_new_turn, last_human
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, can_jump_to, hook_update, node_name
+from reactgraph.graph.runtime import middleware_runtime
 from reactgraph.graph.turns import started_turn
 from reactgraph.state import ReActState, TerminationReason, checked_query, current_turn, iteration_of, stopped
 
@@ -41,7 +41,7 @@ def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callab
             it rewrote, rejections of the calls it answered, the turn's record its messages would move, the stop of
             a jump to the end and the hook's run."""
             view = shown(state)
-            update = hook_update(getattr(m, hook)(view, get_runtime()), name)
+            update = hook_update(getattr(m, hook)(view, middleware_runtime(deps.user_context())), name)
             jump = update.get("jump_to") if update.get("jump_to") in jumps else None
             update["jump_to"] = jump
             messages = [*convert_to_messages(update.pop("messages", None) or [])]

@@ -27,6 +27,7 @@ from reactgraph.state import (
     add_usage,
     current_turn,
     iteration_of,
+    stopped,
     sum_usage,
     tool_stats,
 )
@@ -105,7 +106,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
                 content += f"\n{hint}"
             if o.get("failures") and o.get("error_kind") != ErrorKind.UNVERIFIED_ANSWER:  # a check asked for is no failure
                 errors.append(_error_entry(o, now))
-            kept = ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached", "trace", "middleware")
+            kept = ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached", "trace", "middleware", "value")
             observations.append({k: o[k] for k in kept if o.get(k) is not None} | {"content": content, "truncated": cut})
         stall = stall_signals(stats.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
@@ -125,8 +126,10 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             answer=turn.get("answer") or None,
             hooks=state.get("hooks") or [],
             checks=turn.get("checks") or [],
+            left_out=turn.get("left_out") or [],
         )
         bookkeeping: dict[str, Any] = {}
+
         if not tripped and min(stall["action_repeats"], stall["observation_repeats"]) >= 2 and observations:
             bookkeeping["repeated"] = True  # the same calls gave the same results again: the prompt says so
         stats = ToolStats(usage=usage, failures=failures, stall=stall)
@@ -138,6 +141,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["current_turn"] = turn = {**turn, "tokens": add_usage(turn.get("tokens"), spent)}
         if state.get("hooks"):
             update["hooks"] = Overwrite([])
+        if ended := direct_end(outcomes):  # the tools answered: the run's end, before any stop rule
+            return update | ended
         view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), record | {"stats": stats}], "current_turn": turn})
         termination = stop_reason(view, cfg, now)
         if found and termination is not None and termination["reason"] == TerminationReason.CUSTOM:
@@ -145,6 +150,16 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         return update | {"termination": termination}
 
     return observe
+
+
+def direct_end(outcomes: list[Outcome]) -> dict[str, Any] | None:
+    """The run's end when every call of the turn answered directly (``return_direct``, a Command to END: as
+    ``create_agent`` ends only when all did): success, their results the answer, the detail naming the tools."""
+    if not outcomes or not all(o.get("direct") and o["status"] == "ok" for o in outcomes):
+        return None
+    how = "; ".join(f"{o['tool']} ({o['direct']})" for o in outcomes)
+    answer = "\n\n".join(o["content"] for o in outcomes)
+    return {"termination": stopped(TerminationReason.SUCCESS, f"the tool's result is the answer: {how}"), "final_answer": answer}
 
 
 MISWRITTEN = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.EXECUTION_FAILED})

@@ -95,7 +95,7 @@ def closing_step(
         ended = {
             "thought": own_thought(turn.get("thought", ""), state.get("final_answer"), phrases),
             "duration": now - turn.get("started", now), "format": turn.get("format"), "written": turn.get("written"),
-            "checks": turn.get("checks") or [],
+            "checks": turn.get("checks") or [], "left_out": turn.get("left_out") or [],
         }
     return ReActStep(
         iteration=iteration_of(state),

@@ -23,7 +23,8 @@ from reactgraph.graph.checks.output import structurer
 from reactgraph.graph.checks.pipeline import stop_update
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.learning import shown_block
-from reactgraph.graph.scratchpad import not_answers, status_text
+from reactgraph.graph.runtime import tell_user
+from reactgraph.graph.scratchpad import left_out, left_out_notice, not_answers, status_text
 from reactgraph.graph.turns import folded, started_turn
 from reactgraph.models.calls import CallCancelled, CallCut, model_label
 from reactgraph.models.resolve import ModelUnavailableError
@@ -87,6 +88,9 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
     if message := calls_message(reply.thought, decision["pending_actions"]):  # the chat's, after a new turn's question
         update["turn_message"] = message
     counts = accounted(exchange, state["current_turn"], reply.calls)
+    if left := left_out(state, cfg, exchange.fmt):  # images a text-only prompt could not send: on the step, told once
+        update["turn_left_out"] = left
+        tell_user(left_out_notice(state, left, exchange.fmt))
     return update | exchange.update | formats | counts | {"thought": reply.thought} | decision
 
 

@@ -61,7 +61,7 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (),
             request = json.loads(conn.recv_bytes())
         except EOFError:  # the agent is gone
             return
-        reply = answer(request, tools)
+        reply = answer(request, tools, lambda chunk: _send_progress(conn, chunk))
         _flush()
         if left_running():  # the call left processes running: the agent kills them with this worker
             reply["retire"] = True
@@ -75,11 +75,13 @@ def session_left() -> list[int]:
     return [pid for pid in {*descendants(me), *session_members(me)} if pid != me]
 
 
-def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
+def answer(request: dict[str, Any], tools: dict[str, Any], progress: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Run one call in the agent's cwd, with the environment the call brings (with ``"load": true``, only import the
-    tool): ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when
-    the worker should not serve again: after running out of memory). A call under hard limits runs in a fork of this
-    worker (``in_a_fork``): a hard limit cannot be raised back, and the worker serves the next calls."""
+    tool): ``{"ok": text}`` (and ``"value"``: what the tool returned, when it is not text), ``{"error": a record of the
+    exception}`` or ``{"limit": name}`` (``"retire": true`` when the worker should not serve again: after running out
+    of memory). A call under hard limits runs in a fork of this worker (``in_a_fork``): a hard limit cannot be raised
+    back, and the worker serves the next calls. The arguments the agent filled in (``"injected"``, pickled: the
+    run's state, context, the call's id) join the model's; a ``ToolRuntime`` among them writes to ``progress``."""
     limits, max_bytes = request["limits"], request["max_result_bytes"]
     try:
         os.chdir(request["cwd"])
@@ -93,16 +95,56 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
         return {"error": exception_record(exc, max_bytes)}
     if request.get("load"):  # only the import, before the tool's first call here
         return {"ok": ""}
+    try:
+        args = with_injected(request, progress)
+    except BaseException as exc:
+        return {"error": exception_record(exc, max_bytes)}
+    call_id = request.get("call_id")
     if any(limits[name] is not None for name in HARD_LIMITS):
-        return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
-    return called(tools[key], request["args"], limits, max_bytes)
+        return in_a_fork(lambda: called(tools[key], args, limits, max_bytes, call_id), limits, max_bytes)
+    return called(tools[key], args, limits, max_bytes, call_id)
 
 
-def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
-    """The reply for one call of ``tool`` (under ``limits``' hard limits, set here)."""
+def with_injected(request: dict[str, Any], progress: Callable[[Any], None] | None) -> dict[str, Any]:
+    """The call's arguments: the model's, and the ones the agent filled in (pickled by the agent, whose code this
+    worker runs anyway); a ToolRuntime's ``stream_writer`` sends what the tool writes to the agent."""
+    if not request.get("injected"):
+        return request["args"]
+    injected = pickle.loads(base64.b64decode(request["injected"]))
+    for value in injected.values():
+        if hasattr(value, "stream_writer") and hasattr(value, "tool_call_id"):  # a ToolRuntime (a plain dataclass)
+            value.stream_writer = progress or (lambda chunk: None)
+    return request["args"] | injected
+
+
+def _send_progress(conn: Connection, chunk: Any) -> None:
+    """What a tool writes while it runs, sent to the agent before its reply; TypeError when it is no JSON data."""
+    try:
+        data = json.dumps({"progress": chunk})
+    except (TypeError, ValueError):
+        raise TypeError(f"a tool in a worker process writes JSON data to its stream writer, not a {type(chunk).__name__}") from None
+    conn.send_bytes(data.encode())
+
+
+def called(
+    tool: Callable[..., Any], args: dict[str, Any], limits: dict[str, Any], max_bytes: int, call_id: str | None = None
+) -> dict[str, Any]:
+    """The reply for one call of ``tool`` (under ``limits``' hard limits, set here): its text, and the value it returned
+    when that is not text (a ToolMessage's artifact)."""
     try:
         hard_limits(limits)
-        return {"ok": cut(text_of(tool(args)), max_bytes)}
+        result = tool(args, call_id)
+        if hasattr(result, "artifact") and hasattr(result, "tool_call_id"):  # a ToolMessage (the tool took its call)
+            if getattr(result, "status", "success") == "error":
+                raise RuntimeError(text_of(result.content))
+            content, value = result.content, result.artifact
+        else:
+            content = value = result
+        reply: dict[str, Any] = {"ok": cut(text_of(content), max_bytes)}
+        if value is not None and not isinstance(value, str):
+            text_of(value)  # TypeError when it is no JSON data
+            reply["value"] = value
+        return reply
     except MemoryError:
         if limits["memory_mb"] is not None:
             return {"limit": "memory_mb"}
@@ -163,21 +205,26 @@ def load(ref: str, pickled: str | None = None) -> Any:
     return obj
 
 
-def callable_tool(obj: Any) -> Callable[[dict[str, Any]], Any]:
-    """A call of ``obj`` with a call's arguments: a LangChain tool's ``invoke`` (``ainvoke`` for an async one); a
+def callable_tool(obj: Any) -> Callable[[dict[str, Any], str | None], Any]:
+    """A call of ``obj`` with a call's arguments (and its id, for a LangChain tool that takes it: invoked with the
+    whole tool call, it answers with a ToolMessage): a LangChain tool's ``invoke`` (``ainvoke`` for an async one); a
     function or callable object (registered only when typed and documented) through pydantic's ``validate_call``,
     which converts the arguments to its annotations as LangChain's StructuredTool does, without loading LangChain's
     tools (and with them its tracers and LangSmith) into the worker. An async tool runs in an event loop of its own."""
     tools = sys.modules.get("langchain_core.tools")  # loaded when ``obj`` is a LangChain tool
     if tools is not None and isinstance(obj, tools.BaseTool):
+
+        def given(args: dict[str, Any], call_id: str | None) -> Any:
+            return {"name": obj.name, "args": args, "id": call_id, "type": "tool_call"} if call_id else args
+
         if getattr(obj, "coroutine", None) is not None:
-            return lambda args: _run_async(obj.ainvoke(args))
-        return obj.invoke
+            return lambda args, call_id=None: _run_async(obj.ainvoke(given(args, call_id)))
+        return lambda args, call_id=None: obj.invoke(given(args, call_id))
     func = obj if inspect.isroutine(obj) else obj.__call__
     checked = validate_call(func, config={"arbitrary_types_allowed": True})
     if inspect.iscoroutinefunction(func):
-        return lambda args: _run_async(checked(**args))
-    return lambda args: checked(**args)
+        return lambda args, call_id=None: _run_async(checked(**args))
+    return lambda args, call_id=None: checked(**args)
 
 
 def _run_async(coroutine: Any) -> Any:

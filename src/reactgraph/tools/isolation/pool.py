@@ -67,12 +67,17 @@ def run_isolated(
     max_result_bytes: int,
     cancelled: Callable[[], bool] | None = None,
     env: Iterable[str] = (),
-) -> str:
-    """One call of ``entry`` in a worker: the result's text (cut to ``max_result_bytes``), or raise the
-    tool's exception (rebuilt), ToolTimeout, ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker
-    is taken from the pool (its start is not part of ``timeout``, nor is the import of the tool by a worker that
-    has not called it yet). The tool sees the variables named in ``env`` of the agent's environment, and nothing
-    else of it."""
+    injected: bytes | None = None,
+    call_id: str | None = None,
+    progress: Callable[[Any], None] | None = None,
+) -> dict[str, Any]:
+    """One call of ``entry`` in a worker: ``{"content": the result's text (cut to max_result_bytes)}``, with
+    ``"value"`` when the tool returned no text, or raise the tool's exception (rebuilt), ToolTimeout,
+    ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker is taken from the pool (its start is not part of
+    ``timeout``, nor is the import of the tool by a worker that has not called it yet). The tool sees the variables
+    named in ``env`` of the agent's environment, and nothing else of it. ``injected`` (pickled) are the arguments
+    the agent filled in (``tools.injection``), ``call_id`` the call's id for a LangChain tool invoked with its tool
+    call; what the tool writes to its runtime's stream writer goes to ``progress``."""
     way = crossing(entry.source if entry.source is not None else entry.tool)
     request = {
         "ref": way.ref,
@@ -83,6 +88,10 @@ def run_isolated(
         "cwd": os.getcwd(),
         "env": {name: os.environ[name] for name in env if name in os.environ},
     }
+    if injected is not None:
+        request["injected"] = base64.b64encode(injected).decode()
+    if call_id is not None:
+        request["call_id"] = call_id
     try:
         message = json.dumps(request, ensure_ascii=False).encode()
     except (TypeError, ValueError) as exc:
@@ -97,12 +106,12 @@ def run_isolated(
             reply = current.call(load, START_LIMIT, limits, cancelled)
             current.loaded.add(request["ref"])
         if "ok" in reply:
-            reply = current.call(message, timeout, limits, cancelled)
+            reply = current.call(message, timeout, limits, cancelled, progress)
         reusable = not reply.get("retire")
     finally:
         WORKERS.release(current, reusable)
     if "ok" in reply:
-        return reply["ok"]
+        return {"content": reply["ok"]} | ({"value": reply["value"]} if "value" in reply else {})
     if reply.get("limit"):
         raise limit_exceeded(reply["limit"], limits)
     raise rebuilt(reply["error"])
@@ -177,8 +186,16 @@ class Worker:
     def alive(self) -> bool:
         return not self.conn.closed and self.process.exitcode is None
 
-    def call(self, message: bytes, timeout: float, limits: ResourceLimits, cancelled: Callable[[], bool] | None) -> dict:
-        """Send one call and wait for its reply, relaying its output; stop the worker when the call must end."""
+    def call(
+        self,
+        message: bytes,
+        timeout: float,
+        limits: ResourceLimits,
+        cancelled: Callable[[], bool] | None,
+        progress: Callable[[Any], None] | None = None,
+    ) -> dict:
+        """Send one call and wait for its reply, relaying its output and what it writes to its stream writer (to
+        ``progress``); stop the worker when the call must end."""
         try:
             self.conn.send_bytes(message)
         except OSError:  # it died while idle
@@ -210,6 +227,10 @@ class Worker:
                     reply = json.loads(self.conn.recv_bytes())
                 except EOFError:
                     reply = None
+                if reply is not None and "progress" in reply:  # written while it runs: the reply is still to come
+                    if progress is not None:
+                        progress(reply["progress"])
+                    continue
                 died = reply.pop("died", None) if reply is not None else None
                 if reply is not None and died is None:
                     while (data := self._read_output()) is not None and data:  # what it wrote before replying
