@@ -103,12 +103,15 @@ def test_a_call_runs_in_a_worker_process_in_the_agents_directory_and_the_environ
     assert by_default["content"].endswith("note None")  # not in isolated_env: not seen
 
 
-def test_a_worker_is_reused_by_the_next_call():
-    registry = isolated(tools.where)
-    first = execute(action("where", label="a"), registry, AgentConfig())
-    second = execute(action("where", label="b"), registry, AgentConfig())
-    assert pid_in(first["content"]) == pid_in(second["content"])
-    assert host_pid(pid_in(second["content"])) in WORKERS.idle_pids()
+def test_a_worker_is_reused_by_the_next_call_which_runs_in_a_fork_of_its_own():
+    registry = isolated(tools.served_by)
+    first = execute(action("served_by", label="a"), registry, AgentConfig())
+    second = execute(action("served_by", label="b"), registry, AgentConfig())
+    (first_call, first_worker), (second_call, second_worker) = (
+        outcome["content"].split("pid ", 1)[1].split(" of ") for outcome in (first, second)
+    )
+    assert first_worker == second_worker and first_call != second_call
+    assert host_pid(second_worker) in WORKERS.idle_pids() and not alive(second_call)
 
 
 def test_async_functions_langchain_tools_and_callable_objects_run_in_workers():

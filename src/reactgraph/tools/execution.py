@@ -151,7 +151,7 @@ def execute(
             duration=time.perf_counter() - start,
         )
     policy = entry.policy.resolve(cfg)
-    result, errors = _run_with_retries(entry, args, policy, deadline, limit, cancelled)
+    result, errors = _run_with_retries(entry, args, policy, deadline, limit, cancelled, registry.worker_group)
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
     failures = [cut(exception_text(e), limit) for e in errors]
@@ -181,9 +181,10 @@ def _run_with_retries(
     deadline: float | None,
     max_bytes: int,
     cancelled: Callable[[], bool] | None,
+    group: str = "",
 ) -> tuple[Any, list[Exception]]:
     """(the result, or the final exception; every failed attempt's exception). Each attempt runs in a worker
-    process (isolation 'process') or in a thread of the agent's."""
+    process of the registry's ``group`` (isolation 'process') or in a thread of the agent's."""
     errors: list[Exception] = []
 
     def attempt() -> Any:
@@ -192,7 +193,7 @@ def _run_with_retries(
             if policy.isolation == "process":
                 return run_isolated(
                     entry, args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
-                    env=policy.env,
+                    env=policy.env, group=group,
                 )
             value = call_with_timeout(entry, args, timeout)
             if problem := not_a_result(value):

@@ -1,6 +1,7 @@
-"""A worker process of ``reactgraph.tools.isolation``: tool calls sent as JSON, one at a time, each within
-its resource limits, each answered as JSON (the result's text, the tool's exception described, or the
-limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``.
+"""A worker process of ``reactgraph.tools.isolation``: tool calls sent as JSON, one at a time, each run in a fork of
+the worker within its resource limits (what a call changes, starts or leaves behind in its process ends with the fork),
+each answered as JSON (the result's text, the tool's exception described, or the limit it passed). The agent's side,
+and the reasons for each choice, are in ``isolation``.
 
 The fork server imports this module for every worker, so it imports only the standard library, pydantic (whose
 ``validate_call`` calls a function tool) and the modules beside it; a LangChain tool's imports load with the tool."""
@@ -16,6 +17,7 @@ import json
 import math
 import os
 import pickle
+import select
 import signal
 import sys
 from collections.abc import Callable
@@ -31,6 +33,8 @@ from reactgraph.tools.isolation.processes import descendants, session_members
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
 HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: in the call's fork)
+_exit = os._exit  # the call's fork ends with this, whatever the tool rebinds in ``os``
+REPLY_POLL = 0.05  # seconds between looks at whether a call's fork has exited while its pipe is silent
 
 validate_call(lambda: None)  # once in the fork server: pydantic's first validator loads its schema code and plugins
 
@@ -38,7 +42,8 @@ validate_call(lambda: None)  # once in the fork server: pydantic's first validat
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
     """A worker's life: its own session, its stdout and stderr to ``output``, killed with its parent (the
     fork server, which exits with the agent), contained (``sandbox.enter``: namespaces with the ``protected``
-    files read-only, else its session); then calls from ``conn`` until the agent closes it."""
+    files hidden, else its session); then calls from ``conn`` until the agent closes it, each answered once its
+    fork has ended, saying whether it left processes running (then the worker retires)."""
     import resource
 
     os.setsid()
@@ -77,9 +82,11 @@ def session_left() -> list[int]:
 
 def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
     """Run one call in the agent's cwd, with the environment the call brings (with ``"load": true``, only import the
-    tool): ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}`` (``"retire": true`` when
-    the worker should not serve again: after running out of memory). A call under hard limits runs in a fork of this
-    worker (``in_a_fork``): a hard limit cannot be raised back, and the worker serves the next calls."""
+    tool, here: the next calls' forks have it): ``{"ok": text}``, ``{"error": a record of the exception}`` or
+    ``{"limit": name}``. Every call runs in a fork of this
+    worker (``in_a_fork``): its hard limits (which cannot be raised back), the module state it changes and the
+    threads it starts end with the fork, so the worker serves the next call (of any of its agent's tools) as it was;
+    processes it leaves running retire the worker (``serve``)."""
     limits, max_bytes = request["limits"], request["max_result_bytes"]
     try:
         os.chdir(request["cwd"])
@@ -93,9 +100,7 @@ def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
         return {"error": exception_record(exc, max_bytes)}
     if request.get("load"):  # only the import, before the tool's first call here
         return {"ok": ""}
-    if any(limits[name] is not None for name in HARD_LIMITS):
-        return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
-    return called(tools[key], request["args"], limits, max_bytes)
+    return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
 
 
 def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
@@ -106,7 +111,7 @@ def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: 
     except MemoryError:
         if limits["memory_mb"] is not None:
             return {"limit": "memory_mb"}
-        return {"error": exception_record(MemoryError("out of memory"), max_bytes), "retire": True}
+        return {"error": exception_record(MemoryError("out of memory"), max_bytes)}
     except BaseException as exc:  # the tool's failure, reported to the agent
         error = next((e for e in leaves(exc) if isinstance(e, Exception)), exc)
         if isinstance(error, OSError) and error.errno == errno.EFBIG and limits["file_size_bytes"] is not None:
@@ -115,9 +120,11 @@ def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: 
 
 
 def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
-    """``call()``'s reply, from a fork of this worker that sets the hard limits, runs the call, writes the reply to
-    a pipe and exits: the limits (which cannot be raised back) and what the call does to module state end with it.
-    A fork killed by SIGXCPU passed ``cpu_seconds``; one that died otherwise crashed."""
+    """``call()``'s reply, from a fork of this worker that sets the hard limits, runs the call, writes the reply to a
+    pipe (its length first) and exits: the limits (which cannot be raised back), what the call does to module state
+    and the threads it started end with it. The fork has ended when this returns (a fork that does not end holds the
+    call until its timeout). A fork that exited without a reply crashed (killed by SIGXCPU: it passed
+    ``cpu_seconds``)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the call's process
@@ -128,18 +135,56 @@ def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_by
             data = json.dumps({"error": exception_record(exc, max_bytes)}).encode()
         _flush()
         with os.fdopen(write, "wb") as out:
-            out.write(data)
-        os._exit(0)
+            out.write(len(data).to_bytes(8, "big") + data)
+        _exit(0)
     os.close(write)
-    with os.fdopen(read, "rb") as reply_pipe:
-        data = reply_pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if data:
-        return json.loads(data)
+    try:
+        message, status = collected(read, pid)
+    finally:
+        os.close(read)
+    if message is not None:
+        return json.loads(message)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU and limits["cpu_seconds"] is not None:
         return {"limit": "cpu_seconds"}
-    how = f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exited with code {os.WEXITSTATUS(status)}"
-    return {"error": {"module": "builtins", "qualname": "RuntimeError", "args": [], "message": f"the call's process {how}"}}
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        how = f"was killed by {signal.Signals(number).name if number in signal.valid_signals() else f'signal {number}'}"
+    else:
+        how = f"exited with code {os.WEXITSTATUS(status)}"
+    message = f"the tool's process {how} before it returned a result"
+    return {"error": {"module": "reactgraph.tools.isolation.pool", "qualname": "ToolCrashed", "args": [message], "message": message}}
+
+
+def collected(read: int, pid: int) -> tuple[bytes | None, int]:
+    """(the reply the call's fork ``pid`` wrote to the pipe ``read``, None when it wrote none whole; the fork's exit
+    status), once the fork has exited. A process the call left behind holds its own copy of the pipe, so the pipe's
+    end is not waited for: the fork's exit is (at once when its reply is whole or the pipe ends, else every
+    ``REPLY_POLL`` seconds while the pipe is silent)."""
+    data = b""
+    while True:
+        ready, _, _ = select.select([read], [], [], REPLY_POLL)
+        chunk = os.read(read, 1 << 16) if ready else None
+        if chunk:
+            data += chunk
+            if whole(data) is None:
+                continue
+        ending = chunk == b"" or whole(data) is not None  # it has replied, or closed the pipe: it is ending
+        done, status = os.waitpid(pid, 0 if ending else os.WNOHANG)
+        if done:
+            break
+    os.set_blocking(read, False)
+    try:
+        while chunk := os.read(read, 1 << 16):  # what it wrote just before it exited
+            data += chunk
+    except BlockingIOError:
+        pass
+    return whole(data), status
+
+
+def whole(data: bytes) -> bytes | None:
+    """The message in ``data`` (its length in 8 bytes, then it) once all of it is there, else None."""
+    size = int.from_bytes(data[:8], "big")
+    return data[8 : 8 + size] if len(data) >= 8 + size > 8 else None
 
 
 def load(ref: str, pickled: str | None = None) -> Any:
