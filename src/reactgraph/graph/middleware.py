@@ -10,8 +10,9 @@ The rest runs where ``create_agent`` runs it, with LangChain's own composition, 
   ``jump_to`` goes where reactgraph's routing allows (``routing.route_after_hook``);
 - ``wrap_model_call``: around think's model call, with a ``ModelRequest`` holding the prompt reactgraph built,
   the tools on offer and the model (``model_call``); reactgraph's own retries and ``fallback_models`` wrap it;
-- ``wrap_tool_call``: around each tool call in act, after approval and before reactgraph's policy (validation,
-  timeouts, retries, isolation), which runs in the innermost handler (``tool_call``);
+- ``wrap_tool_call``: around each tool call in act, before approval and reactgraph's policy (validation,
+  timeouts, retries, isolation), which run in the innermost handler on the call as the middleware left it
+  (``tool_call``);
 - a middleware's ``state_schema`` fields join the graph's state (``merged_state``), its ``tools`` the registry.
 """
 
