@@ -57,7 +57,7 @@ from reactgraph.persistence.reading import (
     turn_end,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.state import checked_query, checked_thread_id
+from reactgraph.state import checked_question, checked_text, checked_thread_id
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
@@ -235,7 +235,7 @@ class ReActAgent:
         **overrides: Any,
     ) -> Drive:
         """What ``run`` and ``arun`` drive: a new run of ``query`` (the next turn, on a thread that has one)."""
-        checked_query(query)
+        checked_question(query)
         if (thread := thread_id or (config or {}).get("configurable", {}).get("thread_id")) is not None:
             self._refuse_if_waiting(checked_thread_id(thread))
         context, run_config, thread_id = self._prepare(thread_id, overrides, callbacks=callbacks, config=config)
@@ -253,8 +253,8 @@ class ReActAgent:
         decided by ``on_approval(call)`` (a PendingApproval; it returns ``Approve()``, ``Edit(args)``
         or ``Reject(reason)``, or LangChain's decision dict); without it the run pauses with reason
         'approval' and the calls in ``pending_approvals`` (decide with ``resume``); a new question on that
-        thread then raises RunWaitingError, changing nothing. A ``query`` that is not a string raises
-        InvalidInputError."""
+        thread then raises RunWaitingError, changing nothing. A ``query`` that is not a string, is blank or is no
+        text a database can store (a lone surrogate) raises InvalidInputError, and nothing runs."""
         return self._drive(self._new_run(query, **options))
 
     @same_parameters(_new_run)
@@ -276,6 +276,8 @@ class ReActAgent:
         **overrides: Any,
     ) -> Drive:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
+        if answer is not None:
+            checked_text(answer, "answer")
         self._require_run(thread_id)
         context, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
@@ -318,6 +320,8 @@ class ReActAgent:
         """What ``fork`` drives: the thread from the chosen checkpoint (see ``fork``)."""
         if sum(x is not None for x in (iteration, query, checkpoint_id)) != 1:
             raise ForkError("fork needs exactly one of iteration=, query= or checkpoint_id=")
+        if query is not None:
+            checked_question(query)
         payload = None
         if checkpoint_id is None:
             entries = self.history(thread_id)
@@ -327,7 +331,7 @@ class ReActAgent:
             elif turn == 1:
                 raise ForkError("turn 1 has no turn before it to fork from: ask the question on a new thread")
             else:
-                checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
+                checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": query}
         context, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )
@@ -401,7 +405,7 @@ class ReActAgent:
         ``metadata`` is stored with every checkpoint of the run (see ``run_info``)."""
         if fork is not None:
             drive = self._forked_run(thread_id, callbacks=callbacks, config=config, **fork, **overrides)
-        elif checked_query(query) is None:
+        elif query is None:
             drive = self._continued_run(thread_id, answer, approvals=approvals, callbacks=callbacks, config=config, **overrides)
         else:
             drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, **overrides)

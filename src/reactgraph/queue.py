@@ -62,7 +62,7 @@ from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
 from reactgraph.persistence.postgres import acheck_if_closed, redacted
 from reactgraph.persistence.reading import RunInfo
-from reactgraph.state import checked_query, checked_thread_id
+from reactgraph.state import checked_question, checked_thread_id
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
@@ -392,8 +392,9 @@ class RunQueue:
         self._opening = threading.Lock()  # submits from several threads open the connections once
 
     def submit(self, question: str, *, thread_id: str | None = None, **options: Any) -> str:
-        """Queue a run of ``question`` and return its thread id at once (``submit`` says what ``options`` take)."""
-        checked_query(question)
+        """Queue a run of ``question`` and return its thread id at once (``submit`` says what ``options`` take); a
+        question that is blank or no text a database can store is InvalidInputError, and nothing is queued."""
+        checked_question(question)
         payload = self._options(options)
         thread_id = checked_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex
         app = self._opened()

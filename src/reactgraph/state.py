@@ -311,11 +311,30 @@ class InvalidInputError(TypeError):
     """A run's input has the wrong type; the message names the field."""
 
 
+def checked_text(text: object, field: str) -> str:
+    """``text`` when it is a string a database can store (one UTF-8 can hold); InvalidInputError naming ``field`` and
+    what is wrong otherwise (a lone surrogate, as a non-UTF-8 command-line argument or a JSON escape becomes, is no
+    text: SQLite, Postgres and the tracing clients refuse it)."""
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(text).__name__}: {text!r:.80}")
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"{field} {text!r:.80} is not text UTF-8 can hold (a lone surrogate at position {exc.start})") from None
+    return text
+
+
 def checked_query(query: object) -> str | None:
-    """``query`` when it is a string, or None (no query); InvalidInputError naming the field otherwise."""
-    if query is None or isinstance(query, str):
-        return query
-    raise InvalidInputError(f"query must be a string, got {type(query).__name__}: {query!r:.80}")
+    """``query`` when it is text (``checked_text``), or None (no query); InvalidInputError naming the field otherwise."""
+    return None if query is None else checked_text(query, "query")
+
+
+def checked_question(question: object) -> str:
+    """A new turn's question: text (``checked_text``) with something in it; InvalidInputError otherwise (a blank
+    question is no turn: it never asks the thread's last question again)."""
+    if not checked_text(question, "query").strip():
+        raise InvalidInputError(f"the question is blank ({question!r:.20}): ask something, or resume the thread to continue its run")
+    return question  # type: ignore[return-value]
 
 
 def checked_thread_id(thread_id: object) -> str:
@@ -323,13 +342,7 @@ def checked_thread_id(thread_id: object) -> str:
     what is wrong otherwise (a lone surrogate, as a non-UTF-8 command-line argument becomes, is no text)."""
     if not isinstance(thread_id, str) or not thread_id:
         raise InvalidInputError(f"thread_id must be a non-empty string, got {type(thread_id).__name__}: {thread_id!r:.80}")
-    try:
-        thread_id.encode()
-    except UnicodeEncodeError as exc:
-        raise InvalidInputError(
-            f"thread_id {thread_id!r:.80} is not text UTF-8 can hold (a lone surrogate at position {exc.start})"
-        ) from None
-    return thread_id
+    return checked_text(thread_id, "thread_id")
 
 
 # The chat's channel. A tool turn writes the chat twice (think's calls, act's results) and the trace once, so the chat

@@ -22,7 +22,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.models.tokens import truncate
-from reactgraph.state import ReActState, checked_query, iteration_of
+from reactgraph.state import InvalidInputError, ReActState, checked_query, checked_text, iteration_of
 
 FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
 
@@ -67,11 +67,18 @@ class LastHumans:
 
 
 def question_of(state: ReActState) -> str:
-    """The question: ``query`` when given, else the last human message."""
+    """The question of a turn that starts: ``query`` when given, else the last human message with text, unless that is
+    the question of the turn before (``question_message``); InvalidInputError when there is none (a blank ``query`` or
+    message: a new turn never asks the thread's last question again) or it is no text a database can store."""
     if query := (checked_query(state.get("query")) or "").strip():
         return query
     message = last_human(state)
-    return message.text.strip() if message else ""
+    if message is None or message.id == state.get("question_message"):
+        raise InvalidInputError(
+            "the question is blank: a new turn needs a question (a `query` or a human message with text); "
+            "to continue the thread's waiting or interrupted run, resume it"
+        )
+    return checked_text(message.text, "the question").strip()
 
 
 def is_new_turn(state: ReActState, human: Callable[[ReActState], HumanMessage | None] = last_human) -> bool:
