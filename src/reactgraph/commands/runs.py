@@ -34,6 +34,7 @@ from reactgraph.persistence.base import (
     is_postgres_url,
 )
 from reactgraph.persistence.reading import format_trace
+from reactgraph.state import checked_thread_id
 
 QUESTION_WIDTH = 12  # the least width of the runs table's question column
 
@@ -177,18 +178,34 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """reactgraph resume THREAD: continue a crashed or paused run, shown live; --answer answers its
-    question, --approve / --reject / --edit decide a call waiting for approval (--call names it)."""
+    question, --approve / --reject / --edit decide a call waiting for approval (--call names it); --force frees the
+    thread first (``unlocked``)."""
     from reactgraph.answers.waiting import AnswerError
 
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
         remember(args, reader)
         approvals = decided(args, reader.get_result(args.thread))
+        if args.force:
+            unlocked(reader, args.thread, force=True)
     agent, overrides = make_agent(args)
     with agent:
         try:
             return drive(agent, args, overrides, output_console(), None, args.thread, args.answer, approvals)
         except AnswerError as exc:
             raise UsageError(str(exc)) from None
+
+
+def unlocked(agent: ReActAgent, thread_id: str, *, force: bool) -> str | None:
+    """Free ``thread_id`` in the agent's database, warning on stderr when it was held: who held it (None: nobody);
+    ThreadBusyError when its holder is seen running here, unless ``force``."""
+    freed = agent.store.unlock(checked_thread_id(thread_id), force=force)
+    if freed is not None:
+        print(
+            f"reactgraph: warning: freed thread {thread_id!r}, held by {freed}. If that holder still runs, its run "
+            "and the next one of the thread may overlap: make sure it is gone",
+            file=sys.stderr,
+        )
+    return freed
 
 
 def remember(args: argparse.Namespace, reader: ReActAgent) -> None:
