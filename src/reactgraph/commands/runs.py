@@ -257,7 +257,8 @@ def decided(args: argparse.Namespace, result: ReActResult) -> dict[str, Any]:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    """reactgraph runs: a table (or JSON) of the runs in the checkpoint file."""
+    """reactgraph runs: a table (or JSON) of the runs in the checkpoint file; one whose state cannot be read is
+    listed ``unreadable`` (and named on stderr), the others as they are."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
         runs = agent.list_runs(limit=args.limit)
@@ -265,6 +266,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         listed = {r.thread_id for r in runs}
         runs = [q for q in queued if q.thread_id not in listed] + runs
         runs = runs[: args.limit] if args.limit else runs
+    if unreadable := [r.thread_id for r in runs if r.status == "unreadable"]:
+        print(f"reactgraph: warning: the stored state of {len(unreadable)} run(s) cannot be read, left untouched: "
+              f"{', '.join(unreadable)} (`reactgraph trace THREAD` says why)", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
         return EXIT_OK
