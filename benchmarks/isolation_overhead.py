@@ -11,12 +11,18 @@ running fork server) and the first call of the process (the fork server starts a
 
     python benchmarks/isolation_overhead.py               # print the table
     python benchmarks/isolation_overhead.py --write       # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/isolation_overhead.py --json benchmarks/isolation_overhead.json --label after
+                                                          # and keep the numbers under a label in that file
+
+Issue 42 runs every isolated call in a fork of its worker; ``--label before`` with an older commit's src first on
+PYTHONPATH measured the reused worker without the fork, beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import statistics
@@ -163,11 +169,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds the calls are split into (default 5)")
     parser.add_argument("--starts", type=int, default=30, help="worker starts (default 30)")
     parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--json", type=Path, help="keep the numbers in this JSON file, under --label")
+    parser.add_argument("--label", default="after", help="the key of this run in --json (default after)")
     args = parser.parse_args()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     load_before = os.getloadavg()[0]
     summary = measure(args.calls, args.rounds, args.starts)
     print(table(summary))
+    if args.json:
+        import reactgraph
+
+        kept = json.loads(args.json.read_text()) if args.json.exists() else {}
+        kept[args.label] = {
+            "commit": head.strip(), "src": str(Path(reactgraph.__file__).parents[1]), "date": datetime.date.today().isoformat(),
+            "machine": machine(), "calls": args.calls, "rounds": args.rounds, "load_average": [load_before, os.getloadavg()[0]],
+            "ms": summary,
+        }
+        args.json.write_text(json.dumps(kept, indent=1) + "\n")
     if args.write:
         load = (load_before, os.getloadavg()[0])
         write_section(HEADING, section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))

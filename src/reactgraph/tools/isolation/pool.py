@@ -91,11 +91,12 @@ def run_isolated(
     reusable = False
     try:
         reply = {"ok": ""}
-        if request["ref"] not in current.loaded:  # the worker imports the tool first, within START_LIMIT
+        loaded = f"{request['ref']} as {entry.name}"  # as the worker keeps it: a tool under two names is loaded twice
+        if loaded not in current.loaded:  # the worker imports the tool first, within START_LIMIT
             copy = {"pickled": base64.b64encode(way.pickled).decode()} if way.pickled is not None else {}
             load = json.dumps(request | {"args": {}, "load": True} | copy).encode()
             reply = current.call(load, START_LIMIT, limits, cancelled)
-            current.loaded.add(request["ref"])
+            current.loaded.add(loaded)
         if "ok" in reply:
             reply = current.call(message, timeout, limits, cancelled)
         reusable = not reply.get("retire")
@@ -149,7 +150,7 @@ class Worker:
         os.set_blocking(self.output.fileno(), False)
         self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
-        self.loaded: set[str] = set()  # the references of the tools it has imported
+        self.loaded: set[str] = set()  # the tools it has imported ('module:qualname as name')
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
             self.kill()
