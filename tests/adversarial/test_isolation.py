@@ -24,7 +24,7 @@ from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from tests.adversarial import hostile_tools as hostile
 from tests.unit import isolated_tools as tools
-from tests.unit.test_isolation import action, alive, recorded
+from tests.unit.test_isolation import action, alive, ended, recorded
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing
 ROOT = Path(__file__).resolve().parents[2]
@@ -204,7 +204,7 @@ def test_a_thread_a_tool_started_ends_with_its_call(tmp_path):
     outcome = execute(action("lingering_thread", path=str(written), after=1.5), registry, AgentConfig())
     assert outcome["status"] == "ok", outcome["content"]
     call = outcome["content"].rsplit(" ", 1)[1]
-    assert not alive(call)  # its process has ended, and the thread with it
+    assert ended(call)  # its process has ended, and the thread with it
     time.sleep(3.0)  # twice the thread's wait: a bound, not a timing assertion
     assert not written.exists()
     after = execute(action("served_by", label="next"), registry, AgentConfig())  # the worker serves on

@@ -11,7 +11,7 @@ from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from tests.unit import isolated_tools as tools
 from tests.unit.isolated_tools import me
-from tests.unit.test_isolation import action, alive, host_pid, recorded
+from tests.unit.test_isolation import action, alive, ended, host_pid, recorded
 
 MiB = 1 << 20
 
@@ -45,7 +45,7 @@ def test_a_call_within_its_memory_limit_runs_in_a_fork_and_the_worker_serves_the
     assert execute(action("hog", pids=str(pids), megabytes=64), registry, AgentConfig())["content"] == "held 64 MiB"
     assert execute(action("big_hog", pids=str(pids), megabytes=400), registry, AgentConfig())["content"] == "held 400 MiB"
     limited_call, unlimited_call = pids.read_text().split()
-    assert limited_call != unlimited_call and not alive(limited_call) and not alive(unlimited_call)
+    assert limited_call != unlimited_call and ended(limited_call) and ended(unlimited_call)
     worker = execute(action("served_by", label="next"), registry, AgentConfig())["content"].split(" of ")[1]
     assert host_pid(worker) in WORKERS.idle_pids()  # the worker serves on
 

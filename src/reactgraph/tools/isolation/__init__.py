@@ -15,10 +15,11 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   ReActAgent`` at its top) nor its side effects are repeated there, and a script needs no ``if __name__ ==
   "__main__":`` guard for them. A worker imports a tool before its first call there, so that import is not part of
   the call's timeout. A worker serves the tools of one registry (``ToolRegistry.worker_group``: an agent with other
-  tools never gets it), one call at a time, and is reused; each call runs in a fork of it, so what a call changes in
-  module state, the threads it starts and its hard limits end with the call, and the next call (of any agent sharing
-  the registry) finds the worker as it was. A call costs a message each way and a fork (measured in
-  ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
+  tools never gets it), one call at a time, and is reused; each call runs in a fork of it (``forks``: forked while the
+  worker waits for the call, so the fork is no part of the call's time), so what a call changes in module state, the
+  threads it starts and its hard limits end with the call, and the next call (of any agent sharing the registry) finds
+  the worker as it was. A call costs a message each way, and one more between the worker and the call's process
+  (measured in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
 - By reference or by value (``reference.crossing``): a worker imports a tool of an importable module by module and
   name: a module-level function, async function, callable object or LangChain tool; what its import sets up stays
   (the worker imports it once), what a call changes does not. A tool defined in the main script (``__main__``: a script, ``python -m``, ``-c``, stdin, an

@@ -11,13 +11,13 @@ from __future__ import annotations
 import base64
 import ctypes
 import errno
+import functools
 import importlib
 import inspect
 import json
 import math
 import os
 import pickle
-import select
 import signal
 import sys
 from collections.abc import Callable
@@ -28,13 +28,12 @@ from pydantic import validate_call
 
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
+from reactgraph.tools.isolation.forks import Spare
 from reactgraph.tools.isolation.processes import descendants, session_members
 
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans under this process are re-parented to it
 HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set as rlimits (hard: in the call's fork)
-_exit = os._exit  # the call's fork ends with this, whatever the tool rebinds in ``os``
-REPLY_POLL = 0.05  # seconds between looks at whether a call's fork has exited while its pipe is silent
 
 validate_call(lambda: None)  # once in the fork server: pydantic's first validator loads its schema code and plugins
 
@@ -61,16 +60,21 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (),
     left_running = sandbox.others if mode == sandbox.NAMESPACES else session_left
     conn.send_bytes(json.dumps({"ready": True, "sandbox": mode, "why": why}).encode())
     tools: dict[str, Any] = {}
+    spare: Spare | None = None
     while True:
+        spare = spare or Spare(functools.partial(in_the_call, tools=tools))  # forked while no call waits
         try:
             request = json.loads(conn.recv_bytes())
         except EOFError:  # the agent is gone
             return
-        reply = answer(request, tools)
+        reply, ending = answer(request, tools, spare)
+        spare = None
         _flush()
-        if left_running():  # the call left processes running: the agent kills them with this worker
+        if set(left_running()) - {ending}:  # the call left processes running: the agent kills them with this worker
             reply["retire"] = True
         conn.send_bytes(json.dumps(reply).encode())  # ASCII: a lone surrogate in a message stays escaped
+        if ending is not None:  # the call's process, which replied and is exiting: gone before the next call
+            os.waitpid(ending, 0)
 
 
 def session_left() -> list[int]:
@@ -80,27 +84,54 @@ def session_left() -> list[int]:
     return [pid for pid in {*descendants(me), *session_members(me)} if pid != me]
 
 
-def answer(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
-    """Run one call in the agent's cwd, with the environment the call brings (with ``"load": true``, only import the
-    tool, here: the next calls' forks have it): ``{"ok": text}``, ``{"error": a record of the exception}`` or
-    ``{"limit": name}``. Every call runs in a fork of this
-    worker (``in_a_fork``): its hard limits (which cannot be raised back), the module state it changes and the
-    threads it starts end with the fork, so the worker serves the next call (of any of its agent's tools) as it was;
-    processes it leaves running retire the worker (``serve``)."""
-    limits, max_bytes = request["limits"], request["max_result_bytes"]
+def answer(request: dict[str, Any], tools: dict[str, Any], spare: Spare) -> tuple[dict[str, Any], int | None]:
+    """(the reply to one request: ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}``;
+    the pid of the call's process while it is exiting, to be reaped once the reply has gone):
+    with ``"load": true`` (a tool's first call here), only import the tool, in this worker, so that every later fork
+    has it (``spare`` lacks it: it is ended); a call runs in ``spare``, a fork of this worker (``forks``): its hard limits
+    (which cannot be raised back), the module state it changes and the threads it starts end with it, so the worker
+    serves the next call (of any of its agent's tools) as it was; processes it leaves running retire the worker
+    (``serve``)."""
+    key = f"{request['ref']} as {request['name']}"
+    if request.get("load") or key not in tools:
+        spare.end()
+        reply = imported(request, tools, key)
+        if "ok" not in reply or request.get("load"):
+            return reply, None
+        spare = Spare(functools.partial(in_the_call, tools=tools))
+    reply = spare.run(request, request["limits"])
+    return reply, spare.pid
+
+
+def imported(request: dict[str, Any], tools: dict[str, Any], key: str) -> dict[str, Any]:
+    """The tool of ``request`` imported here, in the agent's cwd with the environment the call brings: ``{"ok": ""}``,
+    or ``{"error": ...}`` when it cannot be."""
     try:
-        os.chdir(request["cwd"])
-        if dict(os.environ) != request["env"]:  # only what the call brings (isolated_env)
-            os.environ.clear()
-            os.environ.update(request["env"])
-        key = f"{request['ref']} as {request['name']}"
+        entered(request)
         if key not in tools:
             tools[key] = callable_tool(load(request["ref"], request.get("pickled")))
     except BaseException as exc:
-        return {"error": exception_record(exc, max_bytes)}
-    if request.get("load"):  # only the import, before the tool's first call here
-        return {"ok": ""}
-    return in_a_fork(lambda: called(tools[key], request["args"], limits, max_bytes), limits, max_bytes)
+        return {"error": exception_record(exc, request["max_result_bytes"])}
+    return {"ok": ""}
+
+
+def in_the_call(request: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
+    """In the call's own process: the reply to the call (``called``), in the agent's cwd with the environment the call
+    brings."""
+    try:
+        entered(request)
+    except BaseException as exc:
+        return {"error": exception_record(exc, request["max_result_bytes"])}
+    key = f"{request['ref']} as {request['name']}"
+    return called(tools[key], request["args"], request["limits"], request["max_result_bytes"])
+
+
+def entered(request: dict[str, Any]) -> None:
+    """The agent's cwd at the call, and only the environment the call brings (``isolated_env``)."""
+    os.chdir(request["cwd"])
+    if dict(os.environ) != request["env"]:
+        os.environ.clear()
+        os.environ.update(request["env"])
 
 
 def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
@@ -117,74 +148,6 @@ def called(tool: Callable[[dict[str, Any]], Any], args: dict[str, Any], limits: 
         if isinstance(error, OSError) and error.errno == errno.EFBIG and limits["file_size_bytes"] is not None:
             return {"limit": "file_size_bytes"}
         return {"error": exception_record(error, max_bytes)}
-
-
-def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
-    """``call()``'s reply, from a fork of this worker that sets the hard limits, runs the call, writes the reply to a
-    pipe (its length first) and exits: the limits (which cannot be raised back), what the call does to module state
-    and the threads it started end with it. The fork has ended when this returns (a fork that does not end holds the
-    call until its timeout). A fork that exited without a reply crashed (killed by SIGXCPU: it passed
-    ``cpu_seconds``)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the call's process
-        os.close(read)
-        try:
-            data = json.dumps(call()).encode()
-        except BaseException as exc:
-            data = json.dumps({"error": exception_record(exc, max_bytes)}).encode()
-        _flush()
-        with os.fdopen(write, "wb") as out:
-            out.write(len(data).to_bytes(8, "big") + data)
-        _exit(0)
-    os.close(write)
-    try:
-        message, status = collected(read, pid)
-    finally:
-        os.close(read)
-    if message is not None:
-        return json.loads(message)
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU and limits["cpu_seconds"] is not None:
-        return {"limit": "cpu_seconds"}
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        how = f"was killed by {signal.Signals(number).name if number in signal.valid_signals() else f'signal {number}'}"
-    else:
-        how = f"exited with code {os.WEXITSTATUS(status)}"
-    message = f"the tool's process {how} before it returned a result"
-    return {"error": {"module": "reactgraph.tools.isolation.pool", "qualname": "ToolCrashed", "args": [message], "message": message}}
-
-
-def collected(read: int, pid: int) -> tuple[bytes | None, int]:
-    """(the reply the call's fork ``pid`` wrote to the pipe ``read``, None when it wrote none whole; the fork's exit
-    status), once the fork has exited. A process the call left behind holds its own copy of the pipe, so the pipe's
-    end is not waited for: the fork's exit is (at once when its reply is whole or the pipe ends, else every
-    ``REPLY_POLL`` seconds while the pipe is silent)."""
-    data = b""
-    while True:
-        ready, _, _ = select.select([read], [], [], REPLY_POLL)
-        chunk = os.read(read, 1 << 16) if ready else None
-        if chunk:
-            data += chunk
-            if whole(data) is None:
-                continue
-        ending = chunk == b"" or whole(data) is not None  # it has replied, or closed the pipe: it is ending
-        done, status = os.waitpid(pid, 0 if ending else os.WNOHANG)
-        if done:
-            break
-    os.set_blocking(read, False)
-    try:
-        while chunk := os.read(read, 1 << 16):  # what it wrote just before it exited
-            data += chunk
-    except BlockingIOError:
-        pass
-    return whole(data), status
-
-
-def whole(data: bytes) -> bytes | None:
-    """The message in ``data`` (its length in 8 bytes, then it) once all of it is there, else None."""
-    size = int.from_bytes(data[:8], "big")
-    return data[8 : 8 + size] if len(data) >= 8 + size > 8 else None
 
 
 def load(ref: str, pickled: str | None = None) -> Any:
@@ -248,7 +211,7 @@ def hard_limits(limits: dict[str, Any]) -> None:
     """Hard resource limits for the call about to run (soft and hard, so the tool cannot raise them): RLIMIT_AS
     at this process's size plus ``memory_mb``, RLIMIT_CPU at the CPU time used so far plus ``cpu_seconds`` (the
     hard one a second later, so SIGXCPU comes first), RLIMIT_FSIZE. A hard limit cannot be raised again without
-    privilege (which a worker in its namespaces has not): they are set in the call's own fork (``in_a_fork``)."""
+    privilege (which a worker in its namespaces has not): they are set in the call's own process (``forks.Spare``)."""
     import resource
 
     wanted: dict[int, tuple[int, int]] = {}
