@@ -23,7 +23,7 @@ def test_a_send_to_act_with_approve_false_still_waits_for_a_decision(tmp_path, m
     crafted = {"query": "x", "started_at": time.time(), "action": action, "deadline": None, "approve": False}
     config = {"configurable": {"thread_id": "t"}}
     with agent:
-        agent.graph.invoke(Command(goto=Send("act", crafted)), config)
+        agent.graph.invoke(Command(update={"query": "x"}, goto=Send("act", crafted)), config)  # a question: think runs too
         state = agent.graph.get_state(config)
     assert log.calls == []  # not run
     [waiting] = state.interrupts
@@ -40,7 +40,7 @@ def test_a_send_to_act_without_the_flag_for_a_tool_whose_policy_asks_still_waits
     graph = graph.copy({"checkpointer": InMemorySaver()})
     action = {"id": "a1", "index": 0, "tool": "add", "args": {"a": 1, "b": 2}}
     config = {"configurable": {"thread_id": "t"}}
-    graph.invoke(Command(goto=Send("act", {"action": action, "deadline": None})), config)
+    graph.invoke(Command(update={"query": "1+2?"}, goto=Send("act", {"action": action, "deadline": None})), config)
     assert log.calls == [] and graph.get_state(config).interrupts
 
 

@@ -173,7 +173,9 @@ def readable_info(graph: Any, thread_id: str, activity: Activity | None = None) 
     try:
         return run_info(graph, thread_id, activity)
     except (CheckpointStoreError, *DECODE_ERRORS) as exc:
-        error = str(exc) if isinstance(exc, CheckpointStoreError) else f"{type(exc).__name__}: {exc}"
+        error = str(exc) if isinstance(exc, CheckpointStoreError) else (
+            f"the stored state of run {thread_id!r} cannot be read ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        )
         return RunInfo(
             thread_id=thread_id, question=activity.question or "" if activity else "", status="unreadable", reason=None,
             iterations=0, tokens=0, started=None, updated=None, metadata={}, error=error,
