@@ -20,7 +20,7 @@ from pathlib import Path
 from reactgraph import Approve, ReActAgent
 from reactgraph.testing import ScriptedChatModel
 
-WAIT_LIMIT = 60.0  # seconds a call waits for the release before it gives up
+WAIT_LIMIT = 600.0  # seconds a call waits for the release before it gives up (a bound: each test releases it)
 
 
 def sender(side: Path):
