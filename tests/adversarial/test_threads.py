@@ -20,7 +20,7 @@ from reactgraph.testing import ScriptedChatModel, tool_call
 from tests.adversarial.resume_worker import agent_on, sender
 
 ROOT = Path(__file__).resolve().parents[2]
-WAIT_LIMIT = 180.0  # seconds: a bound on each wait (generous: a loaded machine starts a process slowly), not an assertion on timing
+WAIT_LIMIT = 180.0  # seconds: a bound on each wait (a loaded machine starts a process slowly), not on timing
 
 
 def paused_thread(db: str, side: Path, thread: str = "mail") -> None:
