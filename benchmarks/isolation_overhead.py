@@ -11,12 +11,18 @@ running fork server) and the first call of the process (the fork server starts a
 
     python benchmarks/isolation_overhead.py               # print the table
     python benchmarks/isolation_overhead.py --write       # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/isolation_overhead.py --json benchmarks/isolation_overhead.json --label after
+                                                          # and keep the numbers under a label in that file
+
+Issue 42 runs every isolated call in a fork of its worker; ``--label before`` with an older commit's src first on
+PYTHONPATH measured the reused worker without the fork, beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import statistics
@@ -35,6 +41,7 @@ from reactgraph.tools.isolation import WORKERS, Worker
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Tool isolation overhead"
 LIMITS = ResourceLimits(memory_mb=256, cpu_seconds=10, output_bytes=1 << 20, file_size_bytes=1 << 20, processes=4)
+SPACING = 0.02  # seconds between the spaced calls
 
 
 def echo(text: str) -> str:
@@ -81,6 +88,10 @@ def measure(calls: int, rounds: int, starts: int) -> dict[str, dict[str, float]]
         for kind in kinds:
             times[kind] += round_times[kind]
             spread[kind].append(statistics.median(round_times[kind]) * 1000)
+    times["isolated, spaced"] = []  # as in a run: the model's turn between two calls (the worker idle meanwhile)
+    for _ in range(calls // 5):
+        time.sleep(SPACING)
+        times["isolated, spaced"].append(timed(call("isolated")))
     times["worker start"] = []
     for _ in range(starts):
         started: list[Worker] = []
@@ -107,6 +118,7 @@ ROWS = {
     "in_process": "in the agent's process (a thread per call)",
     "isolated": "in a worker process, reused",
     "isolated_limits": "in a worker process, every limit set",
+    "isolated, spaced": "in a worker process, reused, 20 ms after its last call",
     "worker start": "starting a worker (after a timeout, crash or limit)",
     "first call of the process": "first call (fork server start + worker start + call)",
 }
@@ -120,8 +132,8 @@ def table(summary: dict[str, dict[str, float]]) -> str:
     ]
     for kind, label in ROWS.items():
         numbers = summary[kind]
-        extra = f"{numbers['median'] - base:+.2f} ms" if kind.startswith("isolated") else ""
         rounds = f"{numbers['lowest']:.2f} to {numbers['highest']:.2f}" if "lowest" in numbers else ""
+        extra = f"{numbers['median'] - base:+.2f} ms" if kind.startswith("isolated") else ""
         rows.append(f"| {label} | {numbers['median']:.2f} | {numbers['p90']:.2f} | {numbers['runs']} | {rounds} | {extra} |")
     return "\n".join(rows)
 
@@ -140,19 +152,13 @@ def section(summary: dict, *, commit: str, calls: int, rounds: int, load: tuple[
         "",
         table(summary),
         "",
-        "A call in a reused worker costs a JSON message each way over a pipe and the wake-up of a worker that is "
-        "already running, plus the worker's chdir and environment check. A call with memory, CPU or file-size "
-        "limits runs in a fork of its worker, which sets them as hard limits (the tool cannot raise them, and they "
-        "cannot be lifted for the next call: issue 27); the fork, the reply through a pipe and the 10 ms watch of "
-        "the processes limit are its cost (0.8 ms with soft limits in the worker itself before). A "
-        "call in the agent's process starts a thread per call (so that a hung tool does not block the run) and "
-        "waits for it. Both take a millisecond or two here, and which is faster changes from moment to "
-        "moment on a shared machine whose two cores are busy (the rounds' medians show how much). What isolation "
-        "does cost is a worker's start, paid by the first call, by calls running at once beyond the idle workers, "
-        "and after a worker was killed (timeout, cancel, crash, processes left running); and the fork server's "
-        "start, once per agent process. A worker's start here is mostly the re-run of the agent's main script in "
-        "the new process (multiprocessing's), which this benchmark's imports make long (285 ms on main at 9a76099 "
-        "too); its own part, namespaces included, is 15-35 ms.",
+        "A call in a reused worker costs a JSON message each way over a pipe between the agent and the worker, and "
+        "one more between the worker and the call's own process (a fork of the worker made while it waited for the "
+        "call, issue 42: what the call changes, starts or limits ends with it), plus that process's copy-on-write of "
+        "the pages it writes. A call in the agent's process starts a thread per call (so that a hung tool does not "
+        "block the run) and waits for it. What isolation costs besides is a worker's start, paid by the first call, by "
+        "calls running at once beyond the idle workers, and after a worker was killed (timeout, cancel, crash, "
+        "processes left running); and the fork server's start, once per agent process.",
         "",
     ])
 
@@ -163,11 +169,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds the calls are split into (default 5)")
     parser.add_argument("--starts", type=int, default=30, help="worker starts (default 30)")
     parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--json", type=Path, help="keep the numbers in this JSON file, under --label")
+    parser.add_argument("--label", default="after", help="the key of this run in --json (default after)")
     args = parser.parse_args()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     load_before = os.getloadavg()[0]
     summary = measure(args.calls, args.rounds, args.starts)
     print(table(summary))
+    if args.json:
+        import reactgraph
+
+        kept = json.loads(args.json.read_text()) if args.json.exists() else {}
+        kept[args.label] = {
+            "commit": head.strip(), "src": str(Path(reactgraph.__file__).parents[1]), "date": datetime.date.today().isoformat(),
+            "machine": machine(), "calls": args.calls, "rounds": args.rounds, "load_average": [load_before, os.getloadavg()[0]],
+            "ms": summary,
+        }
+        args.json.write_text(json.dumps(kept, indent=1) + "\n")
     if args.write:
         load = (load_before, os.getloadavg()[0])
         write_section(HEADING, section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))

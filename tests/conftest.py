@@ -51,8 +51,10 @@ def no_real_model(request, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def isolated_checkpoints(tmp_path, monkeypatch):
-    """Every test's agents checkpoint to their own SQLite file, never the working directory's."""
-    monkeypatch.setenv("REACTGRAPH_DB", str(tmp_path / "checkpoints.sqlite"))
+    """Every test's agents checkpoint to their own SQLite file, never the working directory's: in a directory of its
+    own, as the default ``.reactgraph/checkpoints.sqlite`` is (isolated tools do not see the directory of a database,
+    nor make files in it: the test's tools write beside it)."""
+    monkeypatch.setenv("REACTGRAPH_DB", str(tmp_path / ".reactgraph" / "checkpoints.sqlite"))
 
 
 @pytest.fixture(scope="session")

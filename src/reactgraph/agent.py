@@ -60,7 +60,7 @@ from reactgraph.persistence.reading import (
     turn_end,
 )
 from reactgraph.playbook import Playbook, close_store, playbook_store
-from reactgraph.state import checked_query, checked_thread_id, run_input
+from reactgraph.state import checked_question, checked_text, checked_thread_id, run_input
 from reactgraph.tools.registry import ToolRegistry
 
 CheckpointerSpec = BaseCheckpointSaver | str | os.PathLike[str] | DefaultCheckpointer | None
@@ -279,8 +279,8 @@ class ReActAgent:
         decided by ``on_approval(call)`` (a PendingApproval; it returns ``Approve()``, ``Edit(args)``
         or ``Reject(reason)``, or LangChain's decision dict); without it the run pauses with reason
         'approval' and the calls in ``pending_approvals`` (decide with ``resume``); a new question on that
-        thread then raises RunWaitingError, changing nothing. A ``query`` that is not a string raises
-        InvalidInputError."""
+        thread then raises RunWaitingError, changing nothing. A ``query`` that is not a string, is blank or is no
+        text a database can store (a lone surrogate) raises InvalidInputError, and nothing runs."""
         return self._drive(self._new_run(query, **options))
 
     @same_parameters(_new_run)
@@ -303,6 +303,8 @@ class ReActAgent:
         **overrides: Any,
     ) -> Drive:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
+        if answer is not None:
+            checked_text(answer, "answer")
         self._require_run(thread_id)
         options, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
@@ -347,6 +349,8 @@ class ReActAgent:
         """What ``fork`` drives: the thread from the chosen checkpoint (see ``fork``)."""
         if sum(x is not None for x in (iteration, query, checkpoint_id)) != 1:
             raise ForkError("fork needs exactly one of iteration=, query= or checkpoint_id=")
+        if query is not None:
+            checked_question(query)
         payload = None
         if checkpoint_id is None:
             entries = self.history(thread_id)
@@ -356,7 +360,7 @@ class ReActAgent:
             elif turn == 1:
                 raise ForkError("turn 1 has no turn before it to fork from: ask the question on a new thread")
             else:
-                checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": checked_query(query)}
+                checkpoint_id, payload = turn_end(entries, turn - 1).checkpoint_id, {"query": query}
         options, run_config, thread_id = self._prepare(
             thread_id, overrides, inherit=True, fresh=True, callbacks=callbacks, config=config
         )

@@ -12,6 +12,7 @@
     reactgraph runs [--limit N] [--json]
     reactgraph trace THREAD [--format text|json|markdown]
     reactgraph cancel THREAD
+    reactgraph unlock THREAD [--force]
     reactgraph tools [--tools a,b] [--mcp FILE] [--json]
     reactgraph playbook list|show ID|remove ID|clear|export|import FILE [--name N] [--db PATH]
     reactgraph eval [--model M] [--suite PATH | bfcl:CATEGORY,...] [--offset N] [--limit N] [--only ids] [--compare prebuilt|create_agent] [--learn | --held-out] [...]
@@ -147,6 +148,10 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     decision.add_argument("--reject", metavar="REASON", help="do not run it; the agent is told why")
     decision.add_argument("--edit", metavar="JSON", help="run it with these arguments instead (a JSON object)")
     resume.add_argument("--call", metavar="ID", help="the call to decide, when several wait (ids as printed)")
+    resume.add_argument(
+        "--force", action="store_true",
+        help="free the thread first (as `reactgraph unlock --force`) when a holder that is gone still holds it",
+    )
     with_run_options(resume)
     resume.set_defaults(handler="reactgraph.commands.runs:cmd_resume")
 
@@ -164,7 +169,8 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def add_reading_commands(sub: argparse._SubParsersAction) -> None:
-    """runs, trace and cancel: the commands that read (or mark) the runs in a database (reactgraph.commands.runs)."""
+    """runs, trace, cancel and unlock: the commands that read (or mark) the runs in a database (reactgraph.commands.runs,
+    reactgraph.commands.holds)."""
     runs = with_db(sub.add_parser("runs", help="list the runs in the checkpoint file"))
     runs.add_argument("--limit", type=int, metavar="N")
     runs.add_argument("--json", action="store_true")
@@ -178,6 +184,15 @@ def add_reading_commands(sub: argparse._SubParsersAction) -> None:
     cancel = with_db(sub.add_parser("cancel", help="stop a run after its current step (from any process on the same database)"))
     cancel.add_argument("thread")
     cancel.set_defaults(handler="reactgraph.commands.runs:cmd_cancel")
+
+    unlock = with_db(sub.add_parser(
+        "unlock", help="free a thread whose holder is gone (killed on another host) before its hold expires",
+    ))
+    unlock.add_argument("thread")
+    unlock.add_argument(
+        "--force", action="store_true", help="also when its holder still runs on this host (its run may then overlap)",
+    )
+    unlock.set_defaults(handler="reactgraph.commands.holds:cmd_unlock")
 
 
 def add_queue_commands(sub: argparse._SubParsersAction) -> None:

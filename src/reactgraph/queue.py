@@ -60,9 +60,9 @@ from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
-from reactgraph.persistence.postgres import acheck_if_closed, redacted
+from reactgraph.persistence.postgres import KIND_LOCK, QUEUE_SCHEMA, acheck_if_closed, redacted
 from reactgraph.persistence.reading import RunInfo
-from reactgraph.state import checked_query, checked_thread_id
+from reactgraph.state import checked_question, checked_thread_id
 
 TASK = "reactgraph.run"
 RETRY_TASK = "reactgraph.retry_stalled_runs"
@@ -72,7 +72,6 @@ SPECS = ("model", "tools", "mcp", "documents", "output_schema")  # options namin
 LABELS = {key: f"reactgraph_{key}" for key in SPECS}
 STALLED_AFTER = 30.0  # seconds without a heartbeat after which a worker's runs are taken up by others
 RETRY_PRIORITY = 100  # the retry of stalled jobs goes before the queued runs (procrastinate takes higher first)
-SCHEMA_LOCK = 0x7265616374  # advisory lock key while the queue's tables are created ('react')
 RECONNECT_WITHIN = 120.0  # seconds a worker that lost its database tries to reconnect before it exits
 RECONNECT_EVERY = 1.0  # seconds between its tries
 HOLD_CHECK_EVERY = 0.25  # seconds between a queued run's checks that it still holds its thread
@@ -139,7 +138,7 @@ def ensure_schema(url: str) -> None:
     """Create procrastinate's tables in the database unless they exist (under an advisory lock, so
     workers starting together create them once)."""
     with queue_errors(url), psycopg.connect(url, autocommit=True) as conn, conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        conn.execute(f"SELECT pg_advisory_xact_lock({KIND_LOCK})", (QUEUE_SCHEMA, "procrastinate"))
         if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
             conn.execute(SchemaManager.get_schema())
 
@@ -392,8 +391,9 @@ class RunQueue:
         self._opening = threading.Lock()  # submits from several threads open the connections once
 
     def submit(self, question: str, *, thread_id: str | None = None, **options: Any) -> str:
-        """Queue a run of ``question`` and return its thread id at once (``submit`` says what ``options`` take)."""
-        checked_query(question)
+        """Queue a run of ``question`` and return its thread id at once (``submit`` says what ``options`` take); a
+        question that is blank or no text a database can store is InvalidInputError, and nothing is queued."""
+        checked_question(question)
         payload = self._options(options)
         thread_id = checked_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex
         app = self._opened()

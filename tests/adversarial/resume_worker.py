@@ -4,10 +4,15 @@
 
 Its ``send`` tool records each run in SIDE_DIR/sent, then waits until SIDE_DIR/release exists, so the test
 can act while this process holds the thread. Prints the run's termination reason, or the error's class.
+
+``HOLDER_HOST`` in its environment names the host it runs on as its holds say (a pod's name before a restart gave it
+another); ``HOLD_LEASE_SECONDS`` shortens the lease of its holds.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -15,7 +20,7 @@ from pathlib import Path
 from reactgraph import Approve, ReActAgent
 from reactgraph.testing import ScriptedChatModel
 
-WAIT_LIMIT = 60.0  # seconds a call waits for the release before it gives up
+WAIT_LIMIT = 600.0  # seconds a call waits for the release before it gives up (a bound: each test releases it)
 
 
 def sender(side: Path):
@@ -38,6 +43,15 @@ def agent_on(db: str, side: Path) -> ReActAgent:
 
 def main() -> int:
     db, thread, side = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    if host := os.environ.get("HOLDER_HOST"):
+        socket.gethostname = lambda: host
+    if lease := os.environ.get("HOLD_LEASE_SECONDS"):
+        try:
+            from reactgraph.persistence import holds
+        except ImportError:  # a version before leases (issue 42): its holds never expire
+            pass
+        else:
+            holds.LEASE_SECONDS = float(lease)
     with agent_on(db, side) as agent:
         try:
             result = agent.resume(thread, approval=Approve())

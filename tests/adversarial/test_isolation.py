@@ -1,10 +1,12 @@
 """Isolated tools that fight back (issue 27, items 5-8): a daemon that leaves the worker's tree and session, a
 tool that raises its own limit, one that signals the agent or deletes its checkpoints, one that reads the
-agent's secrets. Where the machine gives the workers no namespaces, the attacks the README says are not stopped
-there are skipped, saying so."""
+agent's secrets; and (issue 42, items 1-3) one that makes a journal beside the databases, one that leaves a thread
+behind, one that patches the worker's modules for the next agent. Where the machine gives the workers no
+namespaces, the attacks the README says are not stopped there are skipped, saying so."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,7 +23,8 @@ from reactgraph.tools import ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from tests.adversarial import hostile_tools as hostile
-from tests.unit.test_isolation import action, alive, recorded
+from tests.unit import isolated_tools as tools
+from tests.unit.test_isolation import action, alive, ended, recorded
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,7 +119,8 @@ def test_a_tool_cannot_signal_the_agent(namespaces):
 
 
 def test_a_tool_cannot_delete_the_agents_checkpoints(tmp_path, namespaces):
-    """Item 7: the tool opened the agent's SQLite file and deleted the checkpoint rows."""
+    """Item 7: the tool opened the agent's SQLite file and deleted the checkpoint rows. (The file is not there for the
+    tool since issue 42, nor can it be made: the directory is read-only for it.)"""
     db = tmp_path / "runs.sqlite"
     model = ScriptedChatModel(responses=["First answer.", tool_call("vandalize", {"db": str(db)}), "Done."])
     agent = ReActAgent(model=model, tools=isolated(hostile.vandalize), checkpointer=db, summary_every=0)
@@ -124,7 +128,7 @@ def test_a_tool_cannot_delete_the_agents_checkpoints(tmp_path, namespaces):
         assert agent.run("First?", thread_id="first").final_answer == "First answer."
         second = agent.run("Vandalize.", thread_id="second")
         observation = second.trace.steps[0].observations[0]
-        assert observation.status == "error" and "readonly" in observation.content.replace("-", "").lower(), observation.content
+        assert observation.status == "error" and "unable to open database file" in observation.content, observation.content
         assert agent.get_result("first").final_answer == "First answer."  # the earlier run is intact
 
 
@@ -151,3 +155,80 @@ def test_a_tool_sees_none_of_the_agents_secrets():
     if mode == "session":  # without namespaces, other processes' /proc/<pid>/environ stay readable (README)
         seen = "\n".join(seen.split("\n")[:2])  # its own environment and its start-up copy
     assert "sk-do-not-leak" not in seen
+
+
+# -- issue 42: the attacks of the second round ---------------------------------------------------------------------
+
+
+def test_a_tool_finds_no_database_to_read_or_to_make_a_journal_beside(tmp_path, namespaces):
+    """Item 1: the tool read the databases' paths in /proc/self/mountinfo and made ``checkpoints.sqlite-journal``
+    beside the checkpoints (a path never mounted read-only): every write then failed with "database is locked", and
+    once the agent's process exited the file was "malformed" and `reactgraph runs` refused it. The playbook's too."""
+    home = tmp_path / ".reactgraph"
+    databases = [str(home / "checkpoints.sqlite"), str(home / "playbook.sqlite")]
+    script = f"""
+import sys
+from reactgraph import ReActAgent
+from reactgraph.testing import ScriptedChatModel, tool_call
+from tests.adversarial import hostile_tools as hostile
+from tests.adversarial.test_isolation import isolated
+model = ScriptedChatModel(responses=[
+    "First answer.", tool_call("tamper_beside", {{"databases": {databases!r}}}), "Tampered.", "Third answer.",
+])
+with ReActAgent(model=model, tools=isolated(hostile.tamper_beside), checkpointer={databases[0]!r}, playbook=True,
+                summary_every=0) as agent:
+    agent.run("First?", thread_id="first")
+    print(agent.run("Tamper.", thread_id="second").trace.steps[0].observations[0].content)
+    print("THIRD", agent.run("Third?", thread_id="third").final_answer)
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = done.stdout
+    assert "mountinfo names them: []" in seen  # not even their names
+    for db in databases:
+        assert f"read {db}: refused (No such file or directory)" in seen
+        assert f"journal {db}-journal: refused (Read-only file system)" in seen
+        assert not Path(f"{db}-journal").exists()
+    assert "THIRD Third answer." in seen  # the agent went on, its database unlocked
+    runs = subprocess.run([sys.executable, "-m", "reactgraph.cli", "runs", "--json", "--db", databases[0]],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert runs.returncode == 0, runs.stderr
+    assert sorted(run["thread_id"] for run in json.loads(runs.stdout)) == ["first", "second", "third"]
+
+
+def test_a_thread_a_tool_started_ends_with_its_call(tmp_path):
+    """Item 2: a thread the tool started wrote a file 1.5 s after the call returned: the worker was reused, and the
+    thread ran on in it. Each call runs in a process of its own now, which ends with the call, threads and all."""
+    written = tmp_path / "written"
+    registry = isolated(hostile.lingering_thread, tools.served_by)
+    outcome = execute(action("lingering_thread", path=str(written), after=1.5), registry, AgentConfig())
+    assert outcome["status"] == "ok", outcome["content"]
+    call = outcome["content"].rsplit(" ", 1)[1]
+    assert ended(call)  # its process has ended, and the thread with it
+    time.sleep(3.0)  # twice the thread's wait: a bound, not a timing assertion
+    assert not written.exists()
+    after = execute(action("served_by", label="next"), registry, AgentConfig())  # the worker serves on
+    assert after["status"] == "ok" and after["content"].startswith("next: pid ")
+
+
+def test_a_tool_that_patches_the_workers_modules_forges_nothing_for_the_next_call_or_another_agent():
+    """Item 3: agent A's tool patched the shared worker's module; agent B's price then said 'FORGED 2.8'. A call
+    changes nothing its worker keeps, and a worker serves one agent's tools only."""
+
+    def agent(*tools_of_it, responses):
+        return ReActAgent(model=ScriptedChatModel(responses=responses), tools=isolated(*tools_of_it), checkpointer=None,
+                          summary_every=0)
+
+    forger = agent(hostile.forge_prices, hostile.price, tools.served_by, responses=[
+        tool_call("forge_prices", {"item": "tea"}), tool_call("price", {"item": "tea"}),
+        tool_call("served_by", {"label": "a"}), "done",
+    ])
+    victim = agent(hostile.price, tools.served_by, responses=[
+        tool_call("price", {"item": "tea"}), tool_call("served_by", {"label": "b"}), "done",
+    ])
+    forged = [step.observations[0].content for step in forger.run("Forge.").trace.steps[:3]]
+    assert forged[:2] == ["forged the price of tea", "2.8"]  # its own next call is not forged either
+    seen = [step.observations[0].content for step in victim.run("Price of tea?").trace.steps[:2]]
+    assert seen[0] == "2.8"
+    worker_a, worker_b = (content.split(" of ")[1] for content in (forged[2], seen[1]))
+    assert worker_a != worker_b  # never the same worker for agents with other tools

@@ -97,7 +97,12 @@ def corrupt_row(table: str, column: str, size: int) -> Callable[[], None]:
         with closing(sqlite3.connect(db)) as conn, conn:
             conn.execute(f"UPDATE {table} SET {column} = ? WHERE thread_id = 'bad'", (blob,))
         with unchanged(db), agent_on(db) as agent:  # reading never writes
-            for call in (agent.list_runs, lambda: agent.get_result("bad"), lambda: agent.history("bad")):
+            listed = {run.thread_id: run for run in agent.list_runs()}  # the bad run listed by id, the good one as it is
+            if listed["bad"].status != "unreadable" or "cannot be read" not in (listed["bad"].error or ""):
+                raise Lost(f"the corrupt run is not listed as unreadable: {listed['bad']}")
+            if listed["good"].status != "finished":
+                raise Lost(f"the corrupt run hid the intact one: {listed['good']}")
+            for call in (lambda: agent.get_result("bad"), lambda: agent.history("bad")):
                 refused(db, call, says="cannot be read")
             refused(db, lambda: agent.resume("bad"), says="cannot be read")
             if agent.get_result("good").final_answer != "good":

@@ -160,7 +160,7 @@ def chatting() -> ScriptedChatModel:
                 time.sleep(0.05)
             return "I counted to a hundred."
         if question == "What is my name?":
-            return "Your name is Ada." if "User: My name is Ada." in earlier else "I do not know your name."
+            return "Your name is Ada." if 'User: "My name is Ada."' in earlier else "I do not know your name."
         return "Nice to meet you, Ada." if question == "My name is Ada." else f"You said: {question}"
 
     return _scripted(reply)

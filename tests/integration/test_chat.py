@@ -92,3 +92,16 @@ def test_chat_goes_on_after_ctrl_c_stops_a_turn_and_remembers_the_first_turn(tmp
     assert [(t.turn, t.reason) for t in turns] == [
         (1, TerminationReason.SUCCESS), (2, TerminationReason.CANCELLED), (3, TerminationReason.SUCCESS)
     ]
+
+
+def test_a_line_that_is_no_text_is_refused_and_the_chat_goes_on(tmp_path):
+    """Issue 42, item 13: a line a database cannot store (bytes that are no UTF-8 become lone surrogates) ended the
+    chat with an error; it is refused, and the next question is asked."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "REACTGRAPH_DB": str(tmp_path / "chat.sqlite"), "TERM": "dumb",
+           "LC_ALL": "C"}
+    chat = Terminal(["chat", "--model", MODEL, "--thread", "t"], env)
+    chat.prompts(1)
+    chat.type(b"caf\xe9?\n")
+    chat.read_until(lambda screen: b"not text UTF-8 can hold" in screen and screen.count(PROMPT) >= 2)
+    chat.type(b"/exit\n")
+    assert chat.exit_code() == 0

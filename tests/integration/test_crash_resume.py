@@ -167,8 +167,10 @@ def test_an_approved_call_that_finished_before_a_kill_is_not_run_again(tmp_path)
 
 def test_a_call_in_a_worker_process_that_finished_before_a_kill_is_not_run_again(tmp_path):
     """fetch runs in worker processes (--isolated); the agent is killed while fetch(b) blocks in its worker.
-    The workers die with the agent; the resumed run runs fetch(b), (c) and (d) once each, and fetch(a) not again."""
-    db, side, thread = tmp_path / "db.sqlite", tmp_path, "crash-isolated"
+    The workers die with the agent; the resumed run runs fetch(b), (c) and (d) once each, and fetch(a) not again.
+    The database is in a directory of its own: isolated tools cannot write in a database's directory."""
+    db, side, thread = tmp_path / "runs" / "db.sqlite", tmp_path, "crash-isolated"
+    db.parent.mkdir()
     proc = kill_mid_parallel_act(db, thread, side, "--isolated")
     workers = (side / "pids").read_text().split()
     assert len(set(workers)) == 2 and not any(w.startswith(f"{proc.pid}@") for w in workers)  # each in a worker process

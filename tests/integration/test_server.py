@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import shutil
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,7 @@ import pytest
 from langgraph_sdk.client import SyncLangGraphClient
 
 from reactgraph import server as served
-from tests.integration.dev_server import FIXTURE, Server, scripted, serve
+from tests.integration.dev_server import FIXTURE, HTTP_SECONDS, Server, scripted, serve
 
 pytestmark = pytest.mark.server
 
@@ -604,3 +606,34 @@ class TestLangChainToolsServer:
         message = {"role": "human", "content": [{"type": "text", "text": "What is in this image?"}, image]}
         final = client.runs.wait(client.threads.create()["thread_id"], "langchain", input={"messages": [message]})
         assert final["final_answer"] == "I was shown 1 image(s)"
+
+
+@pytest.mark.parametrize("blank", [{"query": "  "}, {"messages": [{"role": "human", "content": " "}]}])
+def test_a_blank_or_broken_question_is_refused_not_the_last_one_asked_again(client: SyncLangGraphClient, blank) -> None:
+    """Issue 42, item 5: a blank question on a finished thread was a new turn that asked the last question again (its
+    tools ran twice)."""
+    thread_id = client.threads.create()["thread_id"]
+    _stream(client, thread_id, input={"query": scripted.ARITHMETIC})
+    before = client.threads.get_state(thread_id)["values"]["messages"]
+    parts = list(client.runs.stream(thread_id, "scripted", input=blank, stream_mode=["updates", "tasks"]))
+    errors = [part.data for part in parts if part.event == "error"]
+    assert errors and "InvalidInputError" in str(errors), parts
+    assert not [part for part in parts if part.event == "tasks" and part.data.get("name") == "act"]  # no tool ran again
+    after = client.threads.get_state(thread_id)["values"]["messages"]
+    assert [m for m in after if m["type"] == "ai"] == [m for m in before if m["type"] == "ai"]
+
+
+def test_a_question_with_a_lone_surrogate_is_refused(scripted_server: Server, client: SyncLangGraphClient) -> None:
+    """Issue 42, item 13: a JSON escape of a lone surrogate is no text a database can store (the SDK will not send it:
+    sent by hand). The server's JSON reader refuses it before the graph (which would: tests/adversarial/test_inputs.py)."""
+    thread_id = client.threads.create()["thread_id"]
+    body = '{"assistant_id": "scripted", "input": {"query": "caf\\udce9?"}}'.encode()
+    request = urllib.request.Request(f"{scripted_server.url}/threads/{thread_id}/runs/wait", data=body,
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_SECONDS) as response:
+            status, answer = response.status, response.read().decode()
+    except urllib.error.HTTPError as refused:
+        status, answer = refused.code, refused.read().decode()
+    assert status == 422 and "Invalid JSON" in answer, (status, answer)  # the server's JSON reader refuses it
+    assert not client.threads.get_state(thread_id)["values"].get("steps")  # nothing ran

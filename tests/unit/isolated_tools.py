@@ -40,6 +40,11 @@ def where(label: str) -> str:
     return f"{label}: pid {me()}, cwd {os.getcwd()}, note {os.environ.get('TOOL_NOTE')}"
 
 
+def served_by(label: str) -> str:
+    """Say which process ran the call and which one it is a fork of (the worker that serves the calls)."""
+    return f"{label}: pid {me()} of {me(os.getppid())}"
+
+
 async def async_where(label: str) -> str:
     """Say which process the call ran in, after an await."""
     await asyncio.sleep(0)

@@ -255,7 +255,7 @@ def test_a_sent_back_answer_is_shown_to_the_model_as_it_gave_it_and_kept_in_the_
     shown = [m.content for m in model.calls[1]["messages"][2:]]
     assert shown[0] == "Thought: the percentage change is about 17.\nFinal Answer: 17.0"
     assert shown[1].startswith("Observation: Not accepted yet (unverified_answer): Your answer was not worked out with a tool")
-    summary = steps_text([s.model_dump() for s in result.trace.steps[:1]])
+    summary = steps_text([s.model_dump() for s in result.trace.steps[:1]], 500)
     assert "    Final Answer: 17.0\n    Observation: Not accepted yet" in summary and "Action:" not in summary
 
 

@@ -127,8 +127,10 @@ def test_corrupt_rows_raise_store_error_naming_the_file(tmp_path, corruption):
     with sqlite3.connect(db) as conn:
         conn.execute(CORRUPTIONS[corruption])
     with ReActAgent(model=ScriptedChatModel(responses=["again"]), checkpointer=db) as agent:
+        listed = {run.thread_id: run for run in agent.list_runs()}  # the bad run is listed unreadable, by id (issue 42)
+        assert listed["good"].status == "finished" and listed["bad"].status == "unreadable"
+        assert str(db) in listed["bad"].error and "cannot be read" in listed["bad"].error
         for name, call in [
-            ("list_runs", agent.list_runs),
             ("get_result", lambda: agent.get_result("bad")),
             ("resume", lambda: agent.resume("bad")),
             ("history", lambda: agent.history("bad")),

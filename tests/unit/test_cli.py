@@ -550,3 +550,21 @@ def test_playbook_commands_list_show_export_clear_import_remove(db, tmp_path):
     (tmp_path / "junk.json").write_text("[{}]")
     junk = cli("playbook", "import", str(tmp_path / "junk.json"), "--db", str(db))
     assert junk.returncode == 2 and "not a playbook export" in junk.stderr
+
+
+def test_resume_force_frees_a_thread_held_by_a_process_on_another_host_and_says_so(db):
+    """Issue 42, item 8: a hold whose holder is on another host (a pod restarted under another name) is not seen
+    gone: `resume --force` frees it first, with a warning, instead of ThreadBusyError until its lease runs out."""
+    import sqlite3
+    from contextlib import closing
+
+    assert cli("run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", "t").returncode == 0
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("INSERT INTO reactgraph_holds (thread_id, holder, host, pid, since, expires) VALUES "
+                     "('t', '4242@1:gone', 'pod-before-restart', 4242, ?, ?)", (time.time(), time.time() + 3600))
+    busy = cli("resume", "t", "--db", str(db))
+    assert busy.returncode == 1 and "thread 't' is busy" in busy.stderr and "pod-before-restart" in busy.stderr
+    forced = cli("resume", "t", "--force", "--db", str(db))
+    assert forced.returncode == 0, forced.stderr
+    assert "warning: freed thread 't', held by process 4242 on pod-before-restart" in forced.stderr
+    assert "Paris is in France." in forced.stdout  # the finished run, as it is

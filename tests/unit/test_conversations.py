@@ -41,7 +41,7 @@ def test_a_follow_up_sees_the_first_question_and_its_answer(math_tools):
     assert [type(m) for m in prompt] == [SystemMessage, HumanMessage]  # the turn reads as a first turn does ...
     assert prompt[0].content.endswith(  # ... with the earlier turns as context at the end of the system prompt
         "Earlier in this conversation (context for the question; answer only the question):\n"
-        "User: My name is Ada.\nYou answered: Nice to meet you, Ada."
+        'User: "My name is Ada."\nYou answered: "Nice to meet you, Ada."'
     )
     assert prompt[-1].content == "Question: What is my name?"
     assert second.thread_token_usage.total_tokens == first.token_usage.total_tokens + second.token_usage.total_tokens
@@ -198,7 +198,7 @@ def test_the_prompt_shows_the_recent_turns_verbatim_and_cuts_long_answers(math_t
     agent.run("And now?", thread_id="t")
     system = model.calls[1]["messages"][0].content
     shown = system[system.index("Earlier in this conversation"):]
-    assert shown.startswith("Earlier in this conversation (context for the question; answer only the question):\nUser: Say a lot.")
+    assert shown.startswith('Earlier in this conversation (context for the question; answer only the question):\nUser: "Say a lot."')
     assert len(shown) < 500 and "characters truncated" in shown and model.calls[1]["messages"][1].content == "Question: And now?"
 
 
@@ -209,6 +209,6 @@ def test_an_earlier_turn_without_an_answer_is_said_in_a_sentence_not_a_placehold
              {"turn": 2, "question": "And the notes?", "answer": "Moved.", "reason": "success", "steps": []}]
     state = {"turn": 3, "turns": turns, "folded_turns": 0}
     shown = conversation_text(state, AgentConfig())
-    assert "(none" not in shown and "User: Move the report.\nYou gave no answer to that (the turn ended: failure)." in shown
-    assert "User: And the notes?\nYou answered: Moved." in shown
-    assert "(none" not in turn_text(turns[0]) and "No answer (the turn ended: failure)" in turn_text(turns[0])
+    assert "(none" not in shown and 'User: "Move the report."\nYou gave no answer to that (the turn ended: failure).' in shown
+    assert 'User: "And the notes?"\nYou answered: "Moved."' in shown
+    assert "(none" not in turn_text(turns[0], AgentConfig()) and "No answer (the turn ended: failure)" in turn_text(turns[0], AgentConfig())

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,15 @@ def alive(process: str) -> bool:
     return pid is not None and running(pid)
 
 
+def ended(process: str) -> bool:
+    """Whether the process named so has ended, or does within WAIT seconds: a call's own process has replied when the
+    call returns, and is exiting (its worker reaps it before the next call)."""
+    deadline = time.monotonic() + WAIT
+    while alive(process) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not alive(process)
+
+
 def open_fds() -> int:
     """The file handles this process holds, once what is unreachable is collected. In a CI run the count after a call
     fell 12 below the one before it: handles earlier tests had left unreachable, closed (most likely by a collection)
@@ -103,12 +113,15 @@ def test_a_call_runs_in_a_worker_process_in_the_agents_directory_and_the_environ
     assert by_default["content"].endswith("note None")  # not in isolated_env: not seen
 
 
-def test_a_worker_is_reused_by_the_next_call():
-    registry = isolated(tools.where)
-    first = execute(action("where", label="a"), registry, AgentConfig())
-    second = execute(action("where", label="b"), registry, AgentConfig())
-    assert pid_in(first["content"]) == pid_in(second["content"])
-    assert host_pid(pid_in(second["content"])) in WORKERS.idle_pids()
+def test_a_worker_is_reused_by_the_next_call_which_runs_in_a_fork_of_its_own():
+    registry = isolated(tools.served_by)
+    first = execute(action("served_by", label="a"), registry, AgentConfig())
+    second = execute(action("served_by", label="b"), registry, AgentConfig())
+    (first_call, first_worker), (second_call, second_worker) = (
+        outcome["content"].split("pid ", 1)[1].split(" of ") for outcome in (first, second)
+    )
+    assert first_worker == second_worker and first_call != second_call
+    assert host_pid(second_worker) in WORKERS.idle_pids() and ended(second_call)
 
 
 def test_async_functions_langchain_tools_and_callable_objects_run_in_workers():

@@ -79,7 +79,7 @@ if __name__ == "__main__":
 
     SUFFIX = "as set under the main guard"  # before the tools are registered: their copies have it
     registry = ToolRegistry()
-    for name, function in (("total", total), ("shout", shout), ("counter", counter), ("words", words)):
+    for name, function in (("total", total), ("shout", shout), ("counter", counter), ("words", words), ("loud", shout)):
         registry.register(name, function, policy=ToolPolicy(isolation="process"))
 
     def call(name, **args):
@@ -93,6 +93,8 @@ if __name__ == "__main__":
         "counter": call("counter", step=2),
         "agent_count": counter.count,
         "words": call("words", text="one two three"),
+        "loud": call("loud", text="abc"),  # the same copy under a second name, in the same worker
+        "counted_again": call("counter", step=2),
     }
     try:
         registry.register(locked, policy=ToolPolicy(isolation="process"))
@@ -128,6 +130,13 @@ def test_an_exception_class_of_the_main_script_is_rebuilt_as_the_agents(found):
 def test_async_functions_callable_objects_and_langchain_tools_of_the_main_script_cross_by_value(found):
     assert found["shout"] == ["ok", None, "ABC"] and found["words"] == ["ok", None, "3"]
     assert found["counter"] == ["ok", None, "2"] and found["agent_count"] == 0  # the worker counted on its copy
+    assert found["counted_again"] == ["ok", None, "2"]  # in the call's own fork: the count ended with the call
+
+
+def test_a_main_script_tool_under_a_second_name_is_loaded_under_that_name_too(found):
+    """Its first call under the second name failed with "ImportError: ... cannot import the tool __main__:...": the
+    agent took the copy for loaded in the worker by its reference, the worker by its reference and name."""
+    assert found["loud"] == ["ok", None, "ABC"]
 
 
 def test_a_main_script_tool_that_cannot_be_pickled_is_refused_when_registered_naming_why(found):

@@ -11,7 +11,7 @@ from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from tests.unit import isolated_tools as tools
 from tests.unit.isolated_tools import me
-from tests.unit.test_isolation import action, alive, host_pid, recorded
+from tests.unit.test_isolation import action, alive, ended, host_pid, recorded
 
 MiB = 1 << 20
 
@@ -36,15 +36,17 @@ def test_a_tool_allocating_4_gb_is_stopped_by_a_256_mb_limit_and_its_worker_repl
 
 
 def test_a_call_within_its_memory_limit_runs_in_a_fork_and_the_worker_serves_the_next_call(tmp_path):
-    """The limit is a hard one (the tool cannot raise it), set in a fork of the worker for the call: the worker,
+    """The limit is a hard one (the tool cannot raise it), set in the call's fork of the worker: the next call,
     without a limit, may then hold more than 256 MB."""
     registry = limited(tools.hog, memory_mb=256)
     registry.register("big_hog", tools.hog, policy=ToolPolicy(isolation="process"))
+    registry.register(tools.served_by, policy=ToolPolicy(isolation="process"))
     pids = tmp_path / "pids"
     assert execute(action("hog", pids=str(pids), megabytes=64), registry, AgentConfig())["content"] == "held 64 MiB"
     assert execute(action("big_hog", pids=str(pids), megabytes=400), registry, AgentConfig())["content"] == "held 400 MiB"
-    fork, worker = pids.read_text().split()
-    assert fork != worker and not alive(fork)
+    limited_call, unlimited_call = pids.read_text().split()
+    assert limited_call != unlimited_call and ended(limited_call) and ended(unlimited_call)
+    worker = execute(action("served_by", label="next"), registry, AgentConfig())["content"].split(" of ")[1]
     assert host_pid(worker) in WORKERS.idle_pids()  # the worker serves on
 
 

@@ -94,7 +94,7 @@ def multiplying_twice(messages: list[BaseMessage]) -> Any:
 def remembering(messages: list[BaseMessage]) -> Any:
     """A conversation: the name, from the earlier turn the prompt shows (in the system prompt)."""
     if "What is my name?" in message_text(messages[-1]):
-        return "Your name is Ada." if "User: My name is Ada." in text(messages) else "I do not know."
+        return "Your name is Ada." if 'User: "My name is Ada."' in text(messages) else "I do not know."
     return "Nice to meet you, Ada."
 
 

@@ -51,7 +51,7 @@ def test_a_finished_turns_record_leaves_its_tool_results_to_the_chat():
     assert second.trace.steps[0].observations[0].content == ledger(9)
     values = agent.graph.get_state({"configurable": {"thread_id": "t"}}).values
     record = values["turns"][0]
-    assert f"ledger returned: {MARK}0: " in turn_text(record, chat_results(values["messages"]))  # what a fold is given
+    assert f"ledger returned: {MARK}0: " in turn_text(record, AgentConfig(), chat_results(values["messages"]))  # what a fold is given
     assert with_results(record, {})["steps"][0]["observations"][0]["content"] == ""  # a result the chat lost since
 
 

@@ -1,4 +1,5 @@
-"""The ``reactgraph`` subcommands, one module per group: ``runs`` (run, resume, runs, trace, cancel), ``live``
+"""The ``reactgraph`` subcommands, one module per group: ``runs`` (run, resume, runs, trace, cancel), ``holds``
+(unlock), ``live``
 (a run shown as it goes), ``queue`` (submit, worker), ``tools``, ``playbook``, ``evaluate`` (eval).
 ``reactgraph.cli`` parses the arguments and imports only the module of the command that runs: help and usage
 errors load none of them, and ``reactgraph tools`` loads the tool registry without LangGraph.

@@ -16,11 +16,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from reactgraph.agent import ReActAgent
 from reactgraph.commands import EXIT_OK
 from reactgraph.commands.console import output_console
 from reactgraph.commands.runs import drive, make_agent
+from reactgraph.state import InvalidInputError
 
 PROMPT = "you> "
 HELP = "/new starts a new conversation, /exit (or Ctrl-D) ends the chat, Ctrl-C stops a turn"
@@ -47,7 +49,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 console.print(f"[dim]unknown command {line.split()[0]}: {HELP}[/]")
                 continue
             turn = overrides | ({"new_conversation": True} if fresh else {})
-            drive(agent, args, turn, console, line, thread, None, interrupting=lambda: stops_the_turn(agent, thread, console))
+            try:
+                drive(agent, args, turn, console, line, thread, None, interrupting=lambda: stops_the_turn(agent, thread, console))
+            except InvalidInputError as exc:  # a line no database can store: said, and the chat goes on
+                console.print(f"[red]{escape(str(exc))}[/]")
+                continue
             fresh = False
     return EXIT_OK
 

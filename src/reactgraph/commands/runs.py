@@ -34,6 +34,7 @@ from reactgraph.persistence.base import (
     is_postgres_url,
 )
 from reactgraph.persistence.reading import format_trace
+from reactgraph.state import checked_thread_id
 
 QUESTION_WIDTH = 12  # the least width of the runs table's question column
 
@@ -177,18 +178,34 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """reactgraph resume THREAD: continue a crashed or paused run, shown live; --answer answers its
-    question, --approve / --reject / --edit decide a call waiting for approval (--call names it)."""
+    question, --approve / --reject / --edit decide a call waiting for approval (--call names it); --force frees the
+    thread first (``unlocked``)."""
     from reactgraph.answers.waiting import AnswerError
 
     with ReActAgent(checkpointer=args.db or DEFAULT_CHECKPOINTER) as reader:
         remember(args, reader)
         approvals = decided(args, reader.get_result(args.thread))
+        if args.force:
+            unlocked(reader, args.thread, force=True)
     agent, overrides = make_agent(args)
     with agent:
         try:
             return drive(agent, args, overrides, output_console(), None, args.thread, args.answer, approvals)
         except AnswerError as exc:
             raise UsageError(str(exc)) from None
+
+
+def unlocked(agent: ReActAgent, thread_id: str, *, force: bool) -> str | None:
+    """Free ``thread_id`` in the agent's database, warning on stderr when it was held: who held it (None: nobody);
+    ThreadBusyError when its holder is seen running here, unless ``force``."""
+    freed = agent.store.unlock(checked_thread_id(thread_id), force=force)
+    if freed is not None:
+        print(
+            f"reactgraph: warning: freed thread {thread_id!r}, held by {freed}. If that holder still runs, its run "
+            "and the next one of the thread may overlap: make sure it is gone",
+            file=sys.stderr,
+        )
+    return freed
 
 
 def remember(args: argparse.Namespace, reader: ReActAgent) -> None:
@@ -240,7 +257,8 @@ def decided(args: argparse.Namespace, result: ReActResult) -> dict[str, Any]:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    """reactgraph runs: a table (or JSON) of the runs in the checkpoint file."""
+    """reactgraph runs: a table (or JSON) of the runs in the checkpoint file; one whose state cannot be read is
+    listed ``unreadable`` (and named on stderr), the others as they are."""
     agent, _ = make_agent(args, with_model=False)
     with agent:
         runs = agent.list_runs(limit=args.limit)
@@ -248,6 +266,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         listed = {r.thread_id for r in runs}
         runs = [q for q in queued if q.thread_id not in listed] + runs
         runs = runs[: args.limit] if args.limit else runs
+    if unreadable := [r.thread_id for r in runs if r.status == "unreadable"]:
+        print(f"reactgraph: warning: the stored state of {len(unreadable)} run(s) cannot be read, left untouched: "
+              f"{', '.join(unreadable)} (`reactgraph trace THREAD` says why)", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n")
         return EXIT_OK

@@ -5,8 +5,9 @@ the run's fields, keeps the conversation's). terminate records each finished tur
 (``turn_record``: question, answer, how it ended, its steps and tokens; a tool result the chat holds as it was
 observed is not copied into the record: ``with_results`` gives it back from the chat). The prompt of a turn shows the
 earlier turns in a bounded form, before its question (``conversation_text``): the last ``keep_recent_turns``
-of them as the user's question and the agent's answer, verbatim, and the older ones as notes,
-``conversation_summary``.
+of them as the user's question and the agent's answer, and the older ones as notes, ``conversation_summary``;
+each of these texts quoted as data (``quoted``: a JSON string, one line, cut to its own bound), so that no line of
+an answer or of the notes reads as the prompt's own (a rule, a forged ``User:`` turn).
 When more than ``keep_recent_turns`` unfolded turns have gathered at the start of a turn, summarize folds
 all but the last half of them into the notes (``fold_due``, ``fold_prompt``: one model call, which is
 given each folded turn's tool results so that a fact a later turn needs survives). ``new_conversation``
@@ -15,6 +16,7 @@ starts the model's context anew: the earlier turns stay in the thread's history 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -23,10 +25,11 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.models.tokens import truncate
-from reactgraph.state import ReActState, checked_query, iteration_of
+from reactgraph.state import InvalidInputError, ReActState, checked_query, checked_text, iteration_of
 from reactgraph.tools.content import media_blocks
 
 FOLDED_RESULT_CHARS = 400  # of each tool result a fold is given
+NOTES_BOUND = 2  # the notes (and a running summary) are cut to this many times max_observation_tokens
 
 
 HUMAN_TYPES = frozenset({"human", "HumanMessageChunk"})  # a message's ``type`` when it is a HumanMessage
@@ -81,11 +84,18 @@ def question_media(state: ReActState) -> list[dict[str, Any]]:
 
 
 def question_of(state: ReActState) -> str:
-    """The question: ``query`` when given, else the last human message."""
+    """The question of a turn that starts: ``query`` when given, else the last human message with text, unless that is
+    the question of the turn before (``question_message``); InvalidInputError when there is none (a blank ``query`` or
+    message: a new turn never asks the thread's last question again) or it is no text a database can store."""
     if query := (checked_query(state.get("query")) or "").strip():
         return query
     message = last_human(state)
-    return message.text.strip() if message else ""
+    if message is None or message.id == state.get("question_message"):
+        raise InvalidInputError(
+            "the question is blank: a new turn needs a question (a `query` or a human message with text); "
+            "to continue the thread's waiting or interrupted run, resume it"
+        )
+    return checked_text(message.text, "the question").strip()
 
 
 def is_new_turn(state: ReActState, human: Callable[[ReActState], HumanMessage | None] = last_human) -> bool:
@@ -129,44 +139,60 @@ def to_fold(state: ReActState, cfg: AgentConfig) -> list[dict[str, Any]]:
     return turns[state.get("folded_turns", 0) : max(state.get("folded_turns", 0), len(turns) - kept)]
 
 
-def turn_text(turn: dict[str, Any], results: dict[str, str] | None = None) -> str:
-    """A turn for the notes: its question, the tools' ok results (the start of each), and its answer
-    (``results``: the chat's, ``chat_results``, for those the record does not copy)."""
-    lines = [f"[turn {turn['turn']}] User: {turn['question']}"]
+def quoted(text: str, max_tokens: int) -> str:
+    """``text`` as data in a prompt: cut head-and-tail to ``max_tokens``, as a JSON string (one line, its quotes and
+    line breaks escaped), so that nothing in it reads as the prompt's own lines."""
+    return json.dumps(truncate(text, max_tokens)[0], ensure_ascii=False)
+
+
+def notes_of(text: str, cfg: AgentConfig) -> str:
+    """Model-written notes (the conversation's, a running summary) cut to their bound, ``NOTES_BOUND`` times
+    ``max_observation_tokens``: a reply of any length never goes whole into every later prompt."""
+    return truncate(text, NOTES_BOUND * cfg.max_observation_tokens)[0]
+
+
+def turn_text(turn: dict[str, Any], cfg: AgentConfig, results: dict[str, str] | None = None) -> str:
+    """A turn for the notes: its question, the tools' ok results (the start of each), and its answer (question and
+    answer ``quoted``; ``results``: the chat's, ``chat_results``, for those the record does not copy)."""
+    lines = [f"[turn {turn['turn']}] User: {quoted(turn['question'], cfg.max_observation_tokens)}"]
     for step in with_results(turn, results or {}).get("steps") or []:
         for action, obs in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
             if action.get("tool") and obs.get("status") == "ok":
                 lines.append(f"    {action['tool']} returned: {' '.join(obs['content'].split())[:FOLDED_RESULT_CHARS]}")
     answer = turn.get("answer")
-    lines.append(f"    Answer: {answer}" if answer else f"    No answer (the turn ended: {turn.get('reason', 'failure')})")
+    shown = f"    Answer: {quoted(answer, cfg.max_observation_tokens)}" if answer else None
+    lines.append(shown or f"    No answer (the turn ended: {turn.get('reason', 'failure')})")
     return "\n".join(lines)
 
 
-def fold_prompt(state: ReActState, turns: list[dict[str, Any]]) -> str:
-    """The prompt that folds ``turns`` into the conversation's notes."""
+def fold_prompt(state: ReActState, turns: list[dict[str, Any]], cfg: AgentConfig) -> str:
+    """The prompt that folds ``turns`` into the conversation's notes (the old notes ``quoted``)."""
     old = state.get("conversation_summary") or ""
-    notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
+    notes = prompts.SUMMARY_NOTES.format(summary=quoted(old, NOTES_BOUND * cfg.max_observation_tokens)) if old else ""
     results = chat_results(state.get("messages") or [])
-    return prompts.FOLD_PROMPT.format(notes=notes, turns="\n".join(turn_text(t, results) for t in turns))
+    return prompts.FOLD_PROMPT.format(notes=notes, turns="\n".join(turn_text(t, cfg, results) for t in turns))
 
 
 def folded_as_text(state: ReActState, turns: list[dict[str, Any]], cfg: AgentConfig) -> str:
     """The notes without the model (its call failed or said nothing): the old notes and the turns as text, bounded."""
     results = chat_results(state.get("messages") or [])
-    text = "\n".join(filter(None, [state.get("conversation_summary") or "", *(turn_text(t, results) for t in turns)]))
-    return truncate(text, 2 * cfg.max_observation_tokens)[0]
+    text = "\n".join(filter(None, [state.get("conversation_summary") or "", *(turn_text(t, cfg, results) for t in turns)]))
+    return notes_of(text, cfg)
 
 
 def conversation_text(state: ReActState, cfg: AgentConfig) -> str:
     """What a turn's question is preceded by ('' on a thread's first turn): the notes on the folded turns,
-    then the shown earlier turns as the user asked them and the agent answered (each answer cut to
-    ``max_observation_tokens``), in the same message as the question, so that a turn reads as a question
-    with its context (a small model kept calling tools when the earlier turns came as chat messages)."""
-    parts = [prompts.CONVERSATION_NOTES.format(notes=notes)] if (notes := state.get("conversation_summary")) else []
+    then the shown earlier turns as the user asked them and the agent answered, in the same message as the
+    question, so that a turn reads as a question with its context (a small model kept calling tools when the earlier
+    turns came as chat messages). Every one of these texts is ``quoted`` data with its own bound: each question and
+    answer ``max_observation_tokens``, the notes ``NOTES_BOUND`` times that."""
+    limit = cfg.max_observation_tokens
+    notes = state.get("conversation_summary")
+    parts = [prompts.CONVERSATION_NOTES.format(notes=quoted(notes, NOTES_BOUND * limit))] if notes else []
     shown = [
-        prompts.EARLIER_TURN.format(question=turn["question"], answer=truncate(turn["answer"], cfg.max_observation_tokens)[0])
+        prompts.EARLIER_TURN.format(question=quoted(turn["question"], limit), answer=quoted(turn["answer"], limit))
         if turn.get("answer")
-        else prompts.EARLIER_TURN_UNANSWERED.format(question=turn["question"], reason=turn.get("reason", "failure"))
+        else prompts.EARLIER_TURN_UNANSWERED.format(question=quoted(turn["question"], limit), reason=turn.get("reason", "failure"))
         for turn in shown_turns(state, cfg)
     ]
     if shown:

@@ -10,8 +10,9 @@ The rest runs where ``create_agent`` runs it, with LangChain's own composition, 
   ``jump_to`` goes where reactgraph's routing allows (``routing.route_after_hook``);
 - ``wrap_model_call``: around think's model call, with a ``ModelRequest`` holding the prompt reactgraph built,
   the tools on offer and the model (``model_call``); reactgraph's own retries and ``fallback_models`` wrap it;
-- ``wrap_tool_call``: around each tool call in act, after approval and before reactgraph's policy (validation,
-  timeouts, retries, isolation), which runs in the innermost handler (``tool_call``);
+- ``wrap_tool_call``: around each tool call in act, before approval and reactgraph's policy (validation,
+  timeouts, retries, isolation), which run in the innermost handler on the call as the middleware left it
+  (``tool_call``);
 - a middleware's ``state_schema`` fields join the graph's state (``merged_state``), its ``tools`` the registry.
 """
 
@@ -31,7 +32,10 @@ from langchain.agents.middleware import (
 )
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.types import Command
+from pydantic import ValidationError
 from typing_extensions import TypedDict
+
+from reactgraph.answers.result import ReActStep
 
 HookName = Literal["before_agent", "before_model", "after_model", "after_agent"]
 HOOKS: tuple[HookName, ...] = ("before_agent", "before_model", "after_model", "after_agent")
@@ -184,9 +188,27 @@ def tool_call(
 
 
 def hook_update(result: dict[str, Any] | Command | None, name: str) -> dict[str, Any]:
-    """A hook's return as a state update (a Command's update; jumps go through ``jump_to``)."""
+    """A hook's return as a state update (a Command's update; jumps go through ``jump_to``). Trace steps it writes
+    must be trace steps: a malformed one is a MiddlewareError naming the hook, before it reaches the state (where
+    it broke the run with a raw KeyError, then every reading of the thread)."""
     if isinstance(result, Command):
         if result.goto or result.resume or result.graph:
             raise MiddlewareError(f"{name}: return a state update with jump_to, not a Command with goto")
-        return dict(result.update or {})
-    return dict(result or {})
+        update = dict(result.update or {})
+    else:
+        update = dict(result or {})
+    if "steps" in update:
+        checked_steps(update["steps"], name)
+    return update
+
+
+def checked_steps(steps: Any, name: str) -> None:
+    """MiddlewareError naming the hook unless ``steps`` is a list of trace steps (``ReActStep``'s fields)."""
+    if not isinstance(steps, list):
+        raise MiddlewareError(f"{name}: its update's steps must be a list of trace steps, got {type(steps).__name__}")
+    for index, step in enumerate(steps):
+        try:
+            ReActStep.model_validate(step)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'step'}: {e['msg']}" for e in exc.errors()[:3])
+            raise MiddlewareError(f"{name}: steps[{index}] of its update is no trace step ({problems})") from None

@@ -1,10 +1,10 @@
 """How the run so far is shown to the model: a bounded prompt rebuilt every turn.
 
 The prompt is the system prompt (with the tool descriptions of the current format), the conversation's
-earlier turns and notes (``graph.conversation``) and the question, the running summary and the last
-``keep_recent_steps`` steps, shown as the current format shows a
-past turn; older steps live only in the summary and the trace, so its size does not grow with the
-run. When ``summary_token_threshold`` is set and the prompt would pass it, recent steps the summary
+earlier turns and notes (``graph.conversation``) and the question, the running summary (quoted, as the notes are)
+and the last ``keep_recent_steps`` steps, shown as the current format shows a past turn, what the model wrote in
+them cut to ``max_observation_tokens`` each (``shown_step``); older steps live only in the summary and the trace, so
+its size does not grow with the run. When ``summary_token_threshold`` is set and the prompt would pass it, recent steps the summary
 already covers are dropped, oldest first.
 """
 
@@ -19,8 +19,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
-from reactgraph.graph.conversation import conversation_text, question_media
-from reactgraph.models.tokens import estimate_messages
+from reactgraph.graph.conversation import NOTES_BOUND, conversation_text, question_media, quoted
+from reactgraph.models.tokens import estimate_messages, truncate
 from reactgraph.state import ReActState, iteration_of, summarized_through, tokens_used
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Format, ReadContext, Tags
 from reactgraph.tool_calling.tags import shown_observation
@@ -92,10 +92,30 @@ def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadConte
     return shown + [("the budget line", status), ("the format instructions", ctx.hint), *reminders]
 
 
-def steps_text(steps: list[dict[str, Any]]) -> str:
-    """Steps as compact Thought / Action / Observation lines (tool output of several lines fenced)."""
+def shown_step(step: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """``step`` as a later prompt shows it: what the model wrote in it (its thought, its reply's text, an answer sent
+    back, the arguments of its calls) cut head-and-tail to ``max_tokens`` each; the trace keeps them whole."""
+    shown = {**step, **{key: truncate(step[key], max_tokens)[0] for key in ("thought", "written", "answer") if step.get(key)}}
+    shown["actions"] = [{**action, "args": _cut_texts(action["args"], max_tokens)} for action in step["actions"]]
+    return shown
+
+
+def _cut_texts(value: Any, max_tokens: int) -> Any:
+    """``value`` (a call's arguments) with each string in it cut to ``max_tokens``."""
+    if isinstance(value, str):
+        return truncate(value, max_tokens)[0]
+    if isinstance(value, dict):
+        return {key: _cut_texts(item, max_tokens) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut_texts(item, max_tokens) for item in value]
+    return value
+
+
+def steps_text(steps: list[dict[str, Any]], max_tokens: int) -> str:
+    """Steps as compact Thought / Action / Observation lines (tool output of several lines fenced), what the model
+    wrote in them cut to ``max_tokens`` each (``shown_step``)."""
     lines: list[str] = []
-    for step in steps:
+    for step in (shown_step(s, max_tokens) for s in steps):
         lines.append(f"[{step['iteration']}] Thought: {step.get('thought') or '(none)'}")
         if (answer := sent_back_answer(step)) is not None:
             lines.append(f"    Final Answer: {answer}")
@@ -124,12 +144,12 @@ def think_messages(
     with the shape the final answer must have."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
-        head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=summary)
+        head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=quoted(summary, NOTES_BOUND * cfg.max_observation_tokens))
     status = status_text(state, cfg, now, iteration)
     steps = state.get("steps") or []
     repeated = made_before(steps)
     # a step that only repeated the one before it is shown once: small models copy their last turn
-    recent = [s for s in steps if not s.get("repeated")][-cfg.keep_recent_steps :]
+    recent = [shown_step(s, cfg.max_observation_tokens) for s in [s for s in steps if not s.get("repeated")][-cfg.keep_recent_steps :]]
     # Some formats put the budget last, after the newest observations: the prompt then starts as
     # the previous one did, and a local server (llama.cpp, Ollama) reuses that prefix.
     status_last = fmt.status_after_steps and bool(recent)

@@ -47,7 +47,8 @@ class ThreadBusyError(RuntimeError):
 def busy(thread_id: str, where: str) -> ThreadBusyError:
     return ThreadBusyError(
         f"thread {thread_id!r} is busy: a run or resume on it is already in progress ({where}); nothing was run. "
-        "Wait until it ends or pauses, then resume it"
+        "Wait until it ends or pauses, then resume it (a holder that is gone frees it when its lease runs out; "
+        f"`reactgraph unlock {thread_id}` frees it now)"
     )
 
 
@@ -262,6 +263,12 @@ class RunStore:
 
     def thread_ids(self) -> list[str] | None:
         """Every thread with a checkpoint, most recently updated first; None: ask the saver."""
+        return None
+
+    def unlock(self, thread_id: str, *, force: bool = False) -> str | None:
+        """Free the thread whoever holds it (``reactgraph unlock``): a holder that is gone and whose hold has not
+        expired yet (killed on another host). Who held it (None: nobody in the database); ThreadBusyError when this
+        process can see the holder still running, unless ``force``. Here: holds live in the process, and end with it."""
         return None
 
     def request_cancel(self, thread_id: str | None) -> None:

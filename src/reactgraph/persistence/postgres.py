@@ -36,8 +36,18 @@ from reactgraph.persistence.loop_pools import LoopPools
 CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
 POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)
 ASYNC_POOL_SIZE = 10  # most connections of one loop's async pool: runs at once that never wait for one (a run holds one)
-SETUP_LOCK = 0x7265616374  # pg_advisory_lock key held while the tables are created ("react")
-THREAD_LOCK = "hashtextextended(%s, 0)"  # the advisory lock key of a thread held by a run (the queue's workers' too)
+# Advisory locks in two key spaces that never meet (Postgres keeps a lock on one 64-bit key apart from one on two 32-bit
+# keys): a thread held by a run (the queue's workers' too) on the 64-bit hash of its id, every other lock on two keys,
+# its kind and its name's hash. A thread named as another lock (the playbook's) never waits for it.
+THREAD_LOCK = "hashtextextended(%s, 0)"
+KIND_LOCK = "%s::int4, hashtext(%s)"
+SETUP, QUEUE_SCHEMA, PLAYBOOK = 0x72670001, 0x72670002, 0x72670003  # the kinds ('rg' 1-3): the tables, the queue's, a playbook
+# A thread's hold is its session's: the server ends the session of a holder that is gone, and the hold with it, at once
+# when its process died (the socket closes), else when its host stops answering these TCP keepalives (~50 s).
+KEEPALIVES = (
+    "SELECT set_config('tcp_keepalives_idle', '20', false), set_config('tcp_keepalives_interval', '10', false), "
+    "set_config('tcp_keepalives_count', '3', false)"
+)
 SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
 CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
 CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at DOUBLE PRECISION NOT NULL)"
@@ -181,10 +191,11 @@ class PostgresRunStore(RunStore):
 
     def _take(self, thread_id: str) -> Callable[[], None]:
         """A session advisory lock on the thread (``THREAD_LOCK``), on a connection of its own kept for the hold: the
-        server releases it when that connection ends, a killed process's too."""
+        server releases it when that connection ends, a killed process's too (``KEEPALIVES``)."""
         with self.errors(thread_id):
             conn = psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT, autocommit=True)
             try:
+                conn.execute(KEEPALIVES)
                 got = conn.execute(f"SELECT pg_try_advisory_lock({THREAD_LOCK})", (thread_id,)).fetchone()[0]
             except BaseException:
                 conn.close()
@@ -199,6 +210,7 @@ class PostgresRunStore(RunStore):
         with self.errors(thread_id):
             conn = await psycopg.AsyncConnection.connect(self.url, connect_timeout=CONNECT_TIMEOUT, autocommit=True)
             try:
+                await conn.execute(KEEPALIVES)
                 call = "pg_advisory_lock" if wait else "pg_try_advisory_lock"
                 row = await (await conn.execute(f"SELECT {call}({THREAD_LOCK})::text", (thread_id,))).fetchone()
             except BaseException:
@@ -208,6 +220,23 @@ class PostgresRunStore(RunStore):
             await conn.close()
             raise busy(thread_id, f"another process or agent on {self.name}")
         return AdvisoryHold(conn, thread_id)
+
+    def unlock(self, thread_id: str, *, force: bool = False) -> str | None:
+        """The session that holds the thread's lock ended (``pg_terminate_backend``: the holder's role, or one with
+        pg_signal_backend, may): the server cannot tell a session whose process is gone from a live one."""
+        rows = self._query(
+            "SELECT l.pid, coalesce(a.client_addr::text, 'a local socket') AS client, a.backend_start FROM pg_locks l "
+            "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+            "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            f"AND l.classid::bigint = ({THREAD_LOCK} >> 32) & 4294967295 AND l.objid::bigint = {THREAD_LOCK} & 4294967295",
+            (thread_id, thread_id), run=thread_id,
+        )
+        for row in rows:
+            self._query("SELECT pg_terminate_backend(%s)", (row["pid"],), run=thread_id)
+        return "; ".join(
+            f"the session {row['pid']} from {row['client']}, connected since {row['backend_start']:%Y-%m-%d %H:%M:%S}"
+            for row in rows
+        ) or None
 
     def record(self, activity: Activity) -> None:
         self._query(
@@ -277,13 +306,13 @@ def setup(conn: psycopg.Connection) -> None:
     they are there. The lock is tried, not waited for: a session waiting on it would hold back the
     migrations' CREATE INDEX CONCURRENTLY of the session that has it (a deadlock)."""
     while not _set_up(conn):
-        if conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (SETUP_LOCK,)).fetchone()["got"]:
+        if conn.execute(f"SELECT pg_try_advisory_lock({KIND_LOCK}) AS got", (SETUP, "tables")).fetchone()["got"]:
             try:
                 PostgresSaver(conn).setup()
                 conn.execute(CANCELS)
                 conn.execute(RUNS)
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+                conn.execute(f"SELECT pg_advisory_unlock({KIND_LOCK})", (SETUP, "tables"))
         else:
             time.sleep(SETUP_POLL_SECONDS)
 

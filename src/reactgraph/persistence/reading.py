@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
+from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel
@@ -16,16 +17,16 @@ from pydantic import BaseModel
 from reactgraph.answers.result import ConversationTurn, ReActResult, ReActTrace, result_from_state
 from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
 from reactgraph.persistence.activity import Activity
-from reactgraph.persistence.base import RunNotFoundError
+from reactgraph.persistence.base import DECODE_ERRORS, CheckpointStoreError, RunNotFoundError
 from reactgraph.persistence.replay import LoadedThread, collector_paused
-from reactgraph.state import iteration_of, tokens_used
+from reactgraph.state import current_turn, iteration_of, tokens_used
 
 
 class ForkError(ValueError):
     """A fork from a point the thread does not have (the message says which it has)."""
 
 
-RunStatus = Literal["queued", "running", "waiting", "finished", "failed", "interrupted"]
+RunStatus = Literal["queued", "running", "waiting", "finished", "failed", "interrupted", "unreadable"]
 
 
 class RunInfo(BaseModel):
@@ -35,7 +36,7 @@ class RunInfo(BaseModel):
     question: str
     # queued: waiting for a worker (Postgres queue); running: a process drives it now; waiting: for an answer or an
     # approval; finished; failed: an exception ended it (``error``); interrupted: its process died or was stopped
-    # (Ctrl-C) before the end (``resume`` continues it)
+    # (Ctrl-C) before the end (``resume`` continues it); unreadable: its stored state cannot be read (``error`` says why)
     status: RunStatus
     reason: str | None  # the termination reason once finished ('clarification' or 'approval' while waiting)
     iterations: int
@@ -85,12 +86,48 @@ def thread_ids(saver: BaseCheckpointSaver) -> list[str]:
 
 def snapshot_result(snapshot: Any, thread_id: str, output_schema: type[BaseModel] | None = None) -> ReActResult:
     """The ReActResult a state snapshot stands for (a pending question means 'clarification', pending
-    tool calls 'approval'); its ``output`` read into ``output_schema``."""
+    tool calls 'approval'); its ``output`` read into ``output_schema``. A turn that stopped before its step was
+    recorded (its run failed or its process died, or it runs now) shows the calls of it that finished
+    (``unfinished_step``)."""
     interrupts = snapshot.interrupts
+    values = snapshot.values
+    if not interrupts and (step := unfinished_step(values)) is not None:
+        values = {**values, "steps": [*(values.get("steps") or []), step]}
     return result_from_state(
-        snapshot.values, thread_id=thread_id, interrupt_question=question_of(interrupts),
+        values, thread_id=thread_id, interrupt_question=question_of(interrupts),
         pending_approvals=pending_approvals(interrupts), output_schema=output_schema,
     )
+
+
+def unfinished_step(values: dict[str, Any]) -> dict[str, Any] | None:
+    """The trace step of the current turn's calls that finished and were saved (their ToolMessages, the chat's last
+    messages) when no step of that turn was recorded: a call that ran beside one that failed (the run failed), or
+    before a crash, is in the trace. None when the turn has none, or its step is recorded."""
+    turn = current_turn(values)
+    steps = values.get("steps") or []
+    if values.get("termination") or not turn.get("actions") or (steps and steps[-1]["iteration"] >= turn.get("iteration", 0)):
+        return None
+    results: dict[str, ToolMessage] = {}
+    for message in reversed(values.get("messages") or []):
+        if not isinstance(message, ToolMessage):
+            break
+        results.setdefault(message.tool_call_id, message)
+    finished = [a for a in sorted(turn["actions"], key=lambda a: a["index"]) if a.get("tool") and a["id"] in results]
+    if not finished:
+        return None
+    observations = []
+    for action in finished:
+        message, artifact = results[action["id"]], results[action["id"]].artifact or {}
+        observations.append({
+            "call_id": action["id"], "tool": message.name or action["tool"], "content": message.text,
+            "status": "ok" if message.status == "success" else "error", "error_kind": artifact.get("error_kind"),
+            **{key: artifact[key] for key in ("duration", "retries", "cached", "truncated", "middleware") if key in artifact},
+        })
+    return {
+        "iteration": turn.get("iteration", 0), "kind": "tools", "thought": turn.get("thought", ""),
+        "actions": [{"id": a["id"], "tool": a["tool"], "args": a["args"]} for a in finished],
+        "observations": observations, "timestamp": turn.get("started") or values.get("started_at") or 0.0,
+    }
 
 
 def run_info(graph: Any, thread_id: str, activity: Activity | None = None) -> RunInfo:
@@ -130,6 +167,21 @@ def run_info(graph: Any, thread_id: str, activity: Activity | None = None) -> Ru
     )
 
 
+def readable_info(graph: Any, thread_id: str, activity: Activity | None = None) -> RunInfo:
+    """``run_info``, or for a run whose stored state cannot be read (a corrupt row, a state another program or a
+    hook wrote) a RunInfo with status ``unreadable`` and the error naming it: one bad run never hides the others."""
+    try:
+        return run_info(graph, thread_id, activity)
+    except (CheckpointStoreError, *DECODE_ERRORS) as exc:
+        error = str(exc) if isinstance(exc, CheckpointStoreError) else (
+            f"the stored state of run {thread_id!r} cannot be read ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        )
+        return RunInfo(
+            thread_id=thread_id, question=activity.question or "" if activity else "", status="unreadable", reason=None,
+            iterations=0, tokens=0, started=None, updated=None, metadata={}, error=error,
+        )
+
+
 def activity_info(activity: Activity) -> RunInfo:
     """A run that has no checkpoint: one failed before its first step (a queued run whose tools did not load), or
     one starting now (``interrupted`` when its process is gone)."""
@@ -148,7 +200,7 @@ def list_runs(
     ``activities`` row only (failed before their first checkpoint), most recently updated first."""
     threads = thread_ids(graph.checkpointer) if threads is None else threads
     activities = activities or {}
-    runs = [run_info(graph, t, activities.get(t)) for t in threads[:limit]]
+    runs = [readable_info(graph, t, activities.get(t)) for t in threads[:limit]]
     checkpointed = set(threads)
     runs += [activity_info(a) for t, a in activities.items() if t not in checkpointed]
     oldest = datetime.min.replace(tzinfo=timezone.utc)

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, closing, contextmanager
 from pathlib import Path
@@ -26,12 +24,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from reactgraph.persistence import holds
 from reactgraph.persistence.activity import Activity
-from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, HOLD_POLL_SECONDS, CheckpointStoreError, RunStore, busy
+from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, RunStore
 from reactgraph.tools.isolation import protect
 
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock before giving up
-LIVE_HOLDS: set[str] = set()  # the holds of threads this process has now (``SqliteRunStore._take``)
 logger = logging.getLogger(__name__)
 
 # -- the file ----------------------------------------------------------------------------
@@ -310,81 +308,6 @@ def is_locked(exc: BaseException | None) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
-# A row per thing held now (``take_row``): a thread a run or resume drives, a playbook being changed; the holder (a
-# process, told apart from a later one with its pid by its start time) and the host it runs on. A row whose process
-# is gone (killed) is taken over.
-HOLDS = (
-    "CREATE TABLE IF NOT EXISTS reactgraph_holds (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
-    "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)"
-)
-
-
-def take_row(path: Path, key: str, busy_timeout: float = BUSY_TIMEOUT, *, wait: float = 0.0) -> Callable[[], None]:
-    """Hold ``key`` in the file's ``reactgraph_holds`` table: a row written in one ``BEGIN IMMEDIATE`` transaction
-    with the look at who holds it now (a row of a live holder: ThreadBusyError; with ``wait``, look again for that
-    many seconds). The function that gives it back. The thread holds of a run store, the playbook's lock."""
-    holder = f"{holder_id()}:{uuid.uuid4().hex}"  # this process, and this hold of its
-    deadline = time.monotonic() + wait
-    with closing(sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)) as conn:
-        while True:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(HOLDS)
-                row = conn.execute("SELECT holder, host, pid FROM reactgraph_holds WHERE thread_id = ?", (key,)).fetchone()
-                if row is None or not holder_alive(*row):
-                    conn.execute(
-                        "INSERT OR REPLACE INTO reactgraph_holds VALUES (?, ?, ?, ?, ?)",
-                        (key, holder, socket.gethostname(), os.getpid(), time.time()),
-                    )
-                    conn.execute("COMMIT")
-                    break
-                conn.execute("ROLLBACK")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            if time.monotonic() >= deadline:
-                raise busy(key, f"process {row[2]} on {row[1]}, database {path.absolute()}")
-            time.sleep(HOLD_POLL_SECONDS)
-    LIVE_HOLDS.add(holder)
-
-    def release() -> None:
-        LIVE_HOLDS.discard(holder)  # a row left behind (the file locked now) is taken over by the next hold here
-        try:
-            with closing(sqlite3.connect(path, timeout=busy_timeout)) as conn, conn:
-                conn.execute("DELETE FROM reactgraph_holds WHERE thread_id = ? AND holder = ?", (key, holder))
-        except sqlite3.Error as exc:  # elsewhere, once this process has ended
-            logger.warning("%r: its hold stays in %s until this process ends (%s)", key, path, exc)
-
-    return release
-
-
-def holder_id(pid: int | None = None) -> str:
-    """A process as a holder: its pid and its start time (so a later process given the same pid is another)."""
-    pid = pid or os.getpid()
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            started = stat.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        started = "?"
-    return f"{pid}@{started}"
-
-
-def holder_alive(holder: str, host: str, pid: int) -> bool:
-    """Whether the hold is still held: this process's, while it lasts; another process's on this host, while that
-    process (pid and start time) runs; on another host, it cannot be told, so it counts as held."""
-    if host != socket.gethostname():
-        return True
-    if pid == os.getpid():
-        return holder in LIVE_HOLDS
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return holder.split(":", 1)[0] == holder_id(pid)
-
-
 def saver_path(saver: Any) -> Path | None:
     """The file behind a SqliteSaver (None for other savers and in-memory databases)."""
     if not isinstance(saver, SqliteSaver):
@@ -416,7 +339,7 @@ class SqliteRunStore(RunStore):
         self._reader_lock = threading.Lock()
         with self.errors(), self.saver.lock:
             self.saver.conn.execute(self.CANCELS)
-            self.saver.conn.execute(HOLDS)
+            holds.create_table(self.saver.conn)
             self.saver.conn.execute(self.RUNS)
             self.saver.conn.commit()
 
@@ -469,9 +392,15 @@ class SqliteRunStore(RunStore):
         return self._reader[1]
 
     def _take(self, thread_id: str) -> Callable[[], None]:
-        """A row in ``reactgraph_holds`` (``take_row``)."""
+        """A row in ``reactgraph_holds``, its lease renewed while it is held (``holds.take_row``)."""
         with self.errors(thread_id):
-            return take_row(self.path, thread_id, self.busy_timeout)
+            return holds.take_row(self.path, thread_id, self.busy_timeout)
+
+    def unlock(self, thread_id: str, *, force: bool = False) -> str | None:
+        """``holds.unlock``: the thread's hold row removed, whoever holds it."""
+        with self.errors(thread_id):
+            freed = holds.unlock(self.path, thread_id, self.busy_timeout, force=force)
+        return freed.described() if freed is not None else None
 
     def record(self, activity: Activity) -> None:
         self._write(

@@ -5,8 +5,10 @@ A call waits when its tool's policy says ``ToolPolicy(approve=True)`` or the run
 ``approve_tools`` names the tool ('*' = every tool; a run's own ``approve_tools`` adds to the agent's,
 never takes away: ``AgentConfig.merge``). Whether it waits is decided when the turn's calls are
 handed to act (``needs_approval``), and travels with the act task, so a run resumed under another
-config still honours the decision; act asks ``needs_approval`` again itself, so a caller that sends
-act its own payload can add an approval but never skip one. Only a call that can run is shown: one
+config still honours the decision; act asks ``needs_approval`` again itself, on the call that would run (after
+every ``wrap_tool_call`` middleware had its say: one that renames or rewrites a call gets the call it made decided),
+so a caller that sends act its own payload, or a middleware, can add an approval but never skip one. Only a call
+that can run is shown: one
 to an unknown tool or with arguments that do not fit the tool's schema goes back to the model at
 once; a cached result and a refused call need no approval either.
 

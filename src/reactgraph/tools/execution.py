@@ -147,7 +147,7 @@ def execute(
             duration=time.perf_counter() - start,
         )
     policy = entry.policy.resolve(cfg)
-    result, errors = _run_with_retries(entry, Call(args, action["id"], runtime), policy, deadline, limit, cancelled)
+    result, errors = _run_with_retries(entry, Call(args, action["id"], runtime), policy, deadline, limit, cancelled, registry.worker_group)
     failed = isinstance(result, BaseException)
     retries = len(errors) - 1 if failed else len(errors)
     failures = [cut(exception_text(e), limit) for e in errors]
@@ -185,9 +185,11 @@ def _run_with_retries(
     deadline: float | None,
     max_bytes: int,
     cancelled: Callable[[], bool] | None,
+    group: str = "",
 ) -> tuple[Any, list[Exception]]:
     """(the result's outcome fields (``results.read_result``), or the final exception; every failed attempt's
-    exception). Each attempt runs in a worker process (isolation 'process') or in a thread of the agent's."""
+    exception). Each attempt runs in a worker process of the registry's ``group`` (isolation 'process') or in a thread
+    of the agent's."""
     errors: list[Exception] = []
 
     def attempt() -> Any:
@@ -197,7 +199,7 @@ def _run_with_retries(
                 injected, call_id = for_worker(entry.tool, call.id, call.runtime)
                 reply = run_isolated(
                     entry, call.args, timeout=timeout, limits=policy.limits, max_result_bytes=max_bytes, cancelled=cancelled,
-                    env=policy.env, injected=injected, call_id=call_id,
+                    env=policy.env, injected=injected, call_id=call_id, group=group,
                     progress=call.runtime.stream_writer if call.runtime is not None else None,
                 )
                 if (value := kept_value(reply.get("value"), max_bytes)) is not None:

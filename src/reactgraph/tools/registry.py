@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,8 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Any] = (), *, hooks: Iterable[BeforeCall] = ()) -> None:
         self._tools: dict[str, RegisteredTool] = {}
         self.hooks: list[BeforeCall] = list(hooks)
+        # the worker processes of its isolated tools serve no other registry's calls (``isolation.pool``)
+        self.worker_group = uuid.uuid4().hex
         for tool in tools:
             self.register(tool)
 

@@ -90,7 +90,7 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
     head = next((_text(m) for m in messages if isinstance(m, HumanMessage)), "")
     earlier = first  # the system prompt ends with the conversation's earlier turns
     if NAME_QUESTION in head:
-        return "Your name is Ada." if f"User: {INTRODUCTION}" in earlier else "I do not know your name."
+        return "Your name is Ada." if f'User: "{INTRODUCTION}"' in earlier else "I do not know your name."
     if INTRODUCTION in head:
         return "Nice to meet you, Ada."
     results = {m.name: _text(m) for m in messages if isinstance(m, ToolMessage)}

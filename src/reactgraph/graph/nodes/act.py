@@ -1,8 +1,8 @@
-"""act: run one tool call (one task per call, so a crash re-runs only unfinished calls); a call that
-needs approval waits for a person's decision first (``reactgraph.tools.approval``). LangChain middleware's
-``wrap_tool_call`` wraps the call after approval (a middleware sees the approved, or edited, call; a rejected or
-cached one never runs) and outside reactgraph's policy (validation, timeouts, retries, isolation), which runs in
-the innermost handler (``through_middleware``)."""
+"""act: run one tool call (one task per call, so a crash re-runs only unfinished calls). LangChain middleware's
+``wrap_tool_call`` wraps the call (a cached one never runs) outside approval and reactgraph's policy (validation,
+timeouts, retries, isolation), which run in the innermost handler (``through_middleware``): the call that handler is
+handed, as every middleware left it, is the one that waits for a person's decision when it needs approval
+(``reactgraph.tools.approval``), and the one that runs once approved (or edited)."""
 
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
     fields = StateFields.of(deps)
 
     def act(payload: ActInput) -> dict[str, Any]:
-        """Reads one pending action (and, when it needs approval, a person's decision: approved, run
-        with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
+        """Reads one pending action (and, when the call that would run needs approval, a person's decision: approved,
+        run with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
         retries, cached) as a ToolMessage (``reported``), for a cacheable tool's success the run's cache entry, and
         the state update of a Command the tool returned (``graph.commands``); with a person's reply, what it takes
         out of the chat (``replies.reply_update``)."""
@@ -93,20 +93,32 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             return reported(ok_outcome(action, f"The user answered: {answer}"), cfg)
         if payload.get("cached") is not None:
             return reported(ok_outcome(action, payload["cached"], cached=True), cfg)
-        asked = None
-        if payload.get("approve") or approval.needs_approval(action, deps.registry, cfg):
-            decision = approval.from_text(reply["text"]) if reply else approval.ask(action)
-            if isinstance(decision, approval.Reject):
-                text = error_text(ErrorKind.REJECTED, tool=action["tool"], problem=decision.reason or "none given")
-                return reported(error_outcome(action, ErrorKind.REJECTED, text), cfg)
-            if isinstance(decision, approval.Edit):
-                asked, action = action["args"], {**action, "args": decision.args}
         thread_id = current_thread()
         commanded: dict[str, Any] = {}
+        decided: dict[str, approval.Decision] = {}  # by call: a handler run again (a retry) is not asked again
 
-        def run(action: Action) -> tuple[Outcome, TokenCount | None]:
-            """The call under reactgraph's policy, in a slot: (its outcome, a sub-agent's token usage); a Command the
-            tool returned carried out (``commanded``: its state update)."""
+        def run(called: Action) -> tuple[Outcome, TokenCount | None]:
+            """The call a handler is handed (the model's, or what the middleware made of it), decided first when it
+            needs approval (the payload's flag adds an approval, never takes one away; a person's reply to the
+            waiting turn is the decision), then run, or rejected."""
+            if not (payload.get("approve") or approval.needs_approval(called, deps.registry, cfg)):
+                return run_settled(called)
+            key = call_key(called["tool"], called["args"])
+            if key not in decided:
+                decided[key] = approval.from_text(reply["text"]) if reply else approval.ask(called)
+            decision = decided[key]
+            if isinstance(decision, approval.Reject):
+                text = error_text(ErrorKind.REJECTED, tool=called["tool"], problem=decision.reason or "none given")
+                return error_outcome(called, ErrorKind.REJECTED, text), None
+            if isinstance(decision, approval.Approve):
+                return run_settled(called)
+            outcome, usage = run_settled({**called, "args": decision.args})
+            note = prompts.EDITED_CALL.format(asked=json.dumps(called["args"], ensure_ascii=False, default=str))
+            return outcome | {"content": note + outcome["content"]}, usage
+
+        def run_settled(action: Action) -> tuple[Outcome, TokenCount | None]:
+            """The call under reactgraph's policy (its outcome, a sub-agent's token usage); a Command the tool returned
+            carried out (``commanded``: its state update)."""
             outcome, usage = run_in_slot(action)
             outcome, update = settled(outcome, deps.registry, fields, cfg.max_tool_output_bytes)
             commanded.clear()
@@ -138,14 +150,12 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             outcome, child_usage, extra = through_middleware(wrapping, action, deps, payload, run)
         else:
             outcome, child_usage = run(action)
-        if asked is not None:
-            note = prompts.EDITED_CALL.format(asked=json.dumps(asked, ensure_ascii=False, default=str))
-            outcome = outcome | {"content": note + outcome["content"]}
         if child_usage is not None:  # the child's tokens are the parent's: observe counts them, one model call of the turn
             outcome = outcome | {"usage": child_usage}
         update = reported(outcome, cfg)
         entry = deps.registry.get(action["tool"])
-        if outcome["status"] == "ok" and entry is not None and entry.policy.cacheable and not commanded:
+        ran_as_asked = (outcome.get("tool"), outcome.get("args")) == (action["tool"], action["args"])  # not edited, not renamed
+        if outcome["status"] == "ok" and ran_as_asked and entry is not None and entry.policy.cacheable and not commanded:
             update["tool_cache"] = {call_key(action["tool"], action["args"]): outcome["content"]}
         if more := commanded.pop("messages", None):  # a Command's other messages, after the call's answer
             update["messages"] = [*update["messages"], *more]

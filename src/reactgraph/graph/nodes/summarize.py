@@ -16,10 +16,10 @@ from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
-from reactgraph.graph.conversation import fold_due, fold_prompt, folded_as_text, to_fold
+from reactgraph.graph.conversation import NOTES_BOUND, fold_due, fold_prompt, folded_as_text, notes_of, quoted, to_fold
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.scratchpad import steps_text
-from reactgraph.models.tokens import count_tokens, truncate, usage_of
+from reactgraph.models.tokens import count_tokens, usage_of
 from reactgraph.state import ReActState, TokenCount, Turn, add_usage, current_turn, iteration_of, summarized_through
 
 OBSERVATION_PROMPT = """An agent answering a question called the tool {tool!r}, which returned a long result.
@@ -36,18 +36,19 @@ def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
     def summarize(state: ReActState) -> dict[str, Any]:
         """Reads the old summary and the steps since it; writes the new summary and, in the turn's record, how far
         it reaches and the call (ahead of the next turn, its tokens counted).
-        If the model call fails or its reply is empty, the new steps are appended as text, cut
-        head-and-tail to ``max_observation_tokens`` twice over, so the prompt stays bounded; the
-        trace keeps them whole."""
+        The summary is cut head-and-tail to ``max_observation_tokens`` twice over (``conversation.notes_of``),
+        whether the model wrote it or, when the model call fails or its reply is empty, it is the new steps appended
+        as text: every later prompt stays bounded; the trace keeps the steps whole."""
         cfg = deps.run_config()
         if fold_due(state, cfg):
             return folded_turns(deps, state, cfg)
         through = summarized_through(state)
         new_steps = [s for s in state.get("steps") or [] if s["iteration"] > through]
         old = state.get("summary") or ""
-        notes = prompts.SUMMARY_NOTES.format(summary=old) if old else ""
+        notes = prompts.SUMMARY_NOTES.format(summary=quoted(old, NOTES_BOUND * cfg.max_observation_tokens)) if old else ""
         question = state.get("question", "")
-        prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=steps_text(new_steps)))]
+        shown = steps_text(new_steps, cfg.max_observation_tokens)
+        prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=shown))]
         turn = current_turn(state) | {"summarized_through": iteration_of(state)}
         deadline, cancelled = deps.run_bounds(state, cfg)
         try:
@@ -55,7 +56,7 @@ def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         except Exception as exc:
             text = _as_text(old, f"(summary call failed: {type(exc).__name__}: {exc})", new_steps, cfg)
             return {"current_turn": turn, "summary": text}
-        summary = reply.text.strip() or _as_text(old, "", new_steps, cfg)
+        summary = notes_of(reply.text.strip(), cfg) or _as_text(old, "", new_steps, cfg)
         usage = usage_of(reply, prompt)
         return {"current_turn": ahead_of_turn(turn, "summarize", usage, count=True), "summary": summary}
 
@@ -66,14 +67,14 @@ def folded_turns(deps: NodeDeps, state: ReActState, cfg: AgentConfig) -> dict[st
     """The conversation's notes with its oldest unfolded turns folded in (one model call, made for the turn about
     to start, which counts it: think carries the call); the turns as text when the call fails or says nothing."""
     turns = to_fold(state, cfg)
-    prompt = [HumanMessage(content=fold_prompt(state, turns))]
+    prompt = [HumanMessage(content=fold_prompt(state, turns, cfg))]
     update: dict[str, Any] = {"folded_turns": state.get("folded_turns", 0) + len(turns)}
     deadline, cancelled = deps.run_bounds({"started_at": time.time()}, cfg)  # the new turn's budget starts now
     try:
         reply = deps.bounded_call(cfg, prompt, deadline=deadline, cancelled=cancelled)
     except Exception:
         return update | {"conversation_summary": folded_as_text(state, turns, cfg)}
-    notes = reply.text.strip() or folded_as_text(state, turns, cfg)
+    notes = notes_of(reply.text.strip(), cfg) or folded_as_text(state, turns, cfg)
     turn = ahead_of_turn(current_turn(state), "conversation", usage_of(reply, prompt), count=False)
     return update | {"conversation_summary": notes, "current_turn": turn}
 
@@ -87,8 +88,7 @@ def ahead_of_turn(turn: Turn, purpose: str, usage: TokenCount, *, count: bool) -
 
 def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig) -> str:
     """The summary without the model: the old one, a note, and the steps as text, bounded."""
-    text, _ = truncate("\n".join(filter(None, [old, note, steps_text(steps)])), 2 * cfg.max_observation_tokens)
-    return text
+    return notes_of("\n".join(filter(None, [old, note, steps_text(steps, cfg.max_observation_tokens)])), cfg)
 
 
 def condense_observation(

@@ -14,16 +14,20 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   preparation data), so neither the script's imports (LangGraph and LangChain, for ``from reactgraph import
   ReActAgent`` at its top) nor its side effects are repeated there, and a script needs no ``if __name__ ==
   "__main__":`` guard for them. A worker imports a tool before its first call there, so that import is not part of
-  the call's timeout. A worker runs one call at a time and is reused, so a call costs a message each way (measured
-  in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
+  the call's timeout. A worker serves the tools of one registry (``ToolRegistry.worker_group``: an agent with other
+  tools never gets it), one call at a time, and is reused; each call runs in a fork of it (``forks``: forked while the
+  worker waits for the call, so the fork is no part of the call's time), so what a call changes in module state, the
+  threads it starts and its hard limits end with the call, and the next call (of any agent sharing the registry) finds
+  the worker as it was. A call costs a message each way, and one more between the worker and the call's process
+  (measured in ``benchmarks/isolation_overhead.py``; the first call in ``benchmarks/first_isolated_call.py``).
 - By reference or by value (``reference.crossing``): a worker imports a tool of an importable module by module and
-  name: a module-level function, async function, callable object or LangChain tool; module state may persist
-  between calls. A tool defined in the main script (``__main__``: a script, ``python -m``, ``-c``, stdin, an
+  name: a module-level function, async function, callable object or LangChain tool; what its import sets up stays
+  (the worker imports it once), what a call changes does not. A tool defined in the main script (``__main__``: a script, ``python -m``, ``-c``, stdin, an
   interactive session) crosses by value: cloudpickle's copy of it, with the globals its code uses as they are when
   it is first checked (registered with ``isolation="process"``, or an agent or a run made with
   ``tool_isolation="process"``), and its type hints resolved in the agent (under ``from __future__ import
-  annotations`` its copy lacks the names they use); each worker calls its own copy, and what a call changes there
-  stays there. The copy is pickled once, sent to a worker with its first call there and unpickled by it (a worker
+  annotations`` its copy lacks the names they use); each worker calls its own copy, and what a call changes ends
+  with the call. The copy is pickled once, sent to a worker with its first call there and unpickled by it (a worker
   runs the agent's code anyway; the agent never unpickles what a worker sends). A closure, a
   lambda, a tool made at run time, and a main script's tool that cannot be pickled (a global lock or connection:
   the error names it; make it in the tool, or move the tool into a module) cannot cross: registering it with
@@ -36,18 +40,17 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   its type, arguments and message and is rebuilt in the agent only from a class already imported there, so
   nothing the worker sends is unpickled or imported. The worker wipes the environment it was started with
   (the agent's, through the fork server) from its memory, so ``/proc/self/environ`` shows none of it.
-- Hard limits per call (``ResourceLimits``): a call under any of them runs in a fork of the worker, which sets
-  RLIMIT_AS to its own size plus ``memory_mb`` (a MemoryError), RLIMIT_CPU to ``cpu_seconds`` (SIGXCPU ends
-  the fork) and RLIMIT_FSIZE to ``file_size_bytes`` (Python ignores SIGXFSZ, so the write fails with EFBIG),
-  soft and hard alike, so the tool cannot raise them; they (which cannot be raised back) and what the call did
-  to module state end with the fork, and the worker serves the next calls. The agent counts the bytes the worker's processes write to stdout and stderr
+- Hard limits per call (``ResourceLimits``): the call's fork sets RLIMIT_AS to its own size plus ``memory_mb`` (a
+  MemoryError), RLIMIT_CPU to ``cpu_seconds`` (SIGXCPU ends the fork) and RLIMIT_FSIZE to ``file_size_bytes``
+  (Python ignores SIGXFSZ, so the write fails with EFBIG), soft and hard alike, so the tool cannot raise them; they
+  (which cannot be raised back) end with the fork. The agent counts the bytes the worker's processes write to stdout and stderr
   (relayed to the agent's stderr up to ``output_bytes``) and, every 10 ms, the processes under the worker
   (``processes``).
 - Containment (``sandbox``): where the machine allows it (root, or unprivileged user namespaces), each worker
   has its own PID, mount and user namespaces: its tools see only their own processes (they cannot signal the
-  agent), the agent's databases (``protect``, called by the SQLite run store and the playbook's store) are
-  mounted read-only for them and locked so, and killing the worker's PID 1 kills every process in it, however
-  it forked. Elsewhere the worker leads its own session (``setsid``) and is the subreaper of what it starts;
+  agent), the agent's databases (``protect``, called by the SQLite run store and the playbook's store) are hidden
+  from them (``sandbox.hide``: not there, not named anywhere, and no file can be made beside them), locked so, and
+  killing the worker's PID 1 kills every process in it, however it forked. Elsewhere the worker leads its own session (``setsid``) and is the subreaper of what it starts;
   stopping it kills its process group, its session and every descendant found in /proc, and a tool that
   leaves the session, signals the agent or writes its files (same user) is not stopped. RLIMIT_NPROC counts a
   user's processes, not a call's, so ``processes`` is watched, not enforced: a fork bomb faster than the 10 ms
@@ -94,8 +97,8 @@ __getattr__, _ = lazy_exports(__name__, _HOMES, __all__)
 
 
 def protect(database: str | os.PathLike[str]) -> None:
-    """Keep the SQLite file ``database`` (and its -wal, -shm and -journal files) out of reach of writes by tools
-    in worker processes started from now on, where the machine allows it (``sandbox``)."""
+    """Hide the SQLite file ``database`` (and its -wal, -shm and -journal files, there or not) from the tools of
+    worker processes started from now on, where the machine allows it (``sandbox.hide``)."""
     from reactgraph.tools.isolation.pool import WORKERS
 
     WORKERS.protect(f"{os.fspath(database)}{side}" for side in SQLITE_SIDE_FILES)

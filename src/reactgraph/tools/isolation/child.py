@@ -1,6 +1,7 @@
-"""A worker process of ``reactgraph.tools.isolation``: tool calls sent as JSON, one at a time, each within
-its resource limits, each answered as JSON (the result's text, the tool's exception described, or the
-limit it passed). The agent's side, and the reasons for each choice, are in ``isolation``.
+"""A worker process of ``reactgraph.tools.isolation``: tool calls sent as JSON, one at a time, each run in a fork of
+the worker within its resource limits (what a call changes, starts or leaves behind in its process ends with the fork),
+each answered as JSON (the result's text, the tool's exception described, or the limit it passed). The agent's side,
+and the reasons for each choice, are in ``isolation``.
 
 The fork server imports this module for every worker, so it imports only the standard library, pydantic (whose
 ``validate_call`` calls a function tool) and the modules beside it; a LangChain tool's imports load with the tool."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 import base64
 import ctypes
 import errno
+import functools
 import importlib
 import inspect
 import json
@@ -26,6 +28,7 @@ from pydantic import validate_call
 
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
+from reactgraph.tools.isolation.forks import Spare
 from reactgraph.tools.isolation.processes import descendants, session_members
 
 PR_SET_PDEATHSIG = 1  # prctl(2): a signal for this process when its parent dies
@@ -38,7 +41,8 @@ validate_call(lambda: None)  # once in the fork server: pydantic's first validat
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
     """A worker's life: its own session, its stdout and stderr to ``output``, killed with its parent (the
     fork server, which exits with the agent), contained (``sandbox.enter``: namespaces with the ``protected``
-    files read-only, else its session); then calls from ``conn`` until the agent closes it."""
+    files hidden, else its session); then calls from ``conn`` until the agent closes it, each answered once its
+    fork has ended, saying whether it left processes running (then the worker retires)."""
     import resource
 
     os.setsid()
@@ -56,16 +60,22 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (),
     left_running = sandbox.others if mode == sandbox.NAMESPACES else session_left
     conn.send_bytes(json.dumps({"ready": True, "sandbox": mode, "why": why}).encode())
     tools: dict[str, Any] = {}
+    spare: Spare | None = None
     while True:
+        progress = functools.partial(_send_progress, conn)  # the call's process writes progress to the agent itself
+        spare = spare or Spare(functools.partial(in_the_call, tools=tools, progress=progress))  # forked while no call waits
         try:
             request = json.loads(conn.recv_bytes())
         except EOFError:  # the agent is gone
             return
-        reply = answer(request, tools, lambda chunk: _send_progress(conn, chunk))
+        reply, ending = answer(request, tools, spare, progress)
+        spare = None
         _flush()
-        if left_running():  # the call left processes running: the agent kills them with this worker
+        if set(left_running()) - {ending}:  # the call left processes running: the agent kills them with this worker
             reply["retire"] = True
         conn.send_bytes(json.dumps(reply).encode())  # ASCII: a lone surrogate in a message stays escaped
+        if ending is not None:  # the call's process, which replied and is exiting: gone before the next call
+            os.waitpid(ending, 0)
 
 
 def session_left() -> list[int]:
@@ -75,34 +85,58 @@ def session_left() -> list[int]:
     return [pid for pid in {*descendants(me), *session_members(me)} if pid != me]
 
 
-def answer(request: dict[str, Any], tools: dict[str, Any], progress: Callable[[Any], None] | None = None) -> dict[str, Any]:
-    """Run one call in the agent's cwd, with the environment the call brings (with ``"load": true``, only import the
-    tool): ``{"ok": text}`` (and ``"value"``: what the tool returned, when it is not text), ``{"error": a record of the
-    exception}`` or ``{"limit": name}`` (``"retire": true`` when the worker should not serve again: after running out
-    of memory). A call under hard limits runs in a fork of this worker (``in_a_fork``): a hard limit cannot be raised
-    back, and the worker serves the next calls. The arguments the agent filled in (``"injected"``, pickled: the
-    run's state, context, the call's id) join the model's; a ``ToolRuntime`` among them writes to ``progress``."""
-    limits, max_bytes = request["limits"], request["max_result_bytes"]
+def answer(
+    request: dict[str, Any], tools: dict[str, Any], spare: Spare, progress: Callable[[Any], None]
+) -> tuple[dict[str, Any], int | None]:
+    """(the reply to one request: ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}``;
+    the pid of the call's process while it is exiting, to be reaped once the reply has gone):
+    with ``"load": true`` (a tool's first call here), only import the tool, in this worker, so that every later fork
+    has it (``spare`` lacks it: it is ended); a call runs in ``spare``, a fork of this worker (``forks``): its hard limits
+    (which cannot be raised back), the module state it changes and the threads it starts end with it, so the worker
+    serves the next call (of any of its agent's tools) as it was; processes it leaves running retire the worker
+    (``serve``). What the tool writes to its runtime's stream writer goes to ``progress``."""
+    key = f"{request['ref']} as {request['name']}"
+    if request.get("load") or key not in tools:
+        spare.end()
+        reply = imported(request, tools, key)
+        if "ok" not in reply or request.get("load"):
+            return reply, None
+        spare = Spare(functools.partial(in_the_call, tools=tools, progress=progress))
+    reply = spare.run(request, request["limits"])
+    return reply, spare.pid
+
+
+def imported(request: dict[str, Any], tools: dict[str, Any], key: str) -> dict[str, Any]:
+    """The tool of ``request`` imported here, in the agent's cwd with the environment the call brings: ``{"ok": ""}``,
+    or ``{"error": ...}`` when it cannot be."""
     try:
-        os.chdir(request["cwd"])
-        if dict(os.environ) != request["env"]:  # only what the call brings (isolated_env)
-            os.environ.clear()
-            os.environ.update(request["env"])
-        key = f"{request['ref']} as {request['name']}"
+        entered(request)
         if key not in tools:
             tools[key] = callable_tool(load(request["ref"], request.get("pickled")))
     except BaseException as exc:
-        return {"error": exception_record(exc, max_bytes)}
-    if request.get("load"):  # only the import, before the tool's first call here
-        return {"ok": ""}
+        return {"error": exception_record(exc, request["max_result_bytes"])}
+    return {"ok": ""}
+
+
+def in_the_call(request: dict[str, Any], tools: dict[str, Any], progress: Callable[[Any], None]) -> dict[str, Any]:
+    """In the call's own process: the reply to the call (``called``), in the agent's cwd with the environment the call
+    brings; the arguments the agent filled in (``"injected"``, pickled: the run's state, context, the call's id) join
+    the model's, and a ``ToolRuntime`` among them writes to ``progress``."""
     try:
+        entered(request)
         args = with_injected(request, progress)
     except BaseException as exc:
-        return {"error": exception_record(exc, max_bytes)}
-    call_id = request.get("call_id")
-    if any(limits[name] is not None for name in HARD_LIMITS):
-        return in_a_fork(lambda: called(tools[key], args, limits, max_bytes, call_id), limits, max_bytes)
-    return called(tools[key], args, limits, max_bytes, call_id)
+        return {"error": exception_record(exc, request["max_result_bytes"])}
+    key = f"{request['ref']} as {request['name']}"
+    return called(tools[key], args, request["limits"], request["max_result_bytes"], request.get("call_id"))
+
+
+def entered(request: dict[str, Any]) -> None:
+    """The agent's cwd at the call, and only the environment the call brings (``isolated_env``)."""
+    os.chdir(request["cwd"])
+    if dict(os.environ) != request["env"]:
+        os.environ.clear()
+        os.environ.update(request["env"])
 
 
 def with_injected(request: dict[str, Any], progress: Callable[[Any], None] | None) -> dict[str, Any]:
@@ -148,40 +182,12 @@ def called(
     except MemoryError:
         if limits["memory_mb"] is not None:
             return {"limit": "memory_mb"}
-        return {"error": exception_record(MemoryError("out of memory"), max_bytes), "retire": True}
+        return {"error": exception_record(MemoryError("out of memory"), max_bytes)}
     except BaseException as exc:  # the tool's failure, reported to the agent
         error = next((e for e in leaves(exc) if isinstance(e, Exception)), exc)
         if isinstance(error, OSError) and error.errno == errno.EFBIG and limits["file_size_bytes"] is not None:
             return {"limit": "file_size_bytes"}
         return {"error": exception_record(error, max_bytes)}
-
-
-def in_a_fork(call: Callable[[], dict[str, Any]], limits: dict[str, Any], max_bytes: int) -> dict[str, Any]:
-    """``call()``'s reply, from a fork of this worker that sets the hard limits, runs the call, writes the reply to
-    a pipe and exits: the limits (which cannot be raised back) and what the call does to module state end with it.
-    A fork killed by SIGXCPU passed ``cpu_seconds``; one that died otherwise crashed."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the call's process
-        os.close(read)
-        try:
-            data = json.dumps(call()).encode()
-        except BaseException as exc:
-            data = json.dumps({"error": exception_record(exc, max_bytes)}).encode()
-        _flush()
-        with os.fdopen(write, "wb") as out:
-            out.write(data)
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as reply_pipe:
-        data = reply_pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if data:
-        return json.loads(data)
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU and limits["cpu_seconds"] is not None:
-        return {"limit": "cpu_seconds"}
-    how = f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exited with code {os.WEXITSTATUS(status)}"
-    return {"error": {"module": "builtins", "qualname": "RuntimeError", "args": [], "message": f"the call's process {how}"}}
 
 
 def load(ref: str, pickled: str | None = None) -> Any:
@@ -250,7 +256,7 @@ def hard_limits(limits: dict[str, Any]) -> None:
     """Hard resource limits for the call about to run (soft and hard, so the tool cannot raise them): RLIMIT_AS
     at this process's size plus ``memory_mb``, RLIMIT_CPU at the CPU time used so far plus ``cpu_seconds`` (the
     hard one a second later, so SIGXCPU comes first), RLIMIT_FSIZE. A hard limit cannot be raised again without
-    privilege (which a worker in its namespaces has not): they are set in the call's own fork (``in_a_fork``)."""
+    privilege (which a worker in its namespaces has not): they are set in the call's own process (``forks.Spare``)."""
     import resource
 
     wanted: dict[int, tuple[int, int]] = {}

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Iterable
 from multiprocessing import forkserver, spawn
 from multiprocessing.connection import wait
-from pathlib import Path
 from typing import Any
 
 from reactgraph.config import ResourceLimits
@@ -70,14 +69,16 @@ def run_isolated(
     injected: bytes | None = None,
     call_id: str | None = None,
     progress: Callable[[Any], None] | None = None,
+    group: str = "",
 ) -> dict[str, Any]:
     """One call of ``entry`` in a worker: ``{"content": the result's text (cut to max_result_bytes)}``, with
     ``"value"`` when the tool returned no text, or raise the tool's exception (rebuilt), ToolTimeout,
-    ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker is taken from the pool (its start is not part of
-    ``timeout``, nor is the import of the tool by a worker that has not called it yet). The tool sees the variables
-    named in ``env`` of the agent's environment, and nothing else of it. ``injected`` (pickled) are the arguments
-    the agent filled in (``tools.injection``), ``call_id`` the call's id for a LangChain tool invoked with its tool
-    call; what the tool writes to its runtime's stream writer goes to ``progress``."""
+    ResourceLimitExceeded, ToolCancelled or ToolCrashed. A worker of ``group`` (the tools of one registry:
+    ``ToolRegistry.worker_group``) is taken from the pool (its start is not part of ``timeout``, nor is the import of
+    the tool by a worker that has not called it yet). The tool sees the variables named in ``env`` of the agent's
+    environment, and nothing else of it. ``injected`` (pickled) are the arguments the agent filled in
+    (``tools.injection``), ``call_id`` the call's id for a LangChain tool invoked with its tool call; what the tool
+    writes to its runtime's stream writer goes to ``progress``."""
     way = crossing(entry.source if entry.source is not None else entry.tool)
     request = {
         "ref": way.ref,
@@ -96,15 +97,16 @@ def run_isolated(
         message = json.dumps(request, ensure_ascii=False).encode()
     except (TypeError, ValueError) as exc:
         raise TypeError(f"the arguments cannot cross to a worker process as JSON ({exc})") from None
-    current = WORKERS.acquire()
+    current = WORKERS.acquire(group)
     reusable = False
     try:
         reply = {"ok": ""}
-        if request["ref"] not in current.loaded:  # the worker imports the tool first, within START_LIMIT
+        loaded = f"{request['ref']} as {entry.name}"  # as the worker keeps it: a tool under two names is loaded twice
+        if loaded not in current.loaded:  # the worker imports the tool first, within START_LIMIT
             copy = {"pickled": base64.b64encode(way.pickled).decode()} if way.pickled is not None else {}
             load = json.dumps(request | {"args": {}, "load": True} | copy).encode()
             reply = current.call(load, START_LIMIT, limits, cancelled)
-            current.loaded.add(request["ref"])
+            current.loaded.add(loaded)
         if "ok" in reply:
             reply = current.call(message, timeout, limits, cancelled, progress)
         reusable = not reply.get("retire")
@@ -137,15 +139,16 @@ def rebuilt(error: dict[str, Any]) -> Exception:
 class Worker:
     """One worker process: its connection for calls, the read end of its stdout and stderr, how it is contained
     (``sandbox``: 'namespaces' or 'session'), the process whose death ends every process of its calls
-    (``tool_pid``: PID 1 of its PID namespace, or the worker) and the one that runs them (``server_pid``: PID 2
-    there, or the worker)."""
+    (``tool_pid``: PID 1 of its PID namespace, or the worker) and the one that serves them (``server_pid``: PID 2
+    there, or the worker; each call runs in a fork of it). It serves the tools of one ``group`` only."""
 
-    def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
+    def __init__(self, protected: tuple[str, ...] = (), namespaces: bool = True, group: str = "") -> None:
         context = multiprocessing.get_context("forkserver")
         start_server()
         self.conn, child_conn = context.Pipe()
         self.output, child_output = context.Pipe(duplex=False)
-        self.settings = (protected, namespaces)  # what it was started with: a worker of other settings is not reused
+        # what it was started with and for: a worker of another group or other settings is not reused
+        self.settings = (group, protected, namespaces)
         self.process = context.Process(
             target=child.serve, args=(child_conn, child_output, protected, namespaces), name=WORKER_NAME
         )
@@ -157,7 +160,7 @@ class Worker:
         os.set_blocking(self.output.fileno(), False)
         self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
-        self.loaded: set[str] = set()  # the references of the tools it has imported
+        self.loaded: set[str] = set()  # the tools it has imported ('module:qualname as name')
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
         if not self.conn.poll(START_LIMIT):
             self.kill()
@@ -178,10 +181,9 @@ class Worker:
         report_sandbox(self.sandbox, ready.get("why", ""))
 
     def processes(self, limits: ResourceLimits) -> int:
-        """How many processes the current call has besides the one serving it (in namespaces, the server is under
-        PID 1; a call under hard limits runs in a fork of the server)."""
-        forked = any(getattr(limits, name) is not None for name in child.HARD_LIMITS)
-        return len(descendants(self.tool_pid)) - (self.tool_pid != self.pid) - forked
+        """How many processes the current call has besides the one running it (in namespaces, the server is under
+        PID 1; a call runs in a fork of the server)."""
+        return len(descendants(self.tool_pid)) - (self.tool_pid != self.pid) - 1
 
     def alive(self) -> bool:
         return not self.conn.closed and self.process.exitcode is None
@@ -292,9 +294,10 @@ class Worker:
 
 
 class WorkerPool:
-    """Worker processes, reused: a call takes an idle one (or starts one) and gives it back when it is
-    still fit; up to ``max_idle`` wait for the next calls, the others are stopped. Workers are started with
-    the files ``protect`` names read-only; one started before a file was added is not reused."""
+    """Worker processes, reused by the calls of one group (the tools of one registry, so never by an agent with other
+    tools: a worker imports the tools it serves): a call takes an idle worker of its group (or starts one) and gives it
+    back when it is still fit; up to ``max_idle`` wait for the next calls (the longest idle is stopped first). Workers
+    are started with the files ``protect`` names hidden; one started before a file was added is not reused."""
 
     def __init__(self, max_idle: int = MAX_IDLE) -> None:
         self.max_idle = max_idle
@@ -306,33 +309,43 @@ class WorkerPool:
         self.namespaces = True
 
     def protect(self, paths: Iterable[str | os.PathLike[str]]) -> None:
-        """Keep ``paths`` (the agent's databases) out of reach of tools' writes in workers started from now on,
-        where the machine allows (``sandbox``)."""
+        """Hide ``paths`` (the agent's databases) from the tools of workers started from now on, where the machine
+        allows (``sandbox.hide``)."""
         with self._lock:
-            added = [str(Path(p).absolute()) for p in paths if str(Path(p).absolute()) not in self._protected]
-            self._protected = (*self._protected, *added)
+            for path in paths:
+                directory, name = os.path.split(os.path.abspath(path))
+                if (real := os.path.join(os.path.realpath(directory), name)) not in self._protected:
+                    self._protected = (*self._protected, real)
 
-    def acquire(self) -> Worker:
-        while True:
-            with self._lock:
-                found = self._idle.pop() if self._idle else None
-                settings = (self._protected, self.namespaces)
-            if found is None:
-                started = Worker(*settings)
-                with self._lock:
-                    self._live.add(started)
-                return started
-            if found.alive() and found.settings == settings:
-                return found
-            self._stop(found)
+    def acquire(self, group: str = "") -> Worker:
+        """An idle worker of ``group`` started with the current settings, else a new one; idle workers of the group
+        started with other settings (or dead) are stopped."""
+        with self._lock:
+            settings = (group, self._protected, self.namespaces)
+            stale = [w for w in self._idle if w.settings[0] == group and (w.settings != settings or not w.alive())]
+            found = next((w for w in reversed(self._idle) if w.settings == settings and w not in stale), None)
+            self._idle = [w for w in self._idle if w not in stale and w is not found]
+        for worker in stale:
+            self._stop(worker)
+        if found is not None:
+            return found
+        started = Worker(settings[1], settings[2], group)
+        with self._lock:
+            self._live.add(started)
+        return started
 
     def release(self, used: Worker, reusable: bool) -> None:
-        if reusable and used.alive():
-            with self._lock:
-                if len(self._idle) < self.max_idle:
-                    self._idle.append(used)
-                    return
-        self._stop(used)
+        """Give ``used`` back after a call: kept idle when ``reusable`` and alive (the longest idle worker stopped
+        when more than ``max_idle`` wait), else stopped."""
+        if not (reusable and used.alive()):
+            self._stop(used)
+            return
+        with self._lock:
+            self._idle.append(used)
+            surplus = self._idle[: max(0, len(self._idle) - self.max_idle)]
+            del self._idle[: len(surplus)]
+        for worker in surplus:
+            self._stop(worker)
 
     def idle_pids(self) -> list[int]:
         """The processes of the idle workers that serve their calls (``Worker.server_pid``)."""

@@ -8,8 +8,11 @@ else a process session, and in both an environment that holds nothing the call w
   sees only its own processes (``/proc`` is the namespace's), so it cannot name the agent's to signal it, and
   cannot signal PID 1 either (the kernel drops signals to a namespace's init that has no handler); when the
   agent kills PID 1, the kernel kills every process in the namespace, double-forked daemons, new sessions and
-  all. The ``protected`` files (the agent's databases) are bind-mounted read-only, and PID 1 then enters a user
-  namespace of its own (mapping only its own user), which locks those mounts: the tool cannot remount or
+  all. The ``protected`` files (the agent's databases and their side files) are hidden (``hide``): each directory
+  that holds one is covered by an empty read-only tmpfs into which its other entries are bind-mounted back, so a
+  tool finds no database there (nor its name, in ``/proc/self/mountinfo`` or anywhere), cannot create a file beside
+  one (a ``-journal`` SQLite would take for the database's), and uses every other entry as before. PID 1 then enters
+  a user namespace of its own (mapping only its own user), which locks those mounts: the tool cannot remount or
   unmount them, raise a hard resource limit, or regain a capability.
 - ``session``: when namespaces cannot be made (no privilege, user namespaces disabled), the worker leads its
   own session and is the subreaper of what it starts; the agent kills the session's processes too. A tool can
@@ -26,6 +29,7 @@ import ctypes
 import json
 import os
 import signal
+import stat
 from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from typing import NoReturn
@@ -35,11 +39,6 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
-ST_TO_MS = {  # statvfs flags of a mount -> the mount flags a read-only remount keeps (a user namespace must)
-    os.ST_NOSUID: MS_NOSUID, os.ST_NODEV: MS_NODEV, os.ST_NOEXEC: MS_NOEXEC,
-    os.ST_NOATIME: MS_NOATIME, os.ST_NODIRATIME: MS_NODIRATIME, os.ST_RELATIME: MS_RELATIME,
-}
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
 NAMESPACES, SESSION = "namespaces", "session"
@@ -57,9 +56,9 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), "unshare")
 
 
-def mount(source: str | None, target: str, fstype: str | None, flags: int) -> None:
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     encode = (lambda text: text.encode() if text is not None else None)
-    _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, None), f"mount {target}")
+    _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
 
 
 def enter(protected: Iterable[str], conn: Connection, *, namespaces: bool = True) -> tuple[str, str]:
@@ -67,6 +66,7 @@ def enter(protected: Iterable[str], conn: Connection, *, namespaces: bool = True
     namespaces, only the server (PID 2 of the new PID namespace) returns: its parent (the worker the agent
     started) waits for PID 1, which waits for the server, reaps what it leaves, and tells the agent on ``conn``
     how the server ended (``{"died": {"code" or "signal": n}}``) before it ends, and the namespace with it.
+    ``protected`` are the files hidden from the tools (``hide``).
     ``namespaces=False`` keeps to the session (the fallback, also where a machine has namespaces)."""
     scrub_environment()
     if not namespaces:
@@ -84,14 +84,10 @@ def enter(protected: Iterable[str], conn: Connection, *, namespaces: bool = True
     try:
         mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the agent's mount namespace
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)  # this PID namespace's processes only
-        for path in protected:
-            if os.path.exists(path):
-                mount(path, path, None, MS_BIND)
-                kept = sum(ms for st, ms in ST_TO_MS.items() if os.statvfs(path).f_flag & st)
-                mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
+        hide(protected)
         _lock()
     except OSError as exc:  # the namespace still holds its processes together; say what did not hold
-        why = f"the agent's files are not read-only for tools ({exc})"
+        why = f"the agent's files are not hidden from tools ({exc})"
     else:
         why = ""
     server = os.fork()
@@ -100,6 +96,51 @@ def enter(protected: Iterable[str], conn: Connection, *, namespaces: bool = True
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the server dies with PID 1
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid program gives anything back
     return NAMESPACES, why
+
+
+def hide(protected: Iterable[str]) -> None:
+    """Hide the ``protected`` paths (absolute) in this mount namespace: each directory that holds one, shallowest
+    first, is covered by an empty tmpfs (its mode and owner kept) in which every other entry of the directory is made
+    again (a symbolic link as the same link, anything else bind-mounted from the directory as it is, from a descriptor
+    opened before it was covered); the tmpfs is then remounted read-only. Nothing of a protected file is left: no
+    entry, no mount naming it. A directory that does not exist (any more) is passed over."""
+    names: dict[str, set[str]] = {}
+    for path in protected:
+        directory, name = os.path.split(path)
+        names.setdefault(directory, set()).add(name)
+    for directory in sorted(names, key=lambda d: d.count(os.sep)):
+        try:
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            info = os.fstat(fd)
+            kept = [name for name in os.listdir(fd) if name not in names[directory]]
+            flags = MS_NOSUID | MS_NODEV
+            owner = [f"uid={info.st_uid}", f"gid={info.st_gid}"] if info.st_uid == os.geteuid() else []  # when mapped here
+            mount("tmpfs", directory, "tmpfs", flags, ",".join([f"mode={info.st_mode & 0o7777:o}", *owner]))
+            for name in kept:
+                _made_again(fd, directory, name)
+            mount(None, directory, None, MS_REMOUNT | MS_RDONLY | flags)
+        finally:
+            os.close(fd)
+
+
+def _made_again(fd: int, directory: str, name: str) -> None:
+    """Entry ``name`` of the directory open as ``fd`` (now covered) made again in the tmpfs over ``directory``."""
+    target = os.path.join(directory, name)
+    try:
+        info = os.lstat(name, dir_fd=fd)
+    except OSError:  # gone meanwhile
+        return
+    if stat.S_ISLNK(info.st_mode):
+        os.symlink(os.readlink(name, dir_fd=fd), target)
+        return
+    if stat.S_ISDIR(info.st_mode):
+        os.mkdir(target)
+    else:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))
+    mount(f"/proc/self/fd/{fd}/{name}", target, None, MS_BIND | MS_REC)
 
 
 def others() -> list[int]:
