@@ -80,7 +80,7 @@ def run_reactgraph(
     steps = [(result.turn, step) for result in ran for step in result.trace.steps]
     observations = [o for _, step in steps for o in step.observations]
     offered = set(agent.registry.names()) if agent is not None else {a.tool for _, step in steps for a in step.actions}
-    last = driven[-1]
+    last = next((d for d in reversed(driven) if d.result is not None), driven[-1])  # the last turn that ran
     shown_bullets = playbook_shown(agent, last.result) if agent is not None and last.result else []
     return _task_run(
         task,
