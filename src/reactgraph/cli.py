@@ -253,8 +253,9 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
     evaluate.add_argument(
         "--suite",
-        help="a task file or directory (default: the suite shipped with reactgraph), or bfcl:CATEGORY[,CATEGORY...] for "
-        "the Berkeley Function Calling Leaderboard's entries (needs reactgraph[bench], see the README)",
+        help="a suite shipped with reactgraph by name: default (the default), walkthrough (the README's examples as a user "
+        "runs them); a task file or directory (./NAME for one named as a shipped suite); or bfcl:CATEGORY[,CATEGORY...] "
+        "for the Berkeley Function Calling Leaderboard's entries (needs reactgraph[bench], see the README)",
     )
     evaluate.add_argument(
         "--limit", type=int, help="BFCL: the first N entries of each category (the same ones every run)"
@@ -295,7 +296,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
         help="an AgentConfig field for every task, e.g. --set tool_calling=text (JSON values: --set max_iterations=6)",
     )
-    evaluate.set_defaults(handler="reactgraph.commands.evaluate:cmd_eval")
+    # command_line: how the eval runs its cli and chat tasks' commands in-process (the commands sit below this module)
+    evaluate.set_defaults(handler="reactgraph.commands.evaluate:cmd_eval", command_line=main)
 
 
 def handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:

@@ -79,15 +79,23 @@ def load_tools(
             except UnknownToolError as exc:
                 raise ConfigError(f"--tools: {exc}") from None
             continue
-        found = load_object(item)
-        tools = found.list() if isinstance(found, ToolRegistry) else found if isinstance(found, list | tuple) else [found]
-        for tool in tools:
-            if isinstance(tool, RegisteredTool):
-                entry = registry.register(tool.name, tool.tool, tool.metadata, policy=tool.policy, replace=True)
-            else:
-                entry = registry.register(tool, replace=True)
-            names.append(entry.name)
+        names += register_spec(registry, item)
     return registry, tuple(names + mcp_names)
+
+
+def register_spec(registry: ToolRegistry, spec: str) -> list[str]:
+    """Register what 'module:attribute' names (a tool, a list of tools or a ToolRegistry), replacing tools of the
+    same names; the names registered."""
+    found = load_object(spec)
+    tools = found.list() if isinstance(found, ToolRegistry) else found if isinstance(found, list | tuple) else [found]
+    names = []
+    for tool in tools:
+        if isinstance(tool, RegisteredTool):
+            entry = registry.register(tool.name, tool.tool, tool.metadata, policy=tool.policy, replace=True)
+        else:
+            entry = registry.register(tool, replace=True)
+        names.append(entry.name)
+    return names
 
 
 def mcp_log(db: str | None = None) -> Path:

@@ -25,7 +25,10 @@ reported as 1 token per 4 characters unless ``report_usage=False``. When streame
 word, its tool calls and usage with the last piece.
 
 Demo tools, for examples and tests (never among the built-ins): ``get_weather(city)`` and ``search_flights(origin,
-destination, date)``, a mock weather and flight service with fixed, made-up data (``DEMO_TOOLS`` has both).
+destination, date)``, a mock weather and flight service with fixed, made-up data (``DEMO_TOOLS`` has both). The README's
+example tools, for the walkthrough suite (``reactgraph eval --suite walkthrough``) and your own tries: ``multiply``,
+``add``, ``lookup`` (a made-up address book), ``send_email`` (a test double: it only records the mail in
+``SENT_EMAILS``), the reply check ``names_the_tool`` and the middleware list ``readme_middleware()``.
 """
 
 from __future__ import annotations
@@ -214,3 +217,57 @@ def search_flights(origin: str, destination: str, date: str) -> str:
 
 
 DEMO_TOOLS = [get_weather, search_flights]
+
+
+# -- the README's example tools -----------------------------------------------------------------
+# What the README's examples define or import, importable so that the walkthrough suite runs them as written.
+
+
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    return a * b
+
+
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+ADDRESS_BOOK = {"ann": "ann@example.com", "bob": "bob@example.com"}  # made-up contacts
+SENT_EMAILS: list[dict[str, str]] = []  # what send_email was asked to send, in order
+
+
+def lookup(name: str) -> str:
+    """The email address of a contact, by name (a demo address book: made-up entries)."""
+    key = " ".join(name.lower().split())
+    if key not in ADDRESS_BOOK:
+        raise ValueError(f"no contact {name!r}; the address book has {', '.join(n.title() for n in ADDRESS_BOOK)}")
+    return ADDRESS_BOOK[key]
+
+
+def send_email(to: str, body: str) -> str:
+    """Send an email to an address (a test double: nothing is sent, the mail is recorded in SENT_EMAILS)."""
+    SENT_EMAILS.append({"to": to, "body": body})
+    return f"sent to {to}"
+
+
+def names_the_tool(reply: Any, state: Any, config: Any) -> Any:
+    """The README's own reply check: an answer must say which tool gave its number."""
+    from reactgraph.graph.checks import SendBack
+
+    if reply.answer is not None and "multiply" not in reply.answer:
+        return SendBack("Say which tool gave the number.")
+    return None
+
+
+def readme_middleware() -> list[Any]:
+    """The README's middleware example: e-mail addresses redacted before the model sees them, at most five model
+    calls a run, and each model call logged (printed)."""
+    from langchain.agents.middleware import ModelCallLimitMiddleware, PIIMiddleware, wrap_model_call
+
+    @wrap_model_call
+    def log_calls(request: Any, handler: Any) -> Any:
+        print("model call:", len(request.messages), "messages,", len(request.tools), "tools")
+        return handler(request)
+
+    return [PIIMiddleware("email", strategy="redact"), ModelCallLimitMiddleware(run_limit=5), log_calls]

@@ -2,32 +2,17 @@
 or ``../shared/tools/ollama-shim.py`` in front of a local llama.cpp server). Run only when asked:
 ``REACTGRAPH_E2E=1 OLLAMA_HOST=http://127.0.0.1:11434 python -m pytest tests/e2e -q``.
 
-The model is REACTGRAPH_E2E_MODEL, else the one a run given no model uses (``models.resolve.default_model``:
-the default when the endpoint has it, else a pulled model that calls tools). Skips with the reason when
-nothing answers at OLLAMA_HOST or it has no such model.
+The model is REACTGRAPH_E2E_MODEL, else the one a run given no model uses (the ``model_name`` fixture of
+conftest.py). Skips with the reason when nothing answers at OLLAMA_HOST or it has no such model.
 """
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from reactgraph import ReActAgent
-from reactgraph.models.resolve import ModelUnavailableError, check_ollama, default_model
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
-
-
-@pytest.fixture(scope="module")
-def model_name() -> str:
-    try:
-        if wanted := os.environ.get("REACTGRAPH_E2E_MODEL"):
-            check_ollama(wanted)
-            return wanted
-        return default_model().removeprefix("ollama:")
-    except ModelUnavailableError as exc:
-        pytest.skip(f"no real model: {exc}")
 
 
 calls: list[tuple[int, int]] = []

@@ -121,14 +121,14 @@ def adding_products(messages: list[BaseMessage]) -> Any:
 def delegating(messages: list[BaseMessage]) -> Any:
     """The lead asks the researcher (a sub-agent on the same scripted model), then multiplies its answer by 3."""
     question = next(message_text(m) for m in messages if isinstance(m, HumanMessage))
-    if "Count the modules" in question:  # the researcher's run: its question is the lead's task
-        return "The design names 13 modules."
+    if "Count the layers" in question:  # the researcher's run: its question is the lead's task
+        return "The architecture has 13 layers."
     found = results(messages)
     if any("39" in r for r in found):
-        return "13 modules times 3 is 39."
+        return "13 layers times 3 is 39."
     if found:
         return tool_call("multiply", {"a": 13, "b": 3})
-    return tool_call("researcher", {"task": "Count the modules the design names."})
+    return tool_call("researcher", {"task": "Count the layers of the architecture."})
 
 
 @notes_or
@@ -224,25 +224,16 @@ def check_mcp(ns: dict[str, Any], out: str) -> None:
 
 
 def check_subagent(ns: dict[str, Any], out: str) -> None:
-    assert ns["result"].final_answer == "13 modules times 3 is 39."
-    assert ns["result"].trace.steps[0].observations[0].trace.final_result == "The design names 13 modules."
-
-
-def before_approval(ns: dict[str, Any], cwd: Path) -> None:
-    def send_email(to: str, body: str) -> str:
-        """Send an email."""
-        return f"sent to {to}"
-
-    def lookup(key: str) -> str:
-        """Look a key up."""
-        return "found"
-
-    ns.update(send_email=send_email, lookup=lookup)
+    assert ns["result"].final_answer == "13 layers times 3 is 39."
+    assert ns["result"].trace.steps[0].observations[0].trace.final_result == "The architecture has 13 layers."
 
 
 def check_approval(ns: dict[str, Any], out: str) -> None:
     assert ns["paused"].termination_reason.value == "approval" and ns["call"].tool == "send_email"
     assert ns["agent"].get_result(ns["paused"].thread_id).final_answer == "Done: sent to ann@example.com"
+    from reactgraph.testing import SENT_EMAILS
+
+    assert SENT_EMAILS[-1] == {"to": "ann@example.com", "body": "The report."}  # the approved call ran, once
 
 
 def before_dotenv(ns: dict[str, Any], cwd: Path) -> None:
@@ -312,7 +303,7 @@ CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
     "registry.register_agent(researcher": Case(delegating, check_subagent, substitutions={
         'with_builtins(root="docs/")': f'with_builtins(root={str(ROOT / "docs")!r})',  # the repository's docs
     }),
-    'approve_tools=["send_email"]': Case(emailing, check_approval, before_approval),
+    'approve_tools=["send_email"]': Case(emailing, check_approval),
     'PIIMiddleware("email", strategy="redact")': Case(multiplying, check_middleware),
     "def save_fact(fact: str, runtime: ToolRuntime[User])": Case(remembering_facts, check_memory),
     "load_dotenv()": Case(multiplying, check_dotenv, before_dotenv),
@@ -345,7 +336,7 @@ def scripted_models(monkeypatch):
     """Every model made from a name is the current block's scripted model; the default model needs no Ollama."""
     monkeypatch.setattr("reactgraph.graph.deps.NodeDeps._by_name", lambda deps, name, cfg: MODEL.current)
     monkeypatch.setattr("reactgraph.agent.default_model", lambda default: default)
-    monkeypatch.setattr("reactgraph.graph.deps.default_model", lambda default: default)
+    monkeypatch.setattr("reactgraph.graph.deps.default_model", lambda default: default)  # agent.graph's own pick
     monkeypatch.setattr("reactgraph.models.resolve.check_ollama", lambda name, timeout=3.0, how="cli": None)
 
 

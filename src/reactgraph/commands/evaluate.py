@@ -12,6 +12,7 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -30,7 +31,7 @@ from reactgraph.evaluation.bfcl.runs import AGENTS as BFCL_AGENTS
 from reactgraph.evaluation.learning import run_learning, split_tasks
 from reactgraph.evaluation.report import RELIABILITY_HEADERS, SuiteReport, TaskRun
 from reactgraph.evaluation.runner import RUNNERS, run_suite
-from reactgraph.evaluation.suite import Task, load_suite, shipped_suite
+from reactgraph.evaluation.suite import Task, load_suite, suite_path
 from reactgraph.loading import load_model
 from reactgraph.models.resolve import resolve_model
 from reactgraph.playbook import Playbook, close_store, sqlite_store
@@ -94,8 +95,9 @@ def run(
     args: argparse.Namespace, console: Console | None = None, model: str | BaseChatModel | None = None
 ) -> SuiteReport | BfclReport:
     """Run the suite as ``args`` say; ``model`` (an instance or spec) replaces ``args.model`` when given.
-    Without ``args.model`` or ``args.suite``: the default model, the suite shipped with reactgraph; a
-    ``bfcl:CATEGORY[,...]`` suite runs BFCL's entries (``commands.benchmark``)."""
+    Without ``args.model`` or ``args.suite``: the default model, the default suite shipped with reactgraph; a shipped
+    suite's name (``walkthrough``) runs that suite; a ``bfcl:CATEGORY[,...]`` suite runs BFCL's entries
+    (``commands.benchmark``)."""
     console = console or Console()
     args.model = args.model or DEFAULT_MODEL
     overrides = parse_overrides(args.overrides)
@@ -108,7 +110,7 @@ def run(
     if used := [f for f, on in (("--limit", args.limit is not None), ("--offset", args.offset), ("--server-log", args.server_log)) if on]:
         verb = "is" if len(used) == 1 else "are"
         raise ConfigError(f"{', '.join(used)} {verb} for a BFCL suite (--suite bfcl:CATEGORY); the task suite takes --only")
-    args.suite = Path(args.suite) if args.suite else shipped_suite()
+    args.suite_given, args.suite = args.suite, suite_path(args.suite)
     tasks = load_suite(args.suite)
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
@@ -129,6 +131,8 @@ def run(
             bar.update(job, advance=1, description=f"{r.agent} {r.task_id} {mark}[/]")
             if not console.is_terminal:  # no live bar in a log: one line per run instead
                 console.print(f"{r.agent} {r.task_id}: {'ok' if r.correct else 'miss'} ({r.reason}, {r.seconds:.1f} s)")
+            for problem in r.problems:  # what went wrong, as it happens
+                bar.console.print(f"  [red]{escape(problem)}[/]")
 
         if args.learn:
             learnt, measured = learn(tasks, model, suite_dir, overrides, args, advance)
@@ -136,7 +140,8 @@ def run(
             console.print(f"learning pass: {sum(r.correct for r in learnt)}/{len(learnt)} right; playbook in {args.out}")
         else:
             report = run_suite(
-                tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides, progress=advance
+                tasks, lambda task: model, suite_dir, agents=agents, repeat=args.repeat, overrides=overrides,
+                progress=advance, command=getattr(args, "command_line", None),
             )
     wanted = {t.id for t in tasks}
     report = SuiteReport(runs=report.runs + [r for r in baseline if r.task_id in wanted and r.agent not in agents])
@@ -184,6 +189,7 @@ def write_reports(report: SuiteReport, args: argparse.Namespace) -> None:
     command += (f" --agents {args.agents}" if args.agents else "") + (f" --baseline {args.baseline}" if args.baseline else "")
     command += "".join(f" --set {pair}" for pair in args.overrides) + (f" --only {args.only}" if args.only else "")
     command += (" --learn" if args.learn else "") + (" --held-out" if args.held_out else "")
+    command += f" --suite {args.suite_given}" if getattr(args, "suite_given", None) else ""
     (args.out / "eval.md").write_text(f"# Eval: {args.model}\n\n{stamp}; command: `{command}`\n\n{report.to_markdown()}\n")
 
 

@@ -44,6 +44,7 @@ class TaskRun(BaseModel):
     checks: int = 0  # final answers sent back to be checked with a tool (answer_checks; reactgraph only)
     steps: list[dict[str, Any]] = []  # the run's trace, shortened: kind, thought, calls, results (reactgraph only)
     fired: list[dict[str, Any]] = []  # the reply checks that acted, each with what letting the reply through gave (evaluation.checks)
+    problems: list[str] = []  # what went wrong, turn by turn (evaluation.judging; reactgraph only): empty when right
 
 
 class SuiteReport(BaseModel):
@@ -164,6 +165,9 @@ class SuiteReport(BaseModel):
             if rows := self.reliability_rows(agent):
                 out += ["", f"Confidence by bucket, {agent}:", "", "| " + " | ".join(RELIABILITY_HEADERS) + " |", "|---|---|---|---|"]
                 out += ["| " + " | ".join(row) + " |" for row in rows]
+        if missed := [r for r in self.runs if r.problems]:
+            out += ["", "What went wrong:", ""]
+            out += [line for r in missed for line in miss_lines(r)]
         if used := [r for r in self.runs if r.playbook]:
             out += ["", "Playbook bullets shown:", ""]
             out += [f"- {r.agent} {r.task_id}: " + " / ".join(f"`{b}`" for b in r.playbook) for r in used]
@@ -171,6 +175,26 @@ class SuiteReport(BaseModel):
 
 
 RELIABILITY_HEADERS = ("confidence", "answers", "mean confidence", "right")
+
+
+def miss_lines(run: TaskRun, cut: int = 160) -> list[str]:
+    """A missed run for the report: each problem, then the run's steps (turn, kind, the model's words, its calls, what
+    they gave) and the reply checks that acted."""
+    lines = [f"- {run.agent} `{run.task_id}`: " + "; ".join(run.problems)]
+    for step in run.steps:
+        turn = f"turn {step['turn']} " if "turn" in step else ""
+        said = " ".join(str(step.get("thought", "")).split())[:cut]
+        calls = ", ".join(f"{c['tool']}({_args(c['args'])})" for c in step.get("calls", []))
+        gave = " / ".join(" ".join(str(r["content"]).split())[:cut] for r in step.get("results", []))
+        checks = ", ".join(f"{c['check']}: {c['decision']}" for c in step.get("checks", []))
+        parts = [f"said {said!r}" if said else "", f"called {calls}" if calls else "", f"got {gave!r}" if gave else "",
+                 f"checks {checks}" if checks else ""]
+        lines.append(f"  - {turn}{step['kind']}: " + "; ".join(p for p in parts if p))
+    return lines
+
+
+def _args(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())
 
 
 def confidence_text(totals: dict[str, Any]) -> str:

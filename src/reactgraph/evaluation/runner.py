@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -18,81 +19,115 @@ from langgraph.store.base import BaseStore
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.non_answers import non_answer
-from reactgraph.answers.result import ReActStep
+from reactgraph.answers.result import ReActResult, ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
+from reactgraph.evaluation.building import task_agent, task_config, task_registry
 from reactgraph.evaluation.checkers import check_answer
 from reactgraph.evaluation.checks import fired
-from reactgraph.evaluation.faults import inject_fault
+from reactgraph.evaluation.drivers import (
+    CommandLine,
+    Driven,
+    drive_agent,
+    drive_chat,
+    drive_cli,
+    drive_graph,
+    served_graph,
+)
+from reactgraph.evaluation.judging import shown, turn_problems
 from reactgraph.evaluation.peers import PEERS
 from reactgraph.evaluation.report import SuiteReport, TaskRun
-from reactgraph.evaluation.suite import Task
+from reactgraph.evaluation.suite import Outcome, Task
 from reactgraph.graph.checks import find_phrase
 from reactgraph.persistence.reading import thread_config
 from reactgraph.prompts import STATUS_TEMPLATE
-from reactgraph.tools.registry import ToolRegistry
 
 ModelFactory = Callable[[Task], BaseChatModel]
 
 
-def task_registry(task: Task, suite_dir: Path) -> ToolRegistry:
-    """The built-ins the task may use (file tools rooted at the suite's files/, search over docs/), faults injected."""
-    registry = ToolRegistry.with_builtins(task.tools, root=suite_dir / "files", documents=suite_dir / "docs")
-    if task.fault:
-        inject_fault(registry, task.fault)
-    return registry
-
-
-# Nobody answers questions during an eval (and the prebuilt agent has no such tool): no ask_user.
-NON_INTERACTIVE: dict[str, Any] = {"allow_clarification": False}
-
-
-def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
-    """The run's config: the task's own settings over the suite-wide overrides over non-interactive defaults."""
-    return AgentConfig().override(**(NON_INTERACTIVE | overrides | task.config))
-
-
 def run_reactgraph(
-    task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any], playbook: BaseStore | None = None
+    task: Task,
+    model: BaseChatModel,
+    suite_dir: Path,
+    overrides: dict[str, Any],
+    playbook: BaseStore | None = None,
+    command: CommandLine | None = None,
 ) -> TaskRun:
-    """One task through reactgraph; with ``playbook`` (a store) the run uses and feeds the playbook in it."""
-    registry = task_registry(task, suite_dir)
-    config = task_config(task, overrides)
-    agent = ReActAgent(model=model, tools=registry, config=config, checkpointer=None, playbook=playbook or False)
-    offered = {entry.name for entry in registry.list()}
+    """One task through reactgraph, driven as the task says (``evaluation.drivers``), each turn judged; with
+    ``playbook`` (a store) the run uses and feeds the playbook in it; ``command`` runs a cli or chat task's command
+    line in-process (reactgraph.cli.main)."""
+    agent = task_agent(task, model, suite_dir, overrides, playbook) if task.driver in ("agent", "graph") else None
     start = time.perf_counter()
-    result = agent.run(task.question)
+    with tempfile.TemporaryDirectory(prefix="reactgraph-eval-") as workdir:
+        if agent is not None and task.driver == "agent":
+            driven = drive_agent(agent, task)
+        elif agent is not None:
+            driven = drive_graph(agent.graph, task, output_schema=agent.output_schema)
+        elif task.driver == "served":
+            driven = drive_graph(served_graph(model, overrides | task.config), task, context=overrides | task.config)
+        elif command is None:
+            driven = [Driven(None, None, f"a {task.driver} task needs the command line (run it with reactgraph eval)")]
+        else:
+            drive = drive_cli if task.driver == "cli" else drive_chat
+            driven = drive(task, model, suite_dir, Path(workdir) / "checkpoints.sqlite", command)
     seconds = time.perf_counter() - start
-    shown = (agent.graph.get_state(thread_config(result.thread_id)).values.get("playbook") or {}).get("bullets") or []
-    errors = len(result.error_history)
-    observations = [o for step in result.trace.steps for o in step.observations]
+    config = agent.config if agent is not None else task_config(task, overrides)
+    turns = task.turns()
+    problems = [p for n, (turn, done) in enumerate(zip(turns, driven), 1) for p in turn_problems(n, turn, done)]
+    problems += [f"turn {n} not run: {shown(turns[n - 1])}" for n in range(len(driven) + 1, len(turns) + 1)]
+    ends = last_of_each_turn(driven)  # (the task's turn that ended it, the result) per turn of the thread
+    ran = [result for _, result in ends]
+    steps = [(result.turn, step) for result in ran for step in result.trace.steps]
+    observations = [o for _, step in steps for o in step.observations]
+    offered = set(agent.registry.names()) if agent is not None else {a.tool for _, step in steps for a in step.actions}
+    last = next((d for d in reversed(driven) if d.result is not None), driven[-1])  # the last turn that ran
+    shown_bullets = playbook_shown(agent, last.result) if agent is not None and last.result else []
     return _task_run(
         task,
         "reactgraph",
-        answer=result.final_answer,
-        reason=result.termination_reason.value,
-        iterations=result.trace.total_iterations,
-        max_iterations=config.max_iterations,
-        tool_errors=errors,
-        tokens=result.token_usage.total_tokens,
+        answer=last.answer,
+        reason=last.result.termination_reason.value if last.result else "error",
+        correct=not problems,
+        problems=problems,
+        iterations=sum(r.trace.total_iterations for r in ran),
+        max_iterations=config.max_iterations * max(1, len(ran)),  # each turn of the thread has its own
+        tool_errors=sum(len(r.error_history) for r in ran),
+        tokens=sum(r.token_usage.total_tokens for r in ran),
         seconds=seconds,
-        detail=result.termination_detail,
-        acting_turns=sum(step.kind == "tools" for step in result.trace.steps),
-        acted_turns=sum(step.kind == "tools" and _acted(step, offered) for step in result.trace.steps),
-        copied_answer=is_copied(result.final_answer, [o.content for o in observations if o.status == "error"], config),
+        detail=last.result.termination_detail if last.result else last.note,
+        acting_turns=sum(step.kind == "tools" for _, step in steps),
+        acted_turns=sum(step.kind == "tools" and _acted(step, offered) for _, step in steps),
+        copied_answer=is_copied(last.answer, [o.content for o in observations if o.status == "error"], config),
         non_answer_replies=sum(o.error_kind in (ErrorKind.NON_ANSWER, ErrorKind.EMPTY_REPLY) for o in observations),
-        confidence=result.confidence,
-        playbook=shown_contents(agent, shown),
-        checks=sum(step.kind == "check" for step in result.trace.steps),
-        steps=[brief_step(step) for step in result.trace.steps],
-        fired=fired(result.trace.steps, partial(would_be_right, task)),
+        confidence=last.result.confidence if last.result else None,
+        playbook=shown_bullets,
+        checks=sum(step.kind == "check" for _, step in steps),
+        steps=[brief_step(step) | ({"turn": n} if len(turns) > 1 else {}) for n, step in steps],
+        fired=[f for place, result in ends for f in fired(result.trace.steps, partial(would_be_right, turns[place]))],
     )
 
 
-def would_be_right(task: Task, text: str, kind: str) -> bool:
-    """Whether a run of ``task`` that ended with ``text`` as its answer (``kind`` answer) or give-up would be right."""
+def playbook_shown(agent: ReActAgent, result: ReActResult) -> list[str]:
+    """The contents of the playbook bullets the last run was shown."""
+    values = agent.graph.get_state(thread_config(result.thread_id)).values
+    return shown_contents(agent, (values.get("playbook") or {}).get("bullets") or [])
+
+
+def last_of_each_turn(driven: list[Driven]) -> list[tuple[int, ReActResult]]:
+    """Per turn of the thread, the last result driven, with the place of the task's turn that gave it (a resumed
+    turn's result holds its steps before the pause too)."""
+    by_turn: dict[int, tuple[int, ReActResult]] = {}
+    for place, done in enumerate(driven):
+        if done.result is not None:
+            by_turn[done.result.turn] = (place, done.result)
+    return list(by_turn.values())
+
+
+def would_be_right(outcome: Outcome, text: str, kind: str) -> bool:
+    """Whether a turn (a task's first, or a Turn) that ended with ``text`` as its answer (``kind`` answer) or give-up
+    would be right."""
     reason = "success" if kind == "answer" else "failure"
-    return reason == task.expected_reason.value and check_answer(task.expect, text)
+    return reason == outcome.expected_reason.value and check_answer(outcome.expect, text)
 
 
 def brief_step(step: ReActStep, limit: int = 400) -> dict[str, Any]:
@@ -114,9 +149,14 @@ def shown_contents(agent: ReActAgent, ids: list[str]) -> list[str]:
     return [kept[i] for i in ids if i in kept]
 
 
-def run_peer(task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any], *, peer: str) -> TaskRun:
+def run_peer(
+    task: Task, model: BaseChatModel, suite_dir: Path, overrides: dict[str, Any], *, peer: str, command: Any = None
+) -> TaskRun:
     """The same task through a peer agent (``PEERS``) with the same tools and prompt; of the config it
     honours max_iterations (as its recursion limit: a model and a tools step per turn) and the failure phrases."""
+    if task.then or task.driver != "agent" or task.subagents or task.middleware or task.reply_checks or task.output_schema:
+        return _task_run(task, peer, answer=None, reason="error", correct=False, iterations=0, max_iterations=1,
+                         tool_errors=0, tokens=0, seconds=0.0, detail=f"{peer} runs one-question agent tasks only")
     registry = task_registry(task, suite_dir)
     config = task_config(task, overrides)
     graph = PEERS[peer](model, [entry.tool for entry in registry.list()])
@@ -195,9 +235,13 @@ def _acted(step: ReActStep, offered: set[str]) -> bool:
     return any(a.tool in offered and kinds.get(a.id) not in UNREADABLE for a in step.actions)
 
 
-def _task_run(task: Task, agent: str, *, answer: str | None, reason: str, **measured: Any) -> TaskRun:
-    reason_ok = reason == task.expected_reason.value
-    correct = reason_ok and check_answer(task.expect, answer)
+def _task_run(
+    task: Task, agent: str, *, answer: str | None, reason: str, correct: bool | None = None, **measured: Any
+) -> TaskRun:
+    """The run's record; ``correct`` as its turns were judged, else the answer and reason against the task; the reason
+    is the last turn's."""
+    reason_ok = reason == task.turns()[-1].expected_reason.value
+    correct = reason_ok and check_answer(task.expect, answer) if correct is None else correct
     return TaskRun(
         task_id=task.id,
         category=task.category,
@@ -213,7 +257,7 @@ def _task_run(task: Task, agent: str, *, answer: str | None, reason: str, **meas
     )
 
 
-RUNNERS: dict[str, Callable[[Task, BaseChatModel, Path, dict[str, Any]], TaskRun]] = {
+RUNNERS: dict[str, Callable[..., TaskRun]] = {  # (task, model, suite dir, overrides, command=...) -> the run
     "reactgraph": run_reactgraph,
     **{peer: partial(run_peer, peer=peer) for peer in PEERS},
 }
@@ -228,14 +272,16 @@ def run_suite(
     repeat: int = 1,
     overrides: dict[str, Any] | None = None,
     progress: Callable[[TaskRun], None] | None = None,
+    command: CommandLine | None = None,
 ) -> SuiteReport:
     """Run every task ``repeat`` times with each agent; ``overrides`` are AgentConfig fields for
-    every task (a task's own ``config`` wins); ``progress`` is called after each run."""
+    every task (a task's own ``config`` wins; a cli or chat task takes its options only); ``progress`` is called after
+    each run; ``command`` runs the command line in-process for cli and chat tasks (reactgraph.cli.main)."""
     tasks, runs = list(tasks), []
     for _ in range(repeat):
         for task in tasks:
             for agent in agents:
-                run = RUNNERS[agent](task, model_factory(task), Path(suite_dir), overrides or {})
+                run = RUNNERS[agent](task, model_factory(task), Path(suite_dir), overrides or {}, command=command)
                 runs.append(run)
                 if progress:
                     progress(run)

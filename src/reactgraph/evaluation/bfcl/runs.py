@@ -38,8 +38,9 @@ from reactgraph.evaluation.bfcl.entries import Entry
 from reactgraph.evaluation.bfcl.multi_turn import Session
 from reactgraph.evaluation.bfcl.package import step_limit
 from reactgraph.evaluation.bfcl.tools import bfcl_name, entry_tools
+from reactgraph.evaluation.building import NON_INTERACTIVE
 from reactgraph.evaluation.peers import PEERS
-from reactgraph.evaluation.runner import NON_INTERACTIVE, invoke_peer
+from reactgraph.evaluation.runner import invoke_peer
 from reactgraph.tools.registry import ToolRegistry
 
 Record = dict[str, Any]
