@@ -423,3 +423,11 @@ def test_the_fresh_clone_script_and_ci_run_the_readme_s_two_commands():
     assert tests.endswith("python -m pytest -q")
     ci = (ROOT / ".ci" / "run").read_text()
     assert 'pip install -q -e ".[dev]"' in ci and ci.rstrip().endswith(tests.rsplit("&& ", 1)[1])
+
+
+def test_the_readme_is_the_first_hour_one_link_from_every_page():
+    """Under ~300 lines, and every page of docs/ one link away (mkdocs' strict build checks the links resolve)."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    linked = set(re.findall(r"\]\(docs/([^)#]+\.md)", readme))
+    assert {page.name for page in (ROOT / "docs").glob("*.md")} <= linked
