@@ -188,8 +188,8 @@ class TestRepositoryServer:
 
 
 def readme_sdk_block(**replaced: str) -> str:
-    """The langgraph-sdk block of docs/serving.md, with ``replaced`` texts (the graph, the question and the tools, for the
-    scripted server's model); it finds the server in LANGGRAPH_API_URL, which the caller sets."""
+    """The langgraph-sdk block of docs/serving.md, with ``replaced`` texts (the graph, the question and the tools,
+    for the scripted server's model); it finds the server in LANGGRAPH_API_URL, which the caller sets."""
     from tests.unit.test_readme import blocks
 
     [code] = [code for _, code in blocks("python") if "get_sync_client(" in code]

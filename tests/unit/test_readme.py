@@ -3,9 +3,9 @@
 Python blocks run in order, as a reader types them: the README's first, then each page of docs/ (and examples/)
 from what the README's blocks left, as a reader comes to a page from the README; a scripted model stands in for
 every model named or defaulted (``CASES`` gives each block's replies, what it needs around it and what must hold
-after it, found in whichever document holds the block); a block without a case, or a case without its block, fails. A block that needs the
-``langgraph dev`` server runs in tests/integration/test_server.py. Every ``reactgraph`` command line of the bash
-blocks parses with the command's own argument parser.
+after it, found in whichever document holds the block); a block without a case, or a case without its block,
+fails. A block that needs the ``langgraph dev`` server runs in tests/integration/test_server.py. Every
+``reactgraph`` command line of the bash blocks parses with the command's own argument parser.
 """
 
 from __future__ import annotations
