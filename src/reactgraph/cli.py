@@ -253,9 +253,9 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--base-url", help="endpoint for an OpenAI-compatible server (with --model openai:NAME)")
     evaluate.add_argument(
         "--suite",
-        help="a suite shipped with reactgraph by name: default (the default), walkthrough (the README's examples as a user "
+        help="a suite shipped with reactgraph by name: default (the default), walkthrough (the docs' examples as a user "
         "runs them); a task file or directory (./NAME for one named as a shipped suite); or bfcl:CATEGORY[,CATEGORY...] "
-        "for the Berkeley Function Calling Leaderboard's entries (needs reactgraph[bench], see the README)",
+        "for the Berkeley Function Calling Leaderboard's entries (needs reactgraph[bench], see docs/evaluation.md)",
     )
     evaluate.add_argument(
         "--limit", type=int, help="BFCL: the first N entries of each category (the same ones every run)"

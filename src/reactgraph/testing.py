@@ -220,7 +220,7 @@ DEMO_TOOLS = [get_weather, search_flights]
 
 
 # -- the README's example tools -----------------------------------------------------------------
-# What the README's examples define or import, importable so that the walkthrough suite runs them as written.
+# What the docs' examples define or import, importable so that the walkthrough suite runs them as written.
 
 
 def multiply(a: float, b: float) -> float:
@@ -252,7 +252,7 @@ def send_email(to: str, body: str) -> str:
 
 
 def names_the_tool(reply: Any, state: Any, config: Any) -> Any:
-    """The README's own reply check: an answer must say which tool gave its number."""
+    """The docs' own reply check (docs/middleware.md): an answer must say which tool gave its number."""
     from reactgraph.graph.checks import SendBack
 
     if reply.answer is not None and "multiply" not in reply.answer:
@@ -261,7 +261,7 @@ def names_the_tool(reply: Any, state: Any, config: Any) -> Any:
 
 
 def readme_middleware() -> list[Any]:
-    """The README's middleware example: e-mail addresses redacted before the model sees them, at most five model
+    """The docs' middleware example: e-mail addresses redacted before the model sees them, at most five model
     calls a run, and each model call logged (printed)."""
     from langchain.agents.middleware import ModelCallLimitMiddleware, PIIMiddleware, wrap_model_call
 

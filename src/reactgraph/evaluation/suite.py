@@ -1,6 +1,6 @@
 """The task suites: JSON files of tasks, validated with pydantic. Two ship with reactgraph (``SHIPPED``): the
 default suite (one question per task, built-in tools, the eval's non-interactive settings) and the walkthrough (the
-README's examples as a user runs them: their own tools, follow-up turns, answers to a paused run, through the Python
+README's and docs' examples as a user runs them: their own tools, follow-up turns, answers to a paused run, through the Python
 API, the compiled or served graph, or the command line)."""
 
 from __future__ import annotations

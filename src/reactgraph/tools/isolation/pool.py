@@ -419,7 +419,7 @@ def report_sandbox(mode: str, why: str) -> None:
         if mode == sandbox.NAMESPACES:
             logger.info("isolated tools run in their own PID, mount and user namespaces")
         else:
-            logger.warning("isolated tools run in a process session only: %s (see the README's Tools in worker processes)", why)
+            logger.warning("isolated tools run in a process session only: %s (see docs/tools.md, Tools in worker processes)", why)
 
 
 def exit_text(code: int | None) -> str:

@@ -17,7 +17,7 @@ else a process session, and in both an environment that holds nothing the call w
 - ``session``: when namespaces cannot be made (no privilege, user namespaces disabled), the worker leads its
   own session and is the subreaper of what it starts; the agent kills the session's processes too. A tool can
   leave the session (``setsid``) and escape that, and nothing stops it signalling the agent or writing the
-  agent's files as the same user: the README says so.
+  agent's files as the same user: docs/tools.md says so.
 
 In both, the worker's start-up environment is wiped from its memory (``/proc/self/environ`` shows nothing), so
 a tool sees only the variables its call brings (``isolated_env``).
