@@ -178,17 +178,20 @@ def _with_stable_id(message: BaseMessage, position: int) -> BaseMessage:
     return message.model_copy(update={"id": f"msg-{position}-{digest[:12]}"})
 
 
-def add_usage(current: dict | None, update: dict) -> dict:
+def add_usage(current: TokenCount | None, update: TokenCount) -> TokenCount:
     """Sum token usage; the total is an estimate if any part of it was."""
     current = current or {}
-    out = {k: current.get(k, 0) + update.get(k, 0) for k in ("input_tokens", "output_tokens", "total_tokens")}
-    out["estimated"] = bool(current.get("estimated") or update.get("estimated"))
-    return out
+    return {
+        "input_tokens": current.get("input_tokens", 0) + update.get("input_tokens", 0),
+        "output_tokens": current.get("output_tokens", 0) + update.get("output_tokens", 0),
+        "total_tokens": current.get("total_tokens", 0) + update.get("total_tokens", 0),
+        "estimated": bool(current.get("estimated") or update.get("estimated")),
+    }
 
 
-def sum_usage(usages: Iterable[dict]) -> dict:
+def sum_usage(usages: Iterable[TokenCount]) -> TokenCount:
     """The sum of several calls' usage (``add_usage`` folded)."""
-    total: dict = add_usage(None, {})
+    total = add_usage(None, {})
     for usage in usages:
         total = add_usage(total, usage)
     return total

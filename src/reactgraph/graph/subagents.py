@@ -169,7 +169,7 @@ def inherited_containment(parent: AgentConfig, registry: ToolRegistry, child: To
     stricter): the calls the parent would have asked about (``approve_tools``, or a parent tool's
     ``ToolPolicy(approve=True)``) of the tools the child has by the same name, ``tool_isolation='process'``, and
     no more of the environment than the parent's ``isolated_env``."""
-    gated = {name for name in registry.names() if registry.get(name).policy.approve}
+    gated = {name for name in registry.names() if registry[name].policy.approve}
     names = [n for n in child.names() if "*" in parent.approve_tools or n in parent.approve_tools or n in gated]
     inherited: dict[str, Any] = {"approve_tools": ("*",) if "*" in parent.approve_tools else tuple(names)}
     if parent.tool_isolation == "process":

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
 from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel
@@ -299,7 +300,7 @@ def turn_end(entries: list[HistoryEntry], turn: int) -> HistoryEntry:
     return ended[-1]
 
 
-def thread_config(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+def thread_config(thread_id: str, checkpoint_id: str | None = None) -> RunnableConfig:
     configurable = {"thread_id": thread_id} | ({"checkpoint_id": checkpoint_id} if checkpoint_id else {})
     return {"configurable": configurable}
 

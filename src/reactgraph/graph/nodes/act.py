@@ -231,7 +231,7 @@ def through_middleware(
 
 def offered(deps: NodeDeps) -> list[BaseTool]:
     """The tools of the run (a ToolRuntime's ``tools``)."""
-    return [deps.registry.get(name).tool for name in deps.registry.select(deps.run_config().tools, strict=False)]
+    return [deps.registry[name].tool for name in deps.registry.select(deps.run_config().tools, strict=False)]
 
 
 def runtime_of(deps: NodeDeps, action: Action) -> ToolRuntime | None:
