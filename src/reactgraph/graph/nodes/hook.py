@@ -30,7 +30,7 @@ from reactgraph.state import ReActState, TerminationReason, checked_query, curre
 QUERY_MESSAGE = "question-query"  # the id of the human message a query is shown to a hook as
 
 
-def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callable[[ReActState], dict[str, Any]]]:
+def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callable[..., dict[str, Any]]]:
     """The node factory of ``m``'s ``hook`` (a NodeFactory, as ``make_think`` is)."""
     name = node_name(m, hook)
     jumps = can_jump_to(m, hook)
