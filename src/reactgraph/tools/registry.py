@@ -61,7 +61,7 @@ def _with_metadata(tool: BaseTool, name: str, meta: ToolMetadata) -> BaseTool:
             )
         schema = tool.args_schema
         if isinstance(schema, type) and issubclass(schema, BaseModel):
-            fields = {
+            fields: dict[str, Any] = {
                 p: (schema.model_fields[p].annotation, FieldInfo.merge_field_infos(schema.model_fields[p], description=text))
                 for p, text in meta.parameters.items()
             }
