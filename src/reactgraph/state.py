@@ -185,7 +185,7 @@ def _with_stable_id(message: BaseMessage, position: int) -> BaseMessage:
     return message.model_copy(update={"id": f"msg-{position}-{digest[:12]}"})
 
 
-def add_usage(current: TokenCount | None, update: TokenCount) -> TokenCount:
+def add_usage(current: Mapping[str, Any] | None, update: Mapping[str, Any]) -> TokenCount:
     """Sum token usage; the total is an estimate if any part of it was."""
     current = current or {}
     return {
@@ -196,7 +196,7 @@ def add_usage(current: TokenCount | None, update: TokenCount) -> TokenCount:
     }
 
 
-def sum_usage(usages: Iterable[TokenCount]) -> TokenCount:
+def sum_usage(usages: Iterable[Mapping[str, Any]]) -> TokenCount:
     """The sum of several calls' usage (``add_usage`` folded)."""
     total = add_usage(None, {})
     for usage in usages:
