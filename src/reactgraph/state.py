@@ -244,6 +244,7 @@ class Outcome(TypedDict, total=False):
     truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int
+    middleware: list[str]  # the wrap_tool_call middleware the call went through (their names, outermost first)
     cached: bool
     trace: dict[str, Any]  # a sub-agent's whole run (a ReActTrace as JSON data; graph.subagents.delegate)
     usage: TokenCount  # a sub-agent's tokens (the parent run's too: observe counts them)
