@@ -1,5 +1,5 @@
-"""The README's long-term memory example ("Bringing your create_agent tools"), as written there, on the local model
-(issue 44): a fact told on one thread, recalled on another. Each repeat runs the README's block afresh (a new agent,
+"""The docs' long-term memory example (docs/tools.md, "Bringing your create_agent tools"), as written there, on the
+local model (issue 44): a fact told on one thread, recalled on another. Each repeat runs the block afresh (a new agent,
 a new store) and records the calls each thread made and the answer.
 
     ../shared/tools/local-model.sh start && python3 ../shared/tools/ollama-shim.py &
@@ -26,11 +26,12 @@ from reactgraph import ReActAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "eval" / "memory-local.json"
+PAGE = "docs/tools.md"
 
 
-def readme_block() -> str:
-    """The README's python block that defines ``save_fact``."""
-    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), flags=re.DOTALL | re.MULTILINE)
+def page_block() -> str:
+    """The python block of docs/tools.md that defines ``save_fact``."""
+    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / PAGE).read_text(), flags=re.DOTALL | re.MULTILINE)
     return next(block for block in blocks if "def save_fact" in block)
 
 
@@ -42,7 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    code = compile(readme_block(), "README.md", "exec", dont_inherit=True)
+    code = compile(page_block(), PAGE, "exec", dont_inherit=True)
     runs = []
     for repeat in range(args.repeats):
         os.environ["REACTGRAPH_DB"] = str(Path(tempfile.mkdtemp(prefix="memory-local-")) / "checkpoints.sqlite")
@@ -50,7 +51,7 @@ def main() -> None:
         started = time.time()
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(code, namespace)  # noqa: S102 - the README's own block
+            exec(code, namespace)  # noqa: S102 - the docs' own block
         agent = namespace["agent"]
         told, asked = agent.get_result("monday"), namespace["result"]
         run = {

@@ -4,7 +4,7 @@ data, so what the tools say is the same on every run).
     python examples/travel_agent.py "Is it warmer in Rome than in Paris? Which flights go there on 2026-05-01?"
     python examples/travel_agent.py --model ollama:qwen2.5-coder:1.5b "What is the weather in Tokyo?"
 
-Without --model the agent uses the default model (see the README's "Which model").
+Without --model the agent uses the default model (see "Which model" in docs/models.md).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 tool that raises its own limit, one that signals the agent or deletes its checkpoints, one that reads the
 agent's secrets; and (issue 42, items 1-3) one that makes a journal beside the databases, one that leaves a thread
 behind, one that patches the worker's modules for the next agent. Where the machine gives the workers no
-namespaces, the attacks the README says are not stopped there are skipped, saying so."""
+namespaces, the attacks docs/tools.md says are not stopped there are skipped, saying so."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def sandbox() -> str:
 @pytest.fixture
 def namespaces():
     if (mode := sandbox()) != "namespaces":
-        pytest.skip(f"tool workers run in a {mode} here (no namespaces): the README says this attack is not stopped")
+        pytest.skip(f"tool workers run in a {mode} here (no namespaces): docs/tools.md says this attack is not stopped")
 
 
 def test_a_double_forked_daemon_in_its_own_session_does_not_outlive_the_call(tmp_path):
@@ -60,7 +60,7 @@ def test_a_double_forked_daemon_in_its_own_session_does_not_outlive_the_call(tmp
     while alive(daemon) and time.monotonic() < deadline:
         time.sleep(0.02)
     if sandbox() == "session":
-        pytest.skip("without namespaces a process that leaves the worker's session escapes (README)")
+        pytest.skip("without namespaces a process that leaves the worker's session escapes (docs/tools.md)")
     assert not alive(daemon)
 
 
@@ -152,7 +152,7 @@ def test_a_tool_sees_none_of_the_agents_secrets():
     assert probe.returncode == 0, probe.stderr
     mode, seen = probe.stdout.split("\n", 1)
     assert "PATH" in seen  # the allow-list's variables reach it
-    if mode == "session":  # without namespaces, other processes' /proc/<pid>/environ stay readable (README)
+    if mode == "session":  # without namespaces, other processes' /proc/<pid>/environ stay readable (docs/tools.md)
         seen = "\n".join(seen.split("\n")[:2])  # its own environment and its start-up copy
     assert "sk-do-not-leak" not in seen
 

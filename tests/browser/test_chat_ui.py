@@ -6,7 +6,7 @@ tests/integration/server_fixture (the served graph on a scripted model). Each te
 see the tool card and the answer, ask a follow-up, reload and reopen the thread from the history; approve a call
 waiting for approval with the UI's form, or by typing "approve"; answer the model's question in the form.
 Run with ``REACTGRAPH_TEST_BROWSER=1`` (``.ci/run`` does); ``REACTGRAPH_SCREENSHOTS=docs/chat-ui`` keeps the
-screenshots there (the README shows them), else in the test's temporary directory.
+screenshots there (docs/serving.md shows them), else in the test's temporary directory.
 """
 
 from __future__ import annotations

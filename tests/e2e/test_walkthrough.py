@@ -1,4 +1,4 @@
-"""The walkthrough suite (``reactgraph eval --suite walkthrough``: the README's examples as a user runs them) on a
+"""The walkthrough suite (``reactgraph eval --suite walkthrough``: the docs' examples as a user runs them) on a
 real model at OLLAMA_HOST, one test per task. Run only when asked, and slow on a small local model (minutes a task):
 ``REACTGRAPH_E2E=1 OLLAMA_HOST=http://127.0.0.1:11434 python -m pytest tests/e2e/test_walkthrough.py -q``.
 

@@ -188,8 +188,8 @@ class TestRepositoryServer:
 
 
 def readme_sdk_block(**replaced: str) -> str:
-    """The README's langgraph-sdk block, with ``replaced`` texts (the graph, the question and the tools, for the
-    scripted server's model); it finds the server in LANGGRAPH_API_URL, which the caller sets."""
+    """The langgraph-sdk block of docs/serving.md, with ``replaced`` texts (the graph, the question and the tools,
+    for the scripted server's model); it finds the server in LANGGRAPH_API_URL, which the caller sets."""
     from tests.unit.test_readme import blocks
 
     [code] = [code for _, code in blocks("python") if "get_sync_client(" in code]
@@ -213,7 +213,7 @@ def test_the_readme_sdk_block_reports_a_turn_that_failed(
 def test_the_readme_sdk_block_runs_as_written(
     scripted_server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("LANGGRAPH_API_URL", scripted_server.url)  # as the README's shell lines set it
+    monkeypatch.setenv("LANGGRAPH_API_URL", scripted_server.url)  # as the shell lines of docs/serving.md set it
     exec(readme_sdk_block(**{  # noqa: S102
         '"reactgraph"': '"scripted"', "What is 17 * 23 + 4?": scripted.ARITHMETIC, '["calculator"]': '["multiply", "add"]',
     }), {})

@@ -256,7 +256,7 @@ def test_a_reply_with_a_native_call_to_a_tool_not_on_offer_is_no_call():
 
 def test_the_pin_is_the_one_the_install_instructions_give():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", os.path.join("docs", "evaluation.md")):
         with open(os.path.join(root, name)) as file:
             assert REQUIREMENT in file.read(), name
 

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.answers.confidence import confidence_of, read_estimate
 from reactgraph.persistence.reading import thread_config
-from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 
 ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")
 
@@ -223,3 +223,19 @@ def test_native_reply_with_content_blocks_is_read(math_tools):
     reply = AIMessage(content=[{"type": "text", "text": "2 + 3 = 5\nConfidence: 0.6"}])
     result, _ = run([ADD, reply], math_tools, ask_confidence=True)
     assert result.final_answer == "2 + 3 = 5" and "own_estimate" in result.confidence_signals
+
+
+def test_a_call_on_a_number_nothing_had_given_lowers_the_score():
+    """The area of a circle written before the lookup that gives it came back (the model's guess 5.4, in the same
+    reply as the call that gives 5.5): ``guessed``. The same sum on the result it gave is not."""
+    from reactgraph.testing import add
+
+    question = "What is 2.5 + 3, doubled?"
+    honest, _ = run([tool_call("add", {"a": 2.5, "b": 3}), tool_call("add", {"a": 5.5, "b": 5.5}), "It is 11.0."], [add],
+                    question=question)
+    guessing = tool_calls([("add", {"a": 2.5, "b": 3}), ("add", {"a": 5.4, "b": 5.4})])
+    guessed, _ = run([guessing, "It is 10.8."], [add], question=question, answer_checks=0)
+    assert "guessed" not in honest.confidence_signals
+    assert guessed.confidence_signals["guessed"].numbers == ["5.4", "5.4"]
+    assert guessed.confidence_signals["guessed"].effect == -0.3
+    assert guessed.confidence < honest.confidence

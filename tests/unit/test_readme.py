@@ -1,10 +1,11 @@
 """Every code block of the README and the docs runs, so none can go stale.
 
-Python blocks run in document order in one namespace, as a reader types them, with a scripted model standing
-in for every model named or defaulted (``CASES`` gives each block's replies, what it needs around it and what
-must hold after it); a block without a case, or a case without its block, fails. A block that needs the
-``langgraph dev`` server runs in tests/integration/test_server.py. Every ``reactgraph`` command line of the bash
-blocks parses with the command's own argument parser.
+Python blocks run in order, as a reader types them: the README's first, then each page of docs/ (and examples/)
+from what the README's blocks left, as a reader comes to a page from the README; a scripted model stands in for
+every model named or defaulted (``CASES`` gives each block's replies, what it needs around it and what must hold
+after it, found in whichever document holds the block); a block without a case, or a case without its block,
+fails. A block that needs the ``langgraph dev`` server runs in tests/integration/test_server.py. Every
+``reactgraph`` command line of the bash blocks parses with the command's own argument parser.
 """
 
 from __future__ import annotations
@@ -350,8 +351,10 @@ def test_the_python_blocks_run_in_order_as_written(scripted_models, tmp_path, mo
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}")  # `python`
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    namespace: dict[str, Any] = {"__name__": "readme"}
+    readme: dict[str, Any] = {"__name__": "readme"}
+    namespaces: dict[str, dict[str, Any]] = {"README.md": readme}
     for number, (document, code) in enumerate(blocks("python")):
+        namespace = namespaces.setdefault(document, dict(readme))  # a page starts from what the README left
         key, case = case_of(code)
         if case.server:
             continue
@@ -420,3 +423,11 @@ def test_the_fresh_clone_script_and_ci_run_the_readme_s_two_commands():
     assert tests.endswith("python -m pytest -q")
     ci = (ROOT / ".ci" / "run").read_text()
     assert 'pip install -q -e ".[dev]"' in ci and ci.rstrip().endswith(tests.rsplit("&& ", 1)[1])
+
+
+def test_the_readme_is_the_first_hour_one_link_from_every_page():
+    """Under ~300 lines, and every page of docs/ one link away (mkdocs' strict build checks the links resolve)."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    linked = set(re.findall(r"\]\(docs/([^)#]+\.md)", readme))
+    assert {page.name for page in (ROOT / "docs").glob("*.md")} <= linked

@@ -16,6 +16,9 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    came from the model alone. It does not change the score; ``check_reason`` reads it.
    ``uncovered`` — -0.2 when the question names two or more things (places, names, dates) and the run's tool calls
    and results hold some of them but not the others: part of the question has nothing behind it.
+   ``guessed`` — -0.3 when a call that gave a result was made on a number with decimals that neither the question,
+   an earlier answer of the conversation nor a result before that call holds (``guessed_inputs``): the model wrote
+   a value it had not been given yet (the area of a circle, before the lookup that gives it came back).
 3. ``tool_errors`` — -0.1 for each tool call that failed (a retry did not recover it), at most -0.3.
 4. ``retries`` — -0.03 for each retry a recovered tool call needed, at most -0.1.
 5. ``clamp`` — the sum so far, kept within [0, 1].
@@ -31,6 +34,7 @@ A run without an answer (none given, or paused for a question or an approval) ha
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -51,6 +55,7 @@ OTHER_BASE = 0.4  # custom, cancelled
 PARTIAL_BASE = 0.35  # a partial answer starts at most here
 SUPPORTED, UNSUPPORTED = 0.2, -0.25
 UNCOVERED = -0.2  # parts of the question no tool call or result covers
+GUESSED = -0.3  # a call made on a number with decimals nothing had given yet
 SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
 TOOL_ERROR, MAX_TOOL_ERRORS = -0.1, -0.3
 RETRY, MAX_RETRIES = -0.03, -0.1
@@ -132,6 +137,11 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
             signals["uncovered"] = ConfidenceSignal(
                 effect=UNCOVERED, detail=f"no tool call or result covers {', '.join(missing)}"
             )
+        if guesses := guessed_inputs(state):
+            shown = [str(n) for n in guesses[:3]]
+            signals["guessed"] = ConfidenceSignal(
+                effect=GUESSED, detail=f"a tool was called on number(s) nothing had given: {', '.join(shown)}", numbers=shown
+            )
     elif not gave_up and (numbers := new_numbers(answer, question)):
         shown = [str(n) for n in numbers[:5]]
         signals["unchecked"] = ConfidenceSignal(
@@ -163,6 +173,25 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
 def called(state: Mapping[str, Any]) -> list[str]:
     """The arguments of every tool call of the run, as text."""
     return [str(a.get("args") or "") for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("tool")]
+
+
+def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
+    """The numbers with decimals in the arguments of the run's calls that gave a result which neither the question, an
+    earlier turn's answer nor a result of an earlier step holds (whole numbers are left out: counts, limits and
+    constants such as 100 are written freely)."""
+    earlier = [state.get("question") or "", *(t.get("answer") or "" for t in state.get("turns") or [])]
+    known = [n for text in earlier for n in numbers_in(text)]
+    out: list[Decimal] = []
+    for step in state.get("steps") or []:
+        given = []
+        for action, seen in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
+            if not action.get("tool") or seen.get("status") != "ok":
+                continue
+            written = numbers_in(json.dumps(action.get("args") or {}, default=str))
+            out += [n for n in written if n != n.to_integral_value() and not any(_same_number(n, k) or _same_number(k, n) for k in known)]
+            given += numbers_in(seen.get("content") or "")
+        known += given
+    return out
 
 
 def _ended(reason: str, partial: bool) -> ConfidenceSignal:
