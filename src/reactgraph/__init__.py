@@ -2,17 +2,14 @@
 
 The public names are imported on first use (PEP 562), so that ``import reactgraph`` and the
 ``reactgraph`` command's help do not wait for LangGraph and LangChain to load. The packages, and how a
-question flows through them, are drawn in docs/ARCHITECTURE.md.
+question flows through them, are drawn in docs/ARCHITECTURE.md. Four modules the README once documented moved;
+their old paths (``reactgraph.checkpoints``, ``confidence``, ``nodes``, ``workers``) are plain modules that re-export
+the new ones with a DeprecationWarning, until reactgraph 0.2.0.
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
-import warnings
-from importlib.machinery import ModuleSpec
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reactgraph.lazy import lazy_exports
 
@@ -133,53 +130,3 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)
 
-
-# Modules that moved when the package was laid out by idea: importable by their old names for one more
-# release, with a DeprecationWarning; an old module's names are read from its new homes, in order.
-MOVED = {
-    "reactgraph.checkpoints": ("reactgraph.persistence.base", "reactgraph.persistence.reading", "reactgraph.persistence.sqlite"),
-    "reactgraph.confidence": ("reactgraph.answers.confidence",),
-    "reactgraph.formats": ("reactgraph.tool_calling",),
-    "reactgraph.inputs": ("reactgraph.state",),
-    "reactgraph.model_calls": ("reactgraph.models.calls",),
-    "reactgraph.nodes": ("reactgraph.graph.nodes",),
-    "reactgraph.result": ("reactgraph.answers.result",),
-    "reactgraph.stores": ("reactgraph.persistence", "reactgraph.persistence.sqlite"),
-    "reactgraph.subagents": ("reactgraph.graph.subagents",),
-    "reactgraph.tokens": ("reactgraph.models.tokens",),
-    "reactgraph.typed_output": ("reactgraph.answers.typed",),
-    "reactgraph.waiting": ("reactgraph.answers.waiting",),
-    "reactgraph.workers": ("reactgraph.queue",),
-}
-
-
-class _MovedModules:
-    """The finder and loader of the old names of MOVED modules (after every other finder): a module that reads its
-    attributes from the new homes. (Not importlib.abc's classes: importing those costs ``import reactgraph`` 20 ms.)"""
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
-        return ModuleSpec(name, self) if name in MOVED else None
-
-    def create_module(self, spec: ModuleSpec) -> None:
-        return None  # the default module
-
-    def exec_module(self, module: ModuleType) -> None:
-        homes = MOVED[module.__name__]
-        warnings.warn(
-            f"{module.__name__} is now {' and '.join(homes)}; the old name goes in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-
-        def moved_attribute(name: str) -> Any:
-            for home in homes:
-                found = importlib.import_module(home)
-                if hasattr(found, name):
-                    return getattr(found, name)
-            raise AttributeError(f"module {module.__name__!r} (now {' and '.join(homes)}) has no attribute {name!r}")
-
-        module.__getattr__ = moved_attribute  # type: ignore[method-assign]
-
-
-if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
-    sys.meta_path.append(_MovedModules())

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
-from langgraph.types import Command
+from langgraph.types import Command, Durability, StreamMode
 from pydantic import BaseModel
 
 from reactgraph.answers.result import ConversationTurn, Progress, ReActResult, ReActStep, ReActTrace, Token
@@ -81,7 +81,7 @@ def same_parameters(template: Callable[P, Any]) -> Callable[[Callable[..., R]], 
     def decorate(method: Callable[..., R]) -> Callable[P, R]:
         returns = inspect.signature(method).return_annotation
         method.__signature__ = inspect.signature(template).replace(return_annotation=returns)  # type: ignore[attr-defined]
-        return method  # type: ignore[return-value]
+        return method
 
     return decorate
 
@@ -101,11 +101,11 @@ class Drive(NamedTuple):
     handlers of what it may wait on, where a fork starts (None: ``config``) and the user's context."""
 
     payload: Any
-    config: dict[str, Any]
+    config: RunnableConfig
     context: AgentConfig | None
     thread_id: str
     handlers: tuple[ClarificationHandler | None, ApprovalHandler | None] = (None, None)
-    start: dict[str, Any] | None = None
+    start: RunnableConfig | None = None
     user: Any = None
 
     def graph_context(self) -> Any:
@@ -290,7 +290,7 @@ class ReActAgent:
 
     def _continued_run(
         self,
-        thread_id: str,
+        thread_id: str | None,
         answer: str | None = None,
         *,
         approval: Any = None,
@@ -305,7 +305,7 @@ class ReActAgent:
         """What ``resume`` and ``aresume`` drive: the run on ``thread_id``, continued."""
         if answer is not None:
             checked_text(answer, "answer")
-        self._require_run(thread_id)
+        thread_id = self._require_run(thread_id)
         options, run_config, thread_id = self._prepare(thread_id, overrides, inherit=True, callbacks=callbacks, config=config)
         self._resume_command(run_config, answer, approval, approvals)  # AnswerError now, before anything runs
         # and again once the thread is held: what waits then (another resume may have decided it since)
@@ -333,7 +333,7 @@ class ReActAgent:
 
     def _forked_run(
         self,
-        thread_id: str,
+        thread_id: str | None,
         *,
         turn: int | None = None,
         iteration: int | None = None,
@@ -386,7 +386,7 @@ class ReActAgent:
         config: RunnableConfig | None = None,
         context: Any = None,
         **overrides: Any,
-    ) -> tuple[Drive, list[str]]:
+    ) -> tuple[Drive, list[StreamMode]]:
         """What ``stream`` and ``astream`` follow: a new run of ``query``, and the stream modes."""
         drive = self._new_run(query, thread_id=thread_id, callbacks=callbacks, config=config, context=context, **overrides)
         return drive, stream_modes(tokens)
@@ -550,7 +550,7 @@ class ReActAgent:
                 return self._output(snapshot_result(snapshot, drive.thread_id, self.output_schema), drive.context)
             payload = Command(resume=answers)
 
-    def _durability(self, drive: Drive) -> str:
+    def _durability(self, drive: Drive) -> Durability:
         """When the run's checkpoints are written (``AgentConfig.durability``, the run's own over the agent's)."""
         return self.config.merge(drive.context).durability
 
@@ -606,7 +606,7 @@ class ReActAgent:
                 raise unsaved(drive.thread_id)
         return snapshot
 
-    def _follow(self, drive: Drive, modes: list[str]) -> Iterator[Update | ChildUpdate | Token | Progress | ReActResult]:
+    def _follow(self, drive: Drive, modes: list[StreamMode]) -> Iterator[Update | ChildUpdate | Token | Progress | ReActResult]:
         """A run streamed: each node's update (a sub-agent's as ChildUpdates), Tokens when ``modes`` has
         "messages", then the ReActResult."""
         with (
@@ -619,12 +619,12 @@ class ReActAgent:
                 payload, drive.start or drive.config, context=drive.graph_context(), stream_mode=modes,
                 durability=self._durability(drive), subgraphs=True,
             )
-            for namespace, mode, chunk in chunks:
-                yield from stream_items(mode, chunk, namespace)
+            for namespace, mode, chunk in chunks:  # with subgraphs=True, (namespace, mode, chunk): LangGraph's stubs say dicts
+                yield from stream_items(mode, chunk, namespace)  # type: ignore[arg-type]
             yield snapshot_result(self._checkpointed(drive), drive.thread_id, self.output_schema)
 
     def _resume_command(
-        self, config: dict[str, Any], answer: str | None, approval: Any, approvals: dict[str, Any] | None
+        self, config: RunnableConfig, answer: str | None, approval: Any, approvals: dict[str, Any] | None
     ) -> Command | None:
         """The Command answering the run's pending question and calls (None when nothing is given);
         AnswerError when an answer or a decision does not fit what the run waits for."""
@@ -650,7 +650,7 @@ class ReActAgent:
         fresh: bool = False,
         callbacks: Callbacks = None,
         config: RunnableConfig | None = None,
-    ) -> tuple[AgentConfig | None, dict, str]:
+    ) -> tuple[AgentConfig | None, RunnableConfig, str]:
         """Validate overrides, check the model is reachable, and build the run's LangGraph config
         (the caller's ``config`` and ``callbacks`` merged in). The run's overrides are stored in its
         checkpoints' metadata; with ``inherit`` (resume, fork) the stored ones apply under the new
@@ -687,7 +687,7 @@ class ReActAgent:
         }
         merged = merge_configs(config, {"callbacks": callbacks} if callbacks else None, own)
         merged["metadata"] = dict(merged.get("metadata") or {})  # stream_updates adds its labels to the run's own
-        return context, dict(merged), thread_id
+        return context, merged.copy(), thread_id
 
     def _user_context(self, context: Any) -> Any:
         """A run's ``context=``: as given, or a dict made into the agent's ``context_schema`` (as LangGraph does)."""
@@ -699,8 +699,8 @@ class ReActAgent:
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
         """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
         with self.store.reading(thread_id):
-            metadata = self.graph.get_state(thread_config(thread_id)).metadata or {}
-            return json.loads(metadata.get(RUN_OVERRIDES) or "{}")
+            stored = (self.graph.get_state(thread_config(thread_id)).metadata or {}).get(RUN_OVERRIDES)
+            return json.loads(stored or "{}") if isinstance(stored, str | None) else {}
 
     def _default_model(self) -> str:
         """The model of the runs given none (``models.resolve.default_model``: the default when the machine has it,
@@ -722,7 +722,8 @@ class ReActAgent:
             return checked_thread_id(thread_id)
         raise ValueError("no run yet: pass a thread_id")
 
-    def _require_run(self, thread_id: str | None) -> None:
+    def _require_run(self, thread_id: str | None) -> str:
+        """``thread_id``, checked, when a run on it can go on (ValueError or RunNotFoundError when none can)."""
         if thread_id is None:
             raise ValueError("continuing a run needs its thread_id")
         checked_thread_id(thread_id)
@@ -730,6 +731,7 @@ class ReActAgent:
             snapshot = self.graph.get_state(thread_config(thread_id))
         if not snapshot.values and not snapshot.next:
             raise RunNotFoundError(f"no run with thread id {thread_id!r}{self._where()}")
+        return thread_id
 
     def _refuse_if_waiting(self, thread_id: str) -> None:
         """RunWaitingError when the thread's turn waits for an answer or a decision (a new question would drop it)."""
@@ -762,7 +764,7 @@ def question_of_payload(payload: Any) -> str | None:
     return messages[-1].text if messages else payload.get("query")
 
 
-def stream_modes(tokens: bool) -> list[str]:
+def stream_modes(tokens: bool) -> list[StreamMode]:
     """LangGraph stream modes: node updates, what tools write (``custom``), and with ``tokens`` the models' messages
     as written."""
     return ["updates", "custom", "messages"] if tokens else ["updates", "custom"]
@@ -784,7 +786,8 @@ def stream_items(mode: str, chunk: Any, namespace: tuple[str, ...] = ()) -> Iter
         yield Progress(data=chunk, depth=len(namespace))
         return
     if mode == "messages":
-        if (token := token_of(*chunk, depth=len(namespace))) is not None:
+        message, metadata = chunk
+        if (token := token_of(message, metadata, depth=len(namespace))) is not None:
             yield token
         return
     for node, update in chunk.items():

@@ -33,7 +33,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 # Only the standard library and reactgraph's light modules here: `--help` and usage errors must not wait for
 # LangChain or LangGraph. Each command names its handler as 'module:function' (reactgraph.commands), imported
@@ -346,11 +346,11 @@ class Stderr(logging.StreamHandler):
         self.setFormatter(logging.Formatter("%(message)s"))
 
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, value) -> None:
+    def stream(self, value: TextIO) -> None:
         pass
 
 

@@ -48,7 +48,7 @@ class ErrorKind(StrEnum):
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"
 # or ""), failures (max_tool_failures).
-TEXTS: dict[ErrorKind, str] = {
+TEXTS: dict[str, str] = {  # keyed by ErrorKind (a StrEnum member and its string are the same key)
     ErrorKind.TOOL_NOT_FOUND: "Error (tool_not_found): {problem}.",
     ErrorKind.INVALID_PARAMETERS: "Error (invalid_parameters) calling {tool}: {problem}. Fix the arguments and call again.",
     ErrorKind.EXECUTION_FAILED: "Error (execution_failed) in {tool}{tried}: {problem}. {advice}",

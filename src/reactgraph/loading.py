@@ -112,4 +112,4 @@ def add_mcp_tools(registry: ToolRegistry, path: str, log: Path | None = None) ->
     """Register the tools of the MCP servers in the file at ``path`` (category ``mcp:<server>``; a
     built-in of the same name is replaced), their stderr appended to ``log``, and return their names."""
     tools = load_mcp_tools(path, stderr=log)
-    return [registry.register(t, {"category": f"mcp:{t.metadata['mcp_server']}"}, replace=True).name for t in tools]
+    return [registry.register(t, {"category": f"mcp:{(t.metadata or {})['mcp_server']}"}, replace=True).name for t in tools]

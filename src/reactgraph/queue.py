@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import datetime
 import json
 import logging
 import math
@@ -60,7 +61,7 @@ from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.activity import Activity, error_text, this_owner
 from reactgraph.persistence.base import DB_ENV, CheckpointStoreError, Hold, RunNotFoundError, is_postgres_url
-from reactgraph.persistence.postgres import KIND_LOCK, QUEUE_SCHEMA, acheck_if_closed, redacted
+from reactgraph.persistence.postgres import KIND_LOCK, QUEUE_SCHEMA, acheck_if_closed, only_row, redacted
 from reactgraph.persistence.reading import RunInfo
 from reactgraph.state import checked_question, checked_thread_id
 
@@ -139,14 +140,14 @@ def ensure_schema(url: str) -> None:
     workers starting together create them once)."""
     with queue_errors(url), psycopg.connect(url, autocommit=True) as conn, conn.transaction():
         conn.execute(f"SELECT pg_advisory_xact_lock({KIND_LOCK})", (QUEUE_SCHEMA, "procrastinate"))
-        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+        if only_row(conn.execute("SELECT to_regclass('procrastinate_jobs')"))[0] is None:
             conn.execute(SchemaManager.get_schema())
 
 
 def is_queued(url: str, thread_id: str) -> bool:
     """Whether a run on ``thread_id`` waits in the queue (or a worker has just taken it)."""
     with queue_errors(url), psycopg.connect(url, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+        if only_row(conn.execute("SELECT to_regclass('procrastinate_jobs')"))[0] is None:
             return False
         row = conn.execute(
             "SELECT 1 FROM procrastinate_jobs WHERE task_name = %s AND args->>'thread_id' = %s AND status IN ('todo', 'doing')",
@@ -158,7 +159,7 @@ def is_queued(url: str, thread_id: str) -> bool:
 def queued_runs(url: str) -> list[RunInfo]:
     """The runs waiting in the queue for a worker (status ``queued``), most recently queued first."""
     with queue_errors(url), psycopg.connect(url, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
+        if only_row(conn.execute("SELECT to_regclass('procrastinate_jobs')"))[0] is None:
             return []
         rows = conn.execute(
             "SELECT j.args, (SELECT min(e.at) FROM procrastinate_events e WHERE e.job_id = j.id) AS queued_at "
@@ -325,8 +326,17 @@ class SettledJobs(JobManager):
     async def finish_job_by_id_async(self, job_id: int, status: Any, delete_job: bool) -> None:
         await self._settled(job_id, super().finish_job_by_id_async, job_id=job_id, status=status, delete_job=delete_job)
 
-    async def retry_job_by_id_async(self, job_id: int, retry_at: Any, **options: Any) -> None:
-        await self._settled(job_id, super().retry_job_by_id_async, job_id=job_id, retry_at=retry_at, **options)
+    async def retry_job_by_id_async(
+        self,
+        job_id: int,
+        retry_at: datetime.datetime,
+        priority: int | None = None,
+        queue: str | None = None,
+        lock: str | None = None,
+    ) -> None:
+        await self._settled(
+            job_id, super().retry_job_by_id_async, job_id=job_id, retry_at=retry_at, priority=priority, queue=queue, lock=lock
+        )
 
     async def _settled(self, job: int, write: Callable[..., Awaitable[None]], /, **arguments: Any) -> None:
         def waiting(state: RetryCallState) -> None:
@@ -361,6 +371,7 @@ def queue_app(
 
     @app.task(name=TASK, queue=QUEUE, pass_context=True, retry=RUN_RETRY)
     async def run(context: procrastinate.JobContext, question: str, thread_id: str, options: dict[str, Any]) -> None:
+        assert context.job.id is not None  # a job a worker took is stored
         await runner.run(context.job.id, question, thread_id, options)
 
     every = max(1, min(30, int(stalled_after // 3)))

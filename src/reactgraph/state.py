@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from operator import attrgetter
+from types import MemberDescriptorType
 from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
 from langchain_core.messages import (
@@ -94,13 +95,19 @@ def _removals(chat: list[BaseMessage], incoming: list[BaseMessage]) -> list[Base
     out = []
     for message in incoming:
         if isinstance(message, RemoveMessage) and message.id not in ids and (message.id or "").startswith("msg-"):
-            place = message.id.split("-")[1]
+            place = (message.id or "").split("-")[1]
             held = chat[int(place)] if place.isdigit() and int(place) < len(chat) else None
-            if held is None or _with_stable_id(held.model_copy(update={"id": None}), int(place)).id != message.id:
+            if held is None or held.id is None or _with_stable_id(held.model_copy(update={"id": None}), int(place)).id != message.id:
                 continue
             message = RemoveMessage(id=held.id)
         out.append(message)
     return out
+
+
+def message_lists_added(chat: list[BaseMessage], incoming: list[Any]) -> list[BaseMessage]:
+    """LangGraph's ``add_messages`` on a list of messages and a list of messages or message-likes: a list of messages.
+    (Its stubs take and give any ``Messages``, a list of them typed invariant, so a ``list[BaseMessage]`` is refused.)"""
+    return add_messages(chat, incoming)  # type: ignore[arg-type,return-value]
 
 
 def merged(chat: list[BaseMessage], incoming: list[BaseMessage]) -> list[BaseMessage]:
@@ -111,9 +118,9 @@ def merged(chat: list[BaseMessage], incoming: list[BaseMessage]) -> list[BaseMes
     built here pass on to the chat built onto it (``_CHAT_IDS``), so a write reads only the incoming messages' ids."""
     ids, new = _ids_of(chat), set(map(_ID, incoming))
     if ids is None or None in new or len(new) < len(incoming) or not ids.isdisjoint(new):
-        return add_messages(chat, incoming)
+        return message_lists_added(chat, incoming)
     if not all(map(_plain, set(map(type, incoming)))):
-        return add_messages(chat, incoming)
+        return message_lists_added(chat, incoming)
     ids.update(new)
     out = [*chat, *incoming]
     _CHAT_IDS.keep(out, ids)
@@ -178,17 +185,20 @@ def _with_stable_id(message: BaseMessage, position: int) -> BaseMessage:
     return message.model_copy(update={"id": f"msg-{position}-{digest[:12]}"})
 
 
-def add_usage(current: dict | None, update: dict) -> dict:
+def add_usage(current: Mapping[str, Any] | None, update: Mapping[str, Any]) -> TokenCount:
     """Sum token usage; the total is an estimate if any part of it was."""
     current = current or {}
-    out = {k: current.get(k, 0) + update.get(k, 0) for k in ("input_tokens", "output_tokens", "total_tokens")}
-    out["estimated"] = bool(current.get("estimated") or update.get("estimated"))
-    return out
+    return {
+        "input_tokens": current.get("input_tokens", 0) + update.get("input_tokens", 0),
+        "output_tokens": current.get("output_tokens", 0) + update.get("output_tokens", 0),
+        "total_tokens": current.get("total_tokens", 0) + update.get("total_tokens", 0),
+        "estimated": bool(current.get("estimated") or update.get("estimated")),
+    }
 
 
-def sum_usage(usages: Iterable[dict]) -> dict:
+def sum_usage(usages: Iterable[Mapping[str, Any]]) -> TokenCount:
     """The sum of several calls' usage (``add_usage`` folded)."""
-    total: dict = add_usage(None, {})
+    total = add_usage(None, {})
     for usage in usages:
         total = add_usage(total, usage)
     return total
@@ -234,6 +244,7 @@ class Outcome(TypedDict, total=False):
     truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int
+    middleware: list[str]  # the wrap_tool_call middleware the call went through (their names, outermost first)
     cached: bool
     trace: dict[str, Any]  # a sub-agent's whole run (a ReActTrace as JSON data; graph.subagents.delegate)
     usage: TokenCount  # a sub-agent's tokens (the parent run's too: observe counts them)
@@ -305,13 +316,13 @@ def current_turn(state: Mapping[str, Any]) -> Turn:
     """The current turn's record (empty before the first): the one the chat's last AI message carries (a tool
     turn's, ``with_turn``) when it is of a later run or iteration than the ``current_turn`` channel's (a turn
     without tool calls, and what summarize, observe, a hook or terminate wrote since), else the channel's."""
-    kept: Turn = state.get("current_turn") or {}
+    kept: Turn = state.get("current_turn") or Turn()
     for message in reversed(state.get("messages") or ()):
         if isinstance(message, AIMessage):
             carried = message.response_metadata.get(TURN_KEY)
             if carried is None or _place(carried) <= _place(kept):
                 return kept
-            return {**carried, "thought": message.text}  # type: ignore[typeddict-item]
+            return {**carried, "thought": message.text}
     return kept
 
 
@@ -324,7 +335,7 @@ def tokens_used(state: Mapping[str, Any]) -> TokenCount:
     ended (``token_usage``, what the graph's output shows)."""
     turn = current_turn(state)
     if state.get("finished_at") or "tokens" not in turn:
-        return state.get("token_usage") or {}
+        return state.get("token_usage") or TokenCount()
     return turn["tokens"]
 
 
@@ -422,7 +433,7 @@ class DoublingDeltaChannel(DeltaChannel):
     def __init__(self, reducer: Any, typ: type | None = None, *, snapshot_frequency: int = 100) -> None:
         super().__init__(reducer, typ, snapshot_frequency=snapshot_frequency)
 
-    @property  # type: ignore[override]
+    @property
     def snapshot_frequency(self) -> int:
         floor = _CADENCE.__get__(self)
         value = self.value
@@ -443,7 +454,7 @@ class DoublingDeltaChannel(DeltaChannel):
         return new
 
 
-_CADENCE = DeltaChannel.snapshot_frequency  # the slot DeltaChannel keeps its cadence in: the floor, here
+_CADENCE: MemberDescriptorType = DeltaChannel.__dict__["snapshot_frequency"]  # the slot DeltaChannel keeps its cadence in: the floor, here
 
 # The chat's channel. A tool turn writes the chat twice (think's calls, act's results) and the trace once: neither is
 # stored whole before about 500 turns (up to there a read replaying every write is no slower than one decoding a

@@ -42,9 +42,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
@@ -110,7 +111,7 @@ class ScriptedChatModel(BaseChatModel):
         """How many replies have been used."""
         return self._position
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any):
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools as a real tool-calling model would; the names are recorded per call."""
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
@@ -133,6 +134,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         """The reply word by word; its tool calls and usage come with the last piece."""
         message = self._generate(messages, stop, **kwargs).generations[0].message
+        assert isinstance(message, AIMessage)  # a scripted reply is one
         text = message.content if isinstance(message.content, str) else message_text(message)
         for word in re.findall(r"\S+\s*|\s+", text):
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=word, id=message.id))

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "reactgraph"
@@ -30,6 +27,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("config", "state", "prompts"),  # the settings, the typed state, the prompts' texts
     ("errors", "lazy", "threads"),  # the error kinds and their texts; a package's names imported on first use; worker threads
 ]
+# The old paths of moved modules, kept until 0.2.0 (tests/unit/test_moved_modules.py): re-exports, not rooms.
+MOVED = {"reactgraph.checkpoints", "reactgraph.confidence", "reactgraph.nodes", "reactgraph.workers"}
 
 
 def module_name(path: Path) -> str:
@@ -39,7 +38,7 @@ def module_name(path: Path) -> str:
 
 def modules() -> dict[str, tuple[Path, bool]]:
     """Every module of the package: name -> (file, whether it is a package's __init__)."""
-    return {module_name(p): (p, p.name == "__init__.py") for p in PACKAGE.rglob("*.py")}
+    return {module_name(p): (p, p.name == "__init__.py") for p in PACKAGE.rglob("*.py") if module_name(p) not in MOVED}
 
 
 def imports(name: str, path: Path, is_package: bool, known: set[str]) -> set[str]:
@@ -149,24 +148,3 @@ def test_the_check_finds_a_circle_and_an_upward_import():
     graph = {"reactgraph.tools.a": {"reactgraph.tools.b"}, "reactgraph.tools.b": {"reactgraph.tools.a"}, "reactgraph.errors": set()}
     assert circles(graph) == [["reactgraph.tools.a", "reactgraph.tools.b"]]
     assert layer_of(room("reactgraph.errors")) > layer_of(room("reactgraph.graph.stops"))  # errors -> graph would be up
-
-
-@pytest.mark.parametrize(
-    ("old", "name", "home"),
-    [("reactgraph.nodes", "make_terminate", "reactgraph.graph.nodes.terminate"),
-     ("reactgraph.workers", "submit", "reactgraph.queue"),
-     ("reactgraph.checkpoints", "sqlite_saver", "reactgraph.persistence.sqlite")],
-)
-def test_a_moved_module_is_importable_by_its_old_name_for_one_release(old, name, home):
-    import importlib
-    import sys
-
-    sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = importlib.import_module(old)
-        value = getattr(module, name)
-    assert value.__module__ == home
-    assert any(issubclass(w.category, DeprecationWarning) and old in str(w.message) for w in caught)
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        module.no_such_name  # noqa: B018

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from types import GenericAlias
 from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -184,10 +185,10 @@ def _atom(tokens: list[str], at: int) -> tuple[Any, int]:
     if name == "list":
         if len(args) != 1:
             raise SignatureError("list takes one type: list[T]")
-        return list[args[0]], at + 1
+        return GenericAlias(list, (args[0],)), at + 1  # list[args[0]]
     if len(args) != 2 or args[0] is not str:
         raise SignatureError("dict keys are strings: dict[str, T]")
-    return dict[str, args[1]], at + 1
+    return GenericAlias(dict, (str, args[1])), at + 1  # dict[str, args[1]]
 
 
 def _optional(annotation: Any) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ def refuse_suite_options(args: argparse.Namespace) -> None:
         raise ConfigError(f"--suite bfcl: does not take {', '.join(used)} (a BFCL eval resumes from --out instead)")
 
 
-def chosen_entries(args: argparse.Namespace, agents: list[str] = ()) -> list[Entry]:
+def chosen_entries(args: argparse.Namespace, agents: Sequence[str] = ()) -> list[Entry]:
     """The entries ``args`` choose (``--suite bfcl:...``, ``--offset``, ``--limit``, ``--only``), its other options
     checked (``agents``: the bare agent takes single-turn categories only)."""
     refuse_suite_options(args)

@@ -9,6 +9,7 @@ import json
 import os
 from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from rich.console import Console
@@ -86,7 +87,7 @@ def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatMo
         return resolve_model(spec, cfg)
     from langchain.chat_models import init_chat_model
 
-    cap = {} if cfg.max_output_tokens is None else {"extra_body": {"max_tokens": cfg.max_output_tokens}}
+    cap: dict[str, Any] = {} if cfg.max_output_tokens is None else {"extra_body": {"max_tokens": cfg.max_output_tokens}}
     key = os.environ.get("OPENAI_API_KEY", "local")
     return init_chat_model(spec, base_url=base_url, api_key=key, temperature=cfg.temperature, **cap)
 
@@ -126,7 +127,7 @@ def run(
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
         job = bar.add_task("eval", total=len(tasks) * len(agents) * args.repeat)
 
-        def advance(r) -> None:
+        def advance(r: TaskRun) -> None:
             mark = "[green]ok" if r.correct else "[red]miss"
             bar.update(job, advance=1, description=f"{r.agent} {r.task_id} {mark}[/]")
             if not console.is_terminal:  # no live bar in a log: one line per run instead

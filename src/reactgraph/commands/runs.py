@@ -304,9 +304,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         try:
             info = agent.run_info(args.thread)
         except RunNotFoundError:
-            info = next((q for q in queued_runs(args.db) if q.thread_id == args.thread), None)
-            if info is None:
+            queued = next((q for q in queued_runs(args.db) if q.thread_id == args.thread), None)
+            if queued is None:
                 raise
+            info = queued
         try:
             result = agent.get_result(args.thread)
             earlier = [turn for turn in agent.conversation(args.thread) if turn.turn != result.turn]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -22,7 +23,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
     """reactgraph tools: the registry with categories and descriptions, and the built-ins that need a setting
     this command was not given (search_documents without --documents), saying which."""
     registry, _ = load_tools(args.tools, args.mcp, args.documents)
-    rows = [{"name": t.name, "category": t.category, "description": t.description, "needs": None} for t in registry.list()]
+    rows: list[dict[str, Any]] = [{"name": t.name, "category": t.category, "description": t.description, "needs": None} for t in registry.list()]
     listed = {row["name"] for row in rows}
     unset = [name for name in BUILTINS if name not in listed]
     described = builtin_functions(root=".", documents={}) if unset else {}

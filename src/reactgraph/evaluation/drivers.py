@@ -82,6 +82,7 @@ def drive_agent(agent: ReActAgent, task: Task) -> list[Driven]:
             result = agent.resume(thread, turn.answer)
         else:
             result = agent.resume(thread, approval=decision(turn))
+        assert isinstance(result, ReActResult)  # output_mode is "full"
         return Driven(result, result.final_answer)
 
     return drive_turns(task.turns(), step)
@@ -91,7 +92,7 @@ def drive_agent(agent: ReActAgent, task: Task) -> list[Driven]:
 
 
 def drive_graph(
-    graph: CompiledStateGraph, task: Task, context: dict[str, Any] | None = None, output_schema: Any = None
+    graph: CompiledStateGraph[Any, Any, Any, Any], task: Task, context: dict[str, Any] | None = None, output_schema: Any = None
 ) -> list[Driven]:
     """A question as a chat client sends it (``{"messages": [a user message]}``), an answer or a decision as
     ``Command(resume={interrupt id: value})``; the answer read is the thread's last message when it is an AI message."""
@@ -102,7 +103,7 @@ def drive_graph(
         if turn.question is not None:
             payload: Any = {"messages": [{"role": "user", "content": turn.question}]}
         else:
-            value = turn.answer if turn.answer is not None else {"type": turn.approval}
+            value: Any = turn.answer if turn.answer is not None else {"type": turn.approval}
             if turn.approval == "reject":
                 value = {"type": "reject", "message": REJECTION}
             payload = Command(resume={i.id: value for i in graph.get_state(config).interrupts})

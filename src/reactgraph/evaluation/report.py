@@ -61,7 +61,7 @@ class SuiteReport(BaseModel):
         faulted = [r for r in runs if r.faulted]
         succeeded = [r for r in runs if r.reason == "success" and r.correct]
         n = len(runs) or 1
-        totals = {
+        totals: dict[str, Any] = {
             "runs": len(runs),
             "correct": sum(r.correct for r in runs),
             "correct_rate": sum(r.correct for r in runs) / n,
@@ -82,7 +82,7 @@ class SuiteReport(BaseModel):
             "iterations_per_right": statistics.mean(r.iterations for r in runs if r.correct) if any(r.correct for r in runs) else None,
         }
         scored = [r for r in runs if r.confidence is not None]
-        scores, right = [r.confidence for r in scored], [r.correct for r in scored]
+        scores, right = [r.confidence for r in runs if r.confidence is not None], [r.correct for r in scored]
         totals["confidence_answers"] = len(scored)
         totals["confidence_auroc"] = auroc(scores, right)
         totals["reliability"] = [b.model_dump() | {"label": b.label} for b in reliability(scores, right)] if scored else []

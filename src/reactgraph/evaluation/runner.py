@@ -13,6 +13,7 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
@@ -109,6 +110,7 @@ def run_reactgraph(
 
 def playbook_shown(agent: ReActAgent, result: ReActResult) -> list[str]:
     """The contents of the playbook bullets the last run was shown."""
+    assert result.thread_id is not None  # the run was checkpointed
     values = agent.graph.get_state(thread_config(result.thread_id)).values
     return shown_contents(agent, (values.get("playbook") or {}).get("bullets") or [])
 
@@ -174,7 +176,7 @@ def run_peer(
         iterations=len(ai),
         max_iterations=config.max_iterations,
         tool_errors=sum(1 for m in messages if isinstance(m, ToolMessage) and m.status == "error"),
-        tokens=sum((m.usage_metadata or {}).get("total_tokens", 0) for m in ai),
+        tokens=sum(m.usage_metadata.get("total_tokens", 0) for m in ai if m.usage_metadata),
         seconds=seconds,
         detail=detail,
         acting_turns=len(acting),
@@ -197,7 +199,7 @@ def invoke_peer(
     checkpointer) the question is the next turn of that thread, and the messages are the whole thread's;
     ``max_concurrency=1`` runs the calls of a reply one at a time, in order."""
     messages: list[BaseMessage] = []
-    run: dict[str, Any] = {"recursion_limit": 2 * config.max_iterations + 1, "callbacks": callbacks or []}
+    run: RunnableConfig = {"recursion_limit": 2 * config.max_iterations + 1, "callbacks": callbacks or []}
     if thread_id is not None:
         run["configurable"] = {"thread_id": thread_id}
     if max_concurrency is not None:

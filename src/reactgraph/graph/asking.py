@@ -111,12 +111,14 @@ def wrapped(
         return reply
 
     system, *rest = built.messages
+    # LangChain types a request's messages as a list of its message union (invariant) and its state as AgentState,
+    # whose keys ReActState has: both ignores are for that
     request = ModelRequest(
-        model=built.model, messages=rest, system_message=system if isinstance(system, SystemMessage) else None,
-        tools=list(offer.tools), state=state, runtime=middleware_runtime(deps.user_context()),
+        model=built.model, messages=rest, system_message=system if isinstance(system, SystemMessage) else None,  # type: ignore[arg-type]
+        tools=list(offer.tools), state=state, runtime=middleware_runtime(deps.user_context()),  # type: ignore[arg-type]
     )
     if not isinstance(system, SystemMessage):
-        request = request.override(messages=list(built.messages))
+        request = request.override(messages=list(built.messages))  # type: ignore[arg-type]
     outcome = model_call(wrapping, request, call)
     if cut := next((e for e in failed if isinstance(e, CallCut)), None):
         raise cut

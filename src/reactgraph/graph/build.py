@@ -4,7 +4,7 @@ as nodes of their own (``graph.middleware``), compiled."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
@@ -91,10 +91,12 @@ def build_deps(
 
 
 Router = Callable[[Any], Any]  # a conditional edge: the state -> a node's name, or Sends
+Builder = StateGraph[Any, Any, Any, Any]  # the state and context schemas are made per agent (middleware, served context)
+Graph = CompiledStateGraph[Any, Any, Any, Any]
 
 
 def chain_hooks(
-    builder: StateGraph,
+    builder: Builder,
     deps: NodeDeps,
     hook: HookName,
     onward: str | Router,
@@ -108,12 +110,13 @@ def chain_hooks(
     jump (``middleware.can_jump_to``) goes where its jump says (``routing.route_after_hook``): ``end`` to terminate,
     ``model`` to ``model``, ``tools`` on to act. Returns the first node (None without any)."""
     chain = with_hook(deps.middleware, hook)[:: -1 if hook.startswith("after") else 1]
-    state = builder.state_schema
+    state: type[ReActState] = builder.state_schema  # ReActState, with the middleware's fields
     for i, m in enumerate(chain):
         name = node_name(m, hook)
         builder.add_node(name, make_hook(m, hook)(deps), input_schema=state)
-        after: str | Router = node_name(chain[i + 1], hook) if i + 1 < len(chain) else onward
-        leads = [after] if i + 1 < len(chain) else targets
+        following = node_name(chain[i + 1], hook) if i + 1 < len(chain) else None
+        after: str | Router = following if following is not None else onward
+        leads = [following] if following is not None else targets
         if not (allowed := can_jump_to(m, hook)):
             if isinstance(after, str):
                 builder.add_edge(name, after)
@@ -142,7 +145,7 @@ def build_graph(
     nodes: Mapping[str, NodeFactory] | None = None,
     output_schema: OutputSchema | None = None,
     store: BaseStore | None = None,
-) -> CompiledStateGraph:
+) -> Graph:
     """The compiled ReAct graph. Its context schema is AgentConfig: a run's ``context`` overrides
     the fields it sets. ``nodes`` swaps nodes by name: each value is a factory taking the NodeDeps, as
     ``reactgraph.graph.nodes.make_observe`` and the others do, so a custom node can wrap the default one;
@@ -157,7 +160,7 @@ def build_graph(
     output = typed_output_state(deps.output_schema) if deps.output_schema else OutputState
     state = merged_state(ReActState, deps.middleware, deps.state_schema)
     context = served_context_schema(deps.context_schema) if deps.context_schema else AgentConfig
-    builder = StateGraph(state, context_schema=context, input_schema=InputState, output_schema=output)
+    builder: Builder = StateGraph(state, context_schema=context, input_schema=InputState, output_schema=output)
     for name, factory in (NODE_FACTORIES | dict(nodes or {})).items():
         node = factory(deps)
         own = factory is NODE_FACTORIES[name] and name not in PARALLEL_NODES  # a custom node writes as it returns
@@ -168,7 +171,7 @@ def build_graph(
             builder.add_node(name, changes_only(node, keep) if own else node)
     before_model = with_hook(deps.middleware, "before_model")
     loop = node_name(before_model[0], "before_model") if before_model else "think"  # every way into think passes them
-    into = {"think": loop, "summarize": "summarize", "terminate": "terminate"}
+    into: dict[Hashable, str] = {"think": loop, "summarize": "summarize", "terminate": "terminate"}
 
     # Named routers with explicit targets: Studio draws every conditional edge, and traces name them.
     def route_at_start(state: ReActState) -> Literal["summarize", "think"] | list[Send]:
@@ -185,11 +188,10 @@ def build_graph(
         return to if isinstance(to, list) else into[to]
 
     # LangChain middleware: its hooks as nodes around think and the run (graph.middleware)
-    jumps = {"model": loop, "tools": route_after_think}
-    first = chain_hooks(builder, deps, "before_agent", route_into_loop, ["summarize", loop, "act"], **jumps)
+    first = chain_hooks(builder, deps, "before_agent", route_into_loop, ["summarize", loop, "act"], model=loop, tools=route_after_think)
     chain_hooks(builder, deps, "before_model", "think", ["think"], model="think", tools=route_after_think)
-    after_model = chain_hooks(builder, deps, "after_model", route_after_think, ["act", "terminate"], **jumps)
-    last = chain_hooks(builder, deps, "after_agent", END, [END], **jumps)
+    after_model = chain_hooks(builder, deps, "after_model", route_after_think, ["act", "terminate"], model=loop, tools=route_after_think)
+    last = chain_hooks(builder, deps, "after_agent", END, [END], model=loop, tools=route_after_think)
     if first:
         builder.add_edge(START, first)
     else:

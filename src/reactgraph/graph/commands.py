@@ -74,7 +74,7 @@ def carried_out(outcome: Outcome, own: frozenset[str], added: frozenset[str], li
         text = error_text(ErrorKind.EXECUTION_FAILED, tool=outcome["tool"], problem=cut(str(exc), limit))
         return outcome | {"status": "error", "error_kind": ErrorKind.EXECUTION_FAILED.value, "content": text,
                           "failures": [text]}, {}
-    fields: dict[str, Any] = {"content": cut(result.text, limit)}
+    fields: Outcome = {"content": cut(result.text, limit)}
     if (value := kept_value(result.artifact, limit)) is not None:
         fields["value"] = value
     if result.status == "error":

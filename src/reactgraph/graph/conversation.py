@@ -55,7 +55,7 @@ class LastHumans:
     past that one, so a long turn is not scanned again, message by message, at each checkpoint."""
 
     def __init__(self) -> None:
-        self._chat: list[BaseMessage] = []
+        self._chat: Sequence[BaseMessage] = []
         self._last: HumanMessage | None = None
 
     def __call__(self, state: ReActState) -> HumanMessage | None:

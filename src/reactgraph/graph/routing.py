@@ -74,7 +74,7 @@ def act_sends(state: ReActState, cfg: AgentConfig, registry: ToolRegistry, actio
     for a in actions:
         cached = cache.get(call_key(a["tool"], a["args"]))
         approve = cached is None and needs_approval(a, registry, cfg)
-        payload = {"action": a, "deadline": deadline, "cached": cached, "approve": approve}
+        payload: dict[str, Any] = {"action": a, "deadline": deadline, "cached": cached, "approve": approve}
         if any(a is b for b in agents):
             payload["delegation"] = {"started_at": state["started_at"], "tokens_left": tokens_left(state, cfg, len(agents))}
         sends.append(Send("act", payload))

@@ -75,9 +75,9 @@ def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int)
         if left <= cfg.token_budget / 4:
             parts.append(f"{max(0, left)} of {cfg.token_budget} tokens")
     if cfg.timeout_seconds is not None:
-        left = cfg.timeout_seconds - (now - state.get("started_at", now))
-        if left <= cfg.timeout_seconds / 4:
-            parts.append(f"{max(0.0, left):.0f}s of {cfg.timeout_seconds:g}s")
+        seconds_left = cfg.timeout_seconds - (now - state.get("started_at", now))
+        if seconds_left <= cfg.timeout_seconds / 4:
+            parts.append(f"{max(0.0, seconds_left):.0f}s of {cfg.timeout_seconds:g}s")
     return prompts.STATUS_TEMPLATE.format(status=", ".join(parts)) if parts else ""
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config
@@ -37,7 +37,7 @@ from reactgraph.graph.deps import outer_cancel
 from reactgraph.graph.middleware import hook_nodes
 from reactgraph.graph.runtime import RunContext
 from reactgraph.graph.stops import recursion_limit
-from reactgraph.state import Action, Outcome, iteration_of, tokens_used
+from reactgraph.state import Action, Outcome, TokenCount, iteration_of, tokens_used
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text
 from reactgraph.tools.execution import error_outcome, ok_outcome, prepare_args
@@ -88,7 +88,7 @@ class HandoffTool(AgentTool):
     args_schema: type[BaseModel] = Handoff
     return_direct: bool = True
 
-    def _run(self, note: str = "", **_: Any) -> str:
+    def _run(self, note: str = "", **_: Any) -> str:  # type: ignore[override]  # its args_schema (Handoff) names note
         """Outside a reactgraph run there is no conversation to hand over: the agent runs on the note."""
         return super()._run(note)
 
@@ -108,7 +108,7 @@ def delegate(
     tokens_left: int | None,
     cancelled: Callable[[], bool],
     user: Any = None,
-) -> tuple[Outcome, dict[str, Any] | None]:
+) -> tuple[Outcome, TokenCount | None]:
     """Run the sub-agent of ``entry`` on ``action``'s task as a subgraph of the current run (``cfg`` is the
     parent's run config, ``user`` its user context, which the child's tools see too): (the outcome — the child's
     answer, or an error saying what stopped it — with the child's trace; the child's token usage, None when it did
@@ -155,7 +155,7 @@ def delegate(
     content = cut(content, max_output_bytes)
     outcome: Outcome = ok_outcome(action, content) if ok else error_outcome(action, ErrorKind.EXECUTION_FAILED, content)
     outcome |= {"ran": True, "duration": time.perf_counter() - start, "trace": trace.model_dump(mode="json")}
-    return outcome, trace.total_tokens.model_dump()
+    return outcome, cast(TokenCount, trace.total_tokens.model_dump())
 
 
 def is_agent(registry: ToolRegistry, name: str, cfg: AgentConfig) -> bool:
@@ -169,7 +169,7 @@ def inherited_containment(parent: AgentConfig, registry: ToolRegistry, child: To
     stricter): the calls the parent would have asked about (``approve_tools``, or a parent tool's
     ``ToolPolicy(approve=True)``) of the tools the child has by the same name, ``tool_isolation='process'``, and
     no more of the environment than the parent's ``isolated_env``."""
-    gated = {name for name in registry.names() if registry.get(name).policy.approve}
+    gated = {name for name in registry.names() if registry[name].policy.approve}
     names = [n for n in child.names() if "*" in parent.approve_tools or n in parent.approve_tools or n in gated]
     inherited: dict[str, Any] = {"approve_tools": ("*",) if "*" in parent.approve_tools else tuple(names)}
     if parent.tool_isolation == "process":

@@ -5,7 +5,7 @@ new turn of the conversation resetting the run's fields (``fresh_turn``), and th
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
@@ -45,7 +45,7 @@ def folded(update: dict[str, Any]) -> dict[str, Any]:
     turn = dict(update.pop("current_turn"))
     for key, field in TURN_FIELDS.items():
         if key in update:
-            turn[field] = update.pop(key)  # type: ignore[literal-required]
+            turn[field] = update.pop(key)
     if (message := update.pop("turn_message", None)) is None:
         return update | {"current_turn": turn}
     return update | {"messages": [*update.get("messages", []), with_turn(message, turn)]}  # type: ignore[arg-type]
@@ -109,4 +109,4 @@ def fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActSt
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "tool_cache": Overwrite({}), "token_usage": {}}
     view = {**state, **{k: v for k, v in fresh.items() if not isinstance(v, Overwrite) and k != "messages"}, "steps": []}
-    return view, fresh
+    return cast(ReActState, view), fresh

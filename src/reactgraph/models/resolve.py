@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -76,7 +77,8 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
     from langchain.chat_models import init_chat_model
 
     options = {"temperature": cfg.temperature, "max_tokens": cfg.max_output_tokens}
-    return init_chat_model(spec, **{k: v for k, v in options.items() if v is not None})
+    given: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
+    return init_chat_model(spec, **given)
 
 
 def model_spec(name: str, *, timeout: float = 3.0) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from reactgraph.errors import missing_extra
 from reactgraph.persistence.base import (
@@ -72,6 +73,6 @@ def open_store(spec: Any) -> RunStore:
     if isinstance(spec, str | os.PathLike):
         return SqliteRunStore(Path(spec))
     if isinstance(spec, BaseCheckpointSaver):
-        path = saver_path(spec)
-        return SqliteRunStore(path, spec) if path is not None else RunStore(spec)
+        path = saver_path(spec)  # a SqliteSaver's file
+        return SqliteRunStore(path, spec) if isinstance(spec, SqliteSaver) and path is not None else RunStore(spec)
     raise TypeError(f"checkpointer must be a LangGraph saver, a file path, a postgresql:// URL or None, got {type(spec).__name__}")

@@ -23,6 +23,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
@@ -36,7 +37,7 @@ class LoopPool:
     """The pool of one loop, the connections it opened and the task that opens it."""
 
     loop: asyncio.AbstractEventLoop
-    pool: AsyncConnectionPool
+    pool: AsyncConnectionPool[Any]
     opening: asyncio.Task[None]
     connections: weakref.WeakSet[psycopg.AsyncConnection] = field(default_factory=weakref.WeakSet)
 
@@ -64,13 +65,13 @@ class LoopPools:
     """The async pools of one database, one per event loop (see the module). ``make_pool(configure)`` builds
     a pool, not opened, that calls ``configure`` on each new connection."""
 
-    def __init__(self, make_pool: Callable[..., AsyncConnectionPool], open_timeout: float) -> None:
+    def __init__(self, make_pool: Callable[..., AsyncConnectionPool[Any]], open_timeout: float) -> None:
         self.make_pool = make_pool
         self.open_timeout = open_timeout
         self._pools: dict[asyncio.AbstractEventLoop, LoopPool] = {}
         self._lock = threading.Lock()  # loops in several threads may open their pools at once
 
-    async def get(self) -> AsyncConnectionPool:
+    async def get(self) -> AsyncConnectionPool[Any]:
         """The running loop's pool, opened on the first call in this loop (psycopg and pool errors propagate)."""
         loop = asyncio.get_running_loop()
         with self._lock:

@@ -26,7 +26,7 @@ import psycopg
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from psycopg.rows import dict_row
+from psycopg.rows import DictRow, Row, dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
 from reactgraph.persistence.activity import Activity
@@ -49,7 +49,7 @@ KEEPALIVES = (
     "set_config('tcp_keepalives_count', '3', false)"
 )
 SETUP_POLL_SECONDS = 0.05  # how often a process waiting for another's setup looks again
-CONNECTION = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
+CONNECTION: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}  # what the savers expect
 CANCELS = "CREATE TABLE IF NOT EXISTS reactgraph_cancels (thread_id TEXT PRIMARY KEY, requested_at DOUBLE PRECISION NOT NULL)"
 RUNS = (  # persistence.activity: the runs being driven now, and the ones an exception ended
     "CREATE TABLE IF NOT EXISTS reactgraph_runs (thread_id TEXT PRIMARY KEY, state TEXT NOT NULL, question TEXT, "
@@ -85,7 +85,15 @@ def describe_error(url: str, exc: BaseException, run: str | None = None) -> str:
     return f"checkpoint database {redacted(url)}{of_run}: {what} ({type(exc).__name__}: {detail}); {advice}"
 
 
-def check_if_closed(conn: psycopg.Connection) -> None:
+def only_row(cursor: psycopg.Cursor[Row]) -> Row:
+    """The row of a query that gives one (a SELECT of values): psycopg types ``fetchone()`` as maybe none."""
+    row = cursor.fetchone()
+    if row is None:
+        raise psycopg.DataError("the query returned no row")
+    return row
+
+
+def check_if_closed(conn: psycopg.Connection[Any]) -> None:
     """The pools' test of a connection they hand out, without psycopg_pool's round trip (``check_connection``) each
     time: an idle connection has nothing to read unless the server ended it (a restart, an idle timeout: its last
     message and the end of the stream wait there) or sent a notice; then that round trip decides."""
@@ -93,7 +101,7 @@ def check_if_closed(conn: psycopg.Connection) -> None:
         ConnectionPool.check_connection(conn)
 
 
-async def acheck_if_closed(conn: psycopg.AsyncConnection) -> None:
+async def acheck_if_closed(conn: psycopg.AsyncConnection[Any]) -> None:
     """``check_if_closed`` for the async pools (procrastinate's too)."""
     if _readable(conn):
         await AsyncConnectionPool.check_connection(conn)
@@ -125,9 +133,11 @@ class PostgresRunStore(RunStore):
     def __init__(self, url: str) -> None:
         self.url = url
         with self.errors():
-            with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT, **CONNECTION) as conn:
+            with psycopg.connect(
+                url, connect_timeout=CONNECT_TIMEOUT, autocommit=True, prepare_threshold=0, row_factory=dict_row
+            ) as conn:  # CONNECTION
                 setup(conn)
-            pool = ConnectionPool(  # a connection the server closed is replaced when taken (``check_if_closed``)
+            pool: ConnectionPool[psycopg.Connection[DictRow]] = ConnectionPool(  # a connection the server closed is replaced when taken (``check_if_closed``)
                 url, min_size=1, max_size=POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
                 timeout=CONNECT_TIMEOUT, check=check_if_closed, open=True, name="reactgraph",
             )
@@ -145,7 +155,9 @@ class PostgresRunStore(RunStore):
             pool = await self.async_pools.get()
         yield AsyncPostgresSaver(pool)
 
-    def _async_pool(self, configure: Callable[[psycopg.AsyncConnection], Awaitable[None]]) -> AsyncConnectionPool:
+    def _async_pool(
+        self, configure: Callable[[psycopg.AsyncConnection[Any]], Awaitable[None]]
+    ) -> AsyncConnectionPool[psycopg.AsyncConnection[DictRow]]:
         """A loop's async pool, not opened yet, calling ``configure`` on each new connection."""
         return AsyncConnectionPool(
             self.url, min_size=1, max_size=ASYNC_POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
@@ -196,7 +208,7 @@ class PostgresRunStore(RunStore):
             conn = psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT, autocommit=True)
             try:
                 conn.execute(KEEPALIVES)
-                got = conn.execute(f"SELECT pg_try_advisory_lock({THREAD_LOCK})", (thread_id,)).fetchone()[0]
+                got = only_row(conn.execute(f"SELECT pg_try_advisory_lock({THREAD_LOCK})", (thread_id,)))[0]
             except BaseException:
                 conn.close()
                 raise
@@ -216,7 +228,7 @@ class PostgresRunStore(RunStore):
             except BaseException:
                 await conn.close()
                 raise
-        if row[0] == "false":
+        if row is None or row[0] == "false":
             await conn.close()
             raise busy(thread_id, f"another process or agent on {self.name}")
         return AdvisoryHold(conn, thread_id)
@@ -301,12 +313,12 @@ class AdvisoryHold(Hold):
             await self.conn.close()
 
 
-def setup(conn: psycopg.Connection) -> None:
+def setup(conn: psycopg.Connection[DictRow]) -> None:
     """Create LangGraph's checkpoint tables (its migrations) and ours, one process at a time; nothing when
     they are there. The lock is tried, not waited for: a session waiting on it would hold back the
     migrations' CREATE INDEX CONCURRENTLY of the session that has it (a deadlock)."""
     while not _set_up(conn):
-        if conn.execute(f"SELECT pg_try_advisory_lock({KIND_LOCK}) AS got", (SETUP, "tables")).fetchone()["got"]:
+        if only_row(conn.execute(f"SELECT pg_try_advisory_lock({KIND_LOCK}) AS got", (SETUP, "tables")))["got"]:
             try:
                 PostgresSaver(conn).setup()
                 conn.execute(CANCELS)
@@ -317,13 +329,13 @@ def setup(conn: psycopg.Connection) -> None:
             time.sleep(SETUP_POLL_SECONDS)
 
 
-def _set_up(conn: psycopg.Connection) -> bool:
+def _set_up(conn: psycopg.Connection[DictRow]) -> bool:
     """Whether every table is there, at LangGraph's latest migration (or a later version's)."""
-    found = conn.execute(
+    found = only_row(conn.execute(
         "SELECT to_regclass('reactgraph_cancels') IS NOT NULL AND to_regclass('reactgraph_runs') IS NOT NULL AS ours, "
         "to_regclass('checkpoint_migrations') IS NOT NULL AS theirs"
-    ).fetchone()
+    ))
     if not (found["ours"] and found["theirs"]):
         return False
-    latest = conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+    latest = only_row(conn.execute("SELECT max(v) AS v FROM checkpoint_migrations"))["v"]
     return latest is not None and latest >= len(PostgresSaver.MIGRATIONS) - 1

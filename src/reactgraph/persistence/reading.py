@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
 from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel
@@ -19,7 +20,7 @@ from reactgraph.answers.waiting import pending_approvals, question_of, waiting_r
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import DECODE_ERRORS, CheckpointStoreError, RunNotFoundError
 from reactgraph.persistence.replay import LoadedThread, collector_paused
-from reactgraph.state import current_turn, iteration_of, tokens_used
+from reactgraph.state import ReActState, current_turn, iteration_of, tokens_used
 
 
 class ForkError(ValueError):
@@ -208,7 +209,7 @@ def list_runs(
 
 
 def history(
-    graph: Any, thread_id: str, turn_of: Callable[[dict[str, Any], list[str]], int] | None = None
+    graph: Any, thread_id: str, turn_of: Callable[[ReActState, list[str]], int] | None = None
 ) -> list[HistoryEntry]:
     """The state after each super-step of the run's current branch, oldest first; ``turn_of`` (given each entry's
     values and next nodes, oldest first) names the entry's turn.
@@ -223,7 +224,7 @@ def history(
 
 
 def _history(
-    graph: Any, thread_id: str, turn_of: Callable[[dict[str, Any], list[str]], int] | None
+    graph: Any, thread_id: str, turn_of: Callable[[ReActState, list[str]], int] | None
 ) -> list[HistoryEntry]:
     loaded = LoadedThread.read(graph.checkpointer, thread_id, graph.channels)
     branch = loaded.branch()
@@ -264,7 +265,7 @@ class Step(NamedTuple):
     tasks: set[str]  # the names of the tasks that run from it
     next: list[str]
     created_at: str | None
-    values: dict[str, Any]
+    values: ReActState
 
     @classmethod
     def of(cls, snapshot: Any) -> Step:
@@ -299,7 +300,7 @@ def turn_end(entries: list[HistoryEntry], turn: int) -> HistoryEntry:
     return ended[-1]
 
 
-def thread_config(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+def thread_config(thread_id: str, checkpoint_id: str | None = None) -> RunnableConfig:
     configurable = {"thread_id": thread_id} | ({"checkpoint_id": checkpoint_id} if checkpoint_id else {})
     return {"configurable": configurable}
 
@@ -322,7 +323,9 @@ def format_trace(
     continue it), failed (its error), queued; ``result`` is None for a run without a checkpoint yet."""
     ended = run is None or run.status in ("finished", "waiting")
     if fmt == "json":
-        data = result.model_dump(mode="json") if result is not None else {"thread_id": run.thread_id, "question": run.question}
+        data: dict[str, Any] = (
+            result.model_dump(mode="json") if result is not None else {"thread_id": _given(run).thread_id, "question": _given(run).question}
+        )
         if not ended:
             data["termination_reason"] = None
         data |= {"earlier_turns": [t.model_dump(mode="json") for t in earlier]}
@@ -337,8 +340,8 @@ def format_trace(
             last = ConversationTurn.from_result(result)
             lines = ([f"Turn {last.turn}"] if earlier else []) + _text(last.question, last.trace, last.reason.value, last.detail)
         else:
-            lines = [f"Question: {run.question}", ""]
-        if not ended:
+            lines = [f"Question: {_given(run).question}", ""]
+        if run is not None and not ended:
             lines[-1] = standing(run)
         turns.append(lines)
         return "\n\n".join("\n".join(filter(None, lines)) for lines in turns)
@@ -359,9 +362,17 @@ def _text(question: str, trace: ReActTrace, reason: str, detail: str) -> list[st
     return [f"Question: {question}", trace.scratchpad(), f"[{reason}] {detail}".rstrip()]
 
 
+def _given(run: RunInfo | None) -> RunInfo:
+    """``run``, which a trace without a result needs (ValueError without it)."""
+    if run is None:
+        raise ValueError("a trace without a result needs the run (run=)")
+    return run
+
+
 def _markdown(result: ReActResult | None, earlier: Sequence[ConversationTurn], run: RunInfo | None = None) -> str:
     """The trace as Markdown; with ``run``, a run that has not ended: its steps so far and where it stands."""
     if result is None:
+        run = _given(run)
         return f"# Run {run.thread_id}\n\n**Question:** {run.question}\n\n- status: {standing(run)}\n"
     lines = [f"# Run {result.thread_id}", ""]
     for turn in earlier:

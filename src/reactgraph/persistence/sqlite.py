@@ -180,11 +180,12 @@ class CheckpointFile(SqliteSaver):
     def __init__(self, conn: sqlite3.Connection, path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
         super().__init__(conn)
         self.path, self.busy_timeout = path, busy_timeout
-        self.lock = WaitOnce(self.lock, conn, busy_timeout)
+        self.lock = WaitOnce(self.lock, conn, busy_timeout)  # type: ignore[assignment]  # used as the lock is: with
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         with decoding(self.path, config):
-            return checked(super().get_tuple(config))
+            item = super().get_tuple(config)
+            return checked(item) if item is not None else None
 
     def list(self, config: RunnableConfig | None, **options: Any) -> Iterator[CheckpointTuple]:
         with decoding(self.path, config):
@@ -202,11 +203,12 @@ class AsyncCheckpointFile(AsyncSqliteSaver):
     def __init__(self, conn: aiosqlite.Connection, path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
         super().__init__(conn)
         self.path, self.busy_timeout = path, busy_timeout
-        self.lock = WaitOnce(self.lock, conn, busy_timeout)
+        self.lock = WaitOnce(self.lock, conn, busy_timeout)  # type: ignore[assignment]  # used as the lock is: with
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         with decoding(self.path, config):
-            return checked(await super().aget_tuple(config))
+            item = await super().aget_tuple(config)
+            return checked(item) if item is not None else None
 
     async def alist(self, config: RunnableConfig | None, **options: Any) -> AsyncIterator[CheckpointTuple]:
         with decoding(self.path, config):
@@ -228,10 +230,8 @@ def decoding(path: Path, config: RunnableConfig | None) -> Iterator[None]:
         raise CheckpointStoreError(describe_error(path, exc, run)) from exc
 
 
-def checked(item: CheckpointTuple | None) -> CheckpointTuple | None:
+def checked(item: CheckpointTuple) -> CheckpointTuple:
     """``item`` if its decoded columns have the shape LangGraph wrote, else ValueError saying which does not."""
-    if item is None:
-        return None
     checkpoint = item.checkpoint
     if not isinstance(checkpoint, dict) or not all(
         isinstance(checkpoint.get(key), dict) for key in ("channel_values", "channel_versions", "versions_seen")
@@ -330,6 +330,8 @@ class SqliteRunStore(RunStore):
         "owner TEXT NOT NULL, since REAL NOT NULL, error TEXT)"
     )
 
+    saver: SqliteSaver
+
     def __init__(self, path: Path, saver: SqliteSaver | None = None) -> None:
         self.path, self._owned = Path(path), saver is None
         super().__init__(saver if saver is not None else sqlite_saver(path))
@@ -356,11 +358,15 @@ class SqliteRunStore(RunStore):
         async with async_sqlite_saver(self.path, self.busy_timeout) as saver:
             yield saver
 
-    def errors(self, run: str | None = None):
-        return store_errors(self.path, (sqlite3.Error,), run)
+    @contextmanager
+    def errors(self, run: str | None = None) -> Iterator[None]:
+        with store_errors(self.path, (sqlite3.Error,), run):
+            yield
 
-    def reading(self, run: str | None = None):
-        return reading_run(self.path, run)
+    @contextmanager
+    def reading(self, run: str | None = None) -> Iterator[None]:
+        with reading_run(self.path, run):
+            yield
 
     def request_cancel(self, thread_id: str | None) -> None:
         self._write(

@@ -6,6 +6,7 @@ knows when to drop what it holds; a change (read, merge, write) holds the playbo
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import threading
@@ -148,7 +149,7 @@ class Playbook:
         item = self.store.get(self._meta_ns, "version")
         return str(item.value["version"]) if item else ""
 
-    def retrieve(self, question: str, k: int, tools: Iterable[str] | None = None) -> list[Bullet]:
+    def retrieve(self, question: str, k: int, tools: Iterable[str] | None = None) -> builtins.list[Bullet]:
         """The ``k`` bullets for ``question`` whose tools the run offers: by the store's semantic
         index when it has one (embeddings configured; a similarity above 0), else by shared words."""
         tools = None if tools is None else set(tools)
@@ -157,7 +158,7 @@ class Playbook:
             return [b for b in (Bullet.model_validate(i.value) for i in items) if usable(b, tools)][:k]
         return rank_lexical(question, [b for b in self.list() if usable(b, tools)], k)
 
-    def prompt_block(self, question: str, k: int, max_tokens: int, tools: Iterable[str] | None = None) -> tuple[str, list[str]]:
+    def prompt_block(self, question: str, k: int, max_tokens: int, tools: Iterable[str] | None = None) -> tuple[str, builtins.list[str]]:
         """The 'Strategies from earlier runs' block for ``question`` and the ids of its bullets."""
         return block(self.retrieve(question, k, tools), max_tokens)
 
@@ -193,7 +194,7 @@ class Playbook:
         """Merges the bullets of an ``export_json`` text; returns how many it read."""
         try:
             data = json.loads(text)
-            bullets = TypeAdapter(list[Bullet]).validate_python(data["bullets"] if isinstance(data, dict) else data)
+            bullets = TypeAdapter(builtins.list[Bullet]).validate_python(data["bullets"] if isinstance(data, dict) else data)
         except RecursionError:
             raise PlaybookError("not a playbook export: nested too deep to read") from None
         except (ValueError, KeyError, TypeError) as exc:  # bad JSON, a number past Python's digit limit, bad bullets
@@ -201,7 +202,7 @@ class Playbook:
         self.merge(bullets)
         return len(bullets)
 
-    def merge(self, new: list[Bullet], shown: Sequence[str] = (), source: str = "", good: bool | None = None) -> list[Bullet]:
+    def merge(self, new: builtins.list[Bullet], shown: Sequence[str] = (), source: str = "", good: bool | None = None) -> builtins.list[Bullet]:
         """Merges ``new`` bullets, counts the run ``source`` for (``good``) or against the ``shown``
         bullets, retires what hurts and what passes ``max_bullets``: one batch. Returns the stored
         bullets ``new`` became."""
@@ -223,7 +224,7 @@ class Playbook:
             self._write([bullets[i] for i in changed - gone], sorted(gone))
             return out
 
-    def learn(self, state: dict[str, Any], source: str) -> list[Bullet]:
+    def learn(self, state: dict[str, Any], source: str) -> builtins.list[Bullet]:
         """What a finished run's state teaches (``reflector.reflect``), merged; the bullets it was
         shown (``state['playbook']``) counted for or against by how it ended."""
         question, steps, reason, detail, iterations = reflect_state(state)
@@ -237,8 +238,8 @@ class Playbook:
         """Waits for the model-written lessons still being written; True when none is left."""
         return self.lessons.wait(timeout)
 
-    def _write(self, put: list[Bullet], delete: Sequence[str]) -> None:
-        ops: list[Any] = [PutOp(self._bullets_ns, b.id, b.model_dump(mode="json")) for b in put]
+    def _write(self, put: builtins.list[Bullet], delete: Sequence[str]) -> None:
+        ops: builtins.list[Any] = [PutOp(self._bullets_ns, b.id, b.model_dump(mode="json")) for b in put]
         ops += [PutOp(self._bullets_ns, i, None) for i in delete]
         if not ops:
             return

@@ -64,7 +64,8 @@ def line_of(bullet: Bullet) -> str:
 def block(bullets: list[Bullet], max_tokens: int) -> tuple[str, list[str]]:
     """The prompt block and the ids of the bullets in it: strategies, pitfalls, observations, in that
     order, as many as fit in ``max_tokens`` ('' and [] when none does)."""
-    text, ids = prompts.PLAYBOOK_HEADER, []
+    text = prompts.PLAYBOOK_HEADER
+    ids: list[str] = []
     for bullet in sorted(bullets, key=lambda b: KINDS.index(kind_of(b))):
         candidate = f"{text}\n{line_of(bullet)}"
         if count_tokens(candidate) <= max_tokens:

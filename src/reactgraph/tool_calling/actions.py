@@ -85,8 +85,9 @@ def several_calls(line: str, ctx: ReadContext) -> list[Action] | None:
         pos = end
     if len(segments) < 2:
         return None
-    calls = [action_line(written, None, ctx) for written in segments]
-    if any(isinstance(call, str) for call in calls):  # a Finish among calls: not a set of calls
+    read = [action_line(written, None, ctx) for written in segments]
+    calls = [call for call in read if not isinstance(call, str)]
+    if len(calls) < len(read):  # a Finish among calls: not a set of calls
         return None
     return [keep_written(call, written) for call, written in zip(calls, segments, strict=True)]
 

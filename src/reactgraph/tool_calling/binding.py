@@ -55,9 +55,10 @@ def named_inputs(raw: str, params: Sequence[str]) -> dict[str, str] | None:
     names = "|".join(re.escape(p) for p in params)
     parts = re.split(rf",\s*(?=(?:{names})\s*[=:])", raw.strip())  # a comma inside a value stays
     pairs = [re.fullmatch(r"(\w+)\s*[=:]\s*(.*)", part.strip(), re.DOTALL) for part in parts]
-    if not pairs or not all(m and m.group(1) in params for m in pairs):
+    named = [m for m in pairs if m and m.group(1) in params]
+    if not pairs or len(named) < len(pairs):
         return None
-    return {m.group(1): unquote(m.group(2).strip()) for m in pairs}
+    return {m.group(1): unquote(m.group(2).strip()) for m in named}
 
 
 def positional_inputs(raw: str) -> list[str]:

@@ -88,7 +88,7 @@ def _is_definition(value: Any) -> bool:
     """A tool definition (a JSON schema of arguments), as models copy them from their prompt: not a call."""
     if not isinstance(value, dict):
         return False
-    inner = value.get("function") if isinstance(value.get("function"), dict) else value
+    inner: dict[str, Any] = value["function"] if isinstance(value.get("function"), dict) else value
     schema = inner.get("parameters")
     return "arguments" not in inner and isinstance(schema, dict) and ("properties" in schema or schema.get("type") == "object")
 
@@ -117,7 +117,7 @@ def _call_from_object(obj: dict[str, Any], ctx: ReadContext) -> Action | str | N
     has_args = any(k in obj for k in ARGS_KEYS)
     if name is None or not (has_args or ctx.find(name)):
         return None  # plain data, not a call
-    raw = next((obj[k] for k in ARGS_KEYS if k in obj), {})
+    raw: Any = next((obj[k] for k in ARGS_KEYS if k in obj), {})
     if isinstance(raw, str) and raw.strip().startswith(("{", "[")) and (decoded := loads_lenient(raw)) is not None:
         raw = decoded
     if name.strip().lower() in FINISH_VERBS and ctx.find(name) is None:
@@ -214,7 +214,8 @@ def through_last_call(text: str, tools: Sequence[str]) -> str:
         return text
     end = text.find("\n", ends[-1])
     end = len(text) if end < 0 else end + 1
-    return (text[:end] + CLOSERS.match(text, end).group(0)).rstrip()
+    closers = CLOSERS.match(text, end)  # it matches the empty string too
+    return (text[:end] + (closers.group(0) if closers else "")).rstrip()
 
 
 def span_bounds(text: str) -> list[tuple[int, int]]:

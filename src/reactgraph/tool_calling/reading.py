@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -146,6 +146,7 @@ def argument_problem(value: Any, depth: int = 0) -> str | None:
         return None if math.isfinite(value) else "hold a value that is not a finite number (NaN or Infinity)"
     if isinstance(value, int):
         return None if -(2**63) <= value < 2**64 else "hold a number too large for 64 bits (write it as a string)"
+    items: Iterable[Any]
     if isinstance(value, (list, tuple)):
         items = value
     elif isinstance(value, dict):

@@ -43,8 +43,9 @@ def disabled_message(tool: str, cfg: AgentConfig) -> str:
 
 def refused(actions: Sequence[Action], disabled: set[str], cfg: AgentConfig) -> list[Action]:
     """``actions``, each call of a disabled tool refused with ``disabled_message`` (a model may still name one)."""
-    refusal = {"rejection_kind": ErrorKind.DISABLED.value}
     return [
-        {**a, **refusal, "rejection": disabled_message(a["tool"], cfg)} if runs(a) and a.get("tool") in disabled else a
+        {**a, "rejection_kind": ErrorKind.DISABLED.value, "rejection": disabled_message(a["tool"], cfg)}
+        if runs(a) and a.get("tool") in disabled
+        else a
         for a in actions
     ]

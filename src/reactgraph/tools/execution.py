@@ -136,7 +136,7 @@ def execute(
     offered = registry.select(cfg.tools, strict=False)
     entry = registry.get(action["tool"]) if action["tool"] in offered else None
     if entry is None:
-        specs = tool_specs(registry.get(name).tool for name in offered)
+        specs = tool_specs(registry[name].tool for name in offered)
         return error_outcome(action, ErrorKind.TOOL_NOT_FOUND, error_text(ErrorKind.TOOL_NOT_FOUND, problem=unknown_tool(action["tool"], specs)))
     try:
         args = prepare_args(entry, action["args"], registry)

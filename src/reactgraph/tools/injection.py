@@ -18,6 +18,7 @@ import pickle
 import threading
 from typing import Any, NamedTuple
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolCallId
 from langchain_core.tools.base import _is_injected_arg_type, get_all_basemodel_annotations
 from langgraph.prebuilt import ToolNode, ToolRuntime
@@ -107,7 +108,8 @@ def tool_input(tool: BaseTool, args: dict[str, Any], call_id: str, runtime: Tool
 def task_state(config: Any) -> Any:
     """The graph's state as the node task running now reads it (ToolNode's own reading: a ``Send`` task, such as a
     tool call's, is handed its payload, not the state)."""
-    return _NODE._extract_state([{"name": "", "args": {}, "id": "", "type": "tool_call"}], config)
+    # ToolNode takes a list of tool calls too; its private method's annotation names messages only
+    return _NODE._extract_state([{"name": "", "args": {}, "id": "", "type": "tool_call"}], config)  # type: ignore[list-item]
 
 
 def for_worker(tool: BaseTool, call_id: str, runtime: ToolRuntime | None) -> tuple[bytes | None, str | None]:
@@ -150,10 +152,10 @@ def for_worker(tool: BaseTool, call_id: str, runtime: ToolRuntime | None) -> tup
     return pickled, call_id if as_tool_call(tool) else None
 
 
-def plain_config(config: Any) -> dict[str, Any]:
+def plain_config(config: Any) -> RunnableConfig:
     """The plain data of a call's config (its thread, tags, metadata), without what lives in the agent's process."""
     configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__")}
-    plain = {"configurable": configurable, "tags": list(config.get("tags") or []), "metadata": dict(config.get("metadata") or {})}
+    plain: RunnableConfig = {"configurable": configurable, "tags": list(config.get("tags") or []), "metadata": dict(config.get("metadata") or {})}
     try:
         pickle.dumps(plain)
     except Exception:

@@ -117,7 +117,8 @@ async def aload_mcp_tools(
     log = Path(stderr) if stderr is not None and os.name == "posix" else None
     if log is not None:
         connections = {name: _logged(name, connection, log, addresses[name]) for name, connection in connections.items()}
-    client = MultiServerMCPClient(connections, handle_tool_errors=False)  # an error result raises, not returns
+    # an error result raises, not returns; the connections are the adapter's Connection dicts (mcp_connections checks them)
+    client = MultiServerMCPClient(connections, handle_tool_errors=False)  # type: ignore[arg-type]
     tasks = [asyncio.ensure_future(client.get_tools(server_name=name)) for name in connections]
     await asyncio.wait(tasks, timeout=timeout)
     loaded: list[Any] = []

@@ -97,7 +97,7 @@ class ToolPolicy(BaseModel):
     def resolve(self, cfg: AgentConfig) -> ExecutionPolicy:
         """The concrete policy for a run: this tool's settings over the run's config."""
 
-        def pick(own: object, default: object) -> object:
+        def pick(own: float | None, default: float) -> float:
             return default if own is None else own
 
         errors = self.retryable_errors

@@ -61,7 +61,7 @@ def _with_metadata(tool: BaseTool, name: str, meta: ToolMetadata) -> BaseTool:
             )
         schema = tool.args_schema
         if isinstance(schema, type) and issubclass(schema, BaseModel):
-            fields = {
+            fields: dict[str, Any] = {
                 p: (schema.model_fields[p].annotation, FieldInfo.merge_field_infos(schema.model_fields[p], description=text))
                 for p, text in meta.parameters.items()
             }
@@ -184,6 +184,10 @@ class ToolRegistry:
     def get(self, name: str) -> RegisteredTool | None:
         return self._tools.get(name)
 
+    def __getitem__(self, name: str) -> RegisteredTool:
+        """The registered tool ``name`` (KeyError when there is none): for names the registry gave."""
+        return self._tools[name]
+
     def list(self, category: str | None = None) -> builtins.list[RegisteredTool]:
         """Registered tools in registration order, optionally of one category."""
         return [t for t in self._tools.values() if category is None or t.category == category]
@@ -221,7 +225,8 @@ class ToolRegistry:
                 "approve_tools: " + "; ".join(f"no tool named {n!r}{did_you_mean(n, reachable)}" for n in unknown)
                 + f"; available: {', '.join(dict.fromkeys([*self._tools, *sorted(reachable)])) or 'none'}"
             )
-        problems, modules = [], []
+        problems: builtins.list[str] = []
+        modules: builtins.list[str] = []
         for entry in (self._tools[name] for name in offered):
             if entry.policy.isolation_in(config.tool_isolation) == "process":
                 try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -80,7 +81,7 @@ class Replies(BaseCallbackHandler):
             reply: dict[str, Any] = {"text": generation.text, "tool_calls": []}
             if isinstance(generation, ChatGeneration) and isinstance(generation.message, AIMessage):
                 message = generation.message
-                usage = message.usage_metadata or {}
+                usage: Mapping[str, Any] = message.usage_metadata or {}
                 reply = {
                     "text": message.text,
                     "tool_calls": [{"name": c["name"], "args": c["args"]} for c in message.tool_calls],

@@ -26,11 +26,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from reactgraph.agent import ReActAgent
-from reactgraph.answers.result import ReActStep
+from reactgraph.answers.result import ReActResult, ReActStep
 from reactgraph.config import AgentConfig, ConfigError
 from reactgraph.evaluation.bfcl.bare import run_bare
 from reactgraph.evaluation.bfcl.calls import Replies, ServerLog
@@ -93,6 +93,7 @@ def _reactgraph(
         result = agent.run(entry.question, callbacks=[replies])
     except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
         return _crashed(exc)
+    assert isinstance(result, ReActResult)  # output_mode is "full"
     steps = result.trace.steps
     executed = next((s for s in steps if ran_a_call(s)), None)
     ran = {o.call_id for o in executed.observations if o.status == "ok"} if executed else set()
@@ -132,7 +133,7 @@ def _peer(
         "first_reply_calls": [_call(c["name"], c["args"], names) for c in first],
         "answer": None if calls else answer,
         "reason": "error" if reason == "error" else ("custom" if calls else reason),
-        "tokens": sum((m.usage_metadata or {}).get("total_tokens", 0) for m in messages if isinstance(m, AIMessage)),
+        "tokens": sum(m.usage_metadata.get("total_tokens", 0) for m in messages if isinstance(m, AIMessage) and m.usage_metadata),
         "error": detail if reason == "error" else "",
     }
 
@@ -183,6 +184,7 @@ def _reactgraph_turns(
                 result = agent.run(question, thread_id=session.name, callbacks=[replies])
             except Exception as exc:  # noqa: BLE001 — a crash is a measured outcome here
                 return turns, _crashed(exc)["error"]
+            assert isinstance(result, ReActResult)  # output_mode is "full"
             reason = result.termination_reason.value
             tokens = result.token_usage.total_tokens
             turns.append({"replies": replies.replies, "answer": result.final_answer, "reason": reason, "tokens": tokens})
@@ -205,7 +207,7 @@ def _peer_turns(
         )
         if reason == "error":
             return turns, detail
-        tokens = sum((m.usage_metadata or {}).get("total_tokens", 0) for m in messages[seen:] if isinstance(m, AIMessage))
+        tokens = sum(m.usage_metadata.get("total_tokens", 0) for m in messages[seen:] if isinstance(m, AIMessage) and m.usage_metadata)
         seen = len(messages)
         turns.append({"replies": replies.replies, "answer": answer, "reason": reason, "tokens": tokens})
         if reason == "max_iterations":  # the recursion limit: a reply with calls after BFCL's step limit
@@ -213,7 +215,7 @@ def _peer_turns(
     return turns, ""
 
 
-def _executed(messages: list[BaseMessage]) -> list[dict[str, Any]]:
+def _executed(messages: list[BaseMessage]) -> list[ToolCall]:
     """The tool calls of the first AI message some of whose calls ran (their tool message is no error)."""
     ok = {m.tool_call_id for m in messages if isinstance(m, ToolMessage) and m.status != "error"}
     for message in messages:

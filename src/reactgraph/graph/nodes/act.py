@@ -91,8 +91,8 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             question = str(action["args"].get("question", "")).strip() or "(the model asked without a question)"
             answer = reply["text"] if reply else human.ask(question, action["id"])
             return reported(ok_outcome(action, f"The user answered: {answer}"), cfg)
-        if payload.get("cached") is not None:
-            return reported(ok_outcome(action, payload["cached"], cached=True), cfg)
+        if (cached := payload.get("cached")) is not None:
+            return reported(ok_outcome(action, cached, cached=True), cfg)
         thread_id = current_thread()
         commanded: dict[str, Any] = {}
         decided: dict[str, approval.Decision] = {}  # by call: a handler run again (a retry) is not asked again
@@ -134,7 +134,7 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
                 with slots.hold(thread_id, cfg.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
                     if delegated is not None:
                         return delegate(
-                            deps.registry.get(action["tool"]), action, deps.registry, cfg, deadline=payload["deadline"],
+                            deps.registry[action["tool"]], action, deps.registry, cfg, deadline=payload["deadline"],
                             tokens_left=delegated["tokens_left"], cancelled=cancelled, user=deps.user_context(),
                         )
                     runtime = runtime_of(deps, action)
@@ -209,7 +209,7 @@ def through_middleware(
     try:
         result: ToolMessage | Command | None = tool_call(wrapping, request, call)
     except ToolCallFailed as failed:
-        return failed.outcome | {"middleware": names, "retries": retried(failed.outcome, runs)}, runs[-1][2], {}
+        return {**failed.outcome, "middleware": names, "retries": retried(failed.outcome, runs)}, runs[-1][2], {}
     update: dict[str, Any] = {}
     if isinstance(result, Command):
         update = hook_update(result, f"{names[0]}.wrap_tool_call")
@@ -226,12 +226,12 @@ def through_middleware(
         outcome = (last or error_outcome(action, ErrorKind.EXECUTION_FAILED, result.text)) | {"status": "error", "content": result.text}
     else:
         outcome = (last or ok_outcome(action, result.text)) | {"status": "ok", "error_kind": None, "content": result.text}
-    return outcome | {"middleware": names, "retries": retried(outcome, runs)}, runs[-1][2] if runs else None, update
+    return {**outcome, "middleware": names, "retries": retried(outcome, runs)}, runs[-1][2] if runs else None, update
 
 
 def offered(deps: NodeDeps) -> list[BaseTool]:
     """The tools of the run (a ToolRuntime's ``tools``)."""
-    return [deps.registry.get(name).tool for name in deps.registry.select(deps.run_config().tools, strict=False)]
+    return [deps.registry[name].tool for name in deps.registry.select(deps.run_config().tools, strict=False)]
 
 
 def runtime_of(deps: NodeDeps, action: Action) -> ToolRuntime | None:
@@ -298,6 +298,6 @@ def turn_outcomes(state: ReActState) -> list[Outcome]:
     for action in sorted(current_turn(state).get("actions") or [], key=lambda a: a["index"]):
         if not action.get("tool"):
             outcomes.append(rejected(action))
-        elif (message := results.get(action["id"])) is not None:
-            outcomes.append(ok_outcome(action, "") | outcome_of(message))  # a hand-written result: no run, no retries
+        elif (written := results.get(action["id"])) is not None:
+            outcomes.append(ok_outcome(action, "") | outcome_of(written))  # a hand-written result: no run, no retries
     return outcomes

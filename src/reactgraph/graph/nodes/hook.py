@@ -17,7 +17,6 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_messages
-from langgraph.graph.message import add_messages
 
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.conversation import is_new_turn, last_human
@@ -25,12 +24,21 @@ from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, can_jump_to, hook_update, node_name
 from reactgraph.graph.runtime import middleware_runtime
 from reactgraph.graph.turns import started_turn
-from reactgraph.state import ReActState, TerminationReason, checked_query, current_turn, iteration_of, stopped
+from reactgraph.state import (
+    Action,
+    ReActState,
+    TerminationReason,
+    checked_query,
+    current_turn,
+    iteration_of,
+    message_lists_added,
+    stopped,
+)
 
 QUERY_MESSAGE = "question-query"  # the id of the human message a query is shown to a hook as
 
 
-def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callable[[ReActState], dict[str, Any]]]:
+def make_hook(m: AgentMiddleware, hook: HookName) -> Callable[[NodeDeps], Callable[..., dict[str, Any]]]:
     """The node factory of ``m``'s ``hook`` (a NodeFactory, as ``make_think`` is)."""
     name = node_name(m, hook)
     jumps = can_jump_to(m, hook)
@@ -92,7 +100,7 @@ def changed_messages(state: ReActState, messages: list[BaseMessage]) -> list[Bas
     return [m for m in messages if m.id != QUERY_MESSAGE and (m.id not in old or old[m.id] != m)]
 
 
-def blocked(state: ReActState, messages: list[BaseMessage]) -> tuple[list[BaseMessage], list[dict[str, Any]]]:
+def blocked(state: ReActState, messages: list[BaseMessage]) -> tuple[list[BaseMessage], list[Action]]:
     """(the messages without the ToolMessages that answer the turn's pending calls, the pending calls with those
     answers as rejections: act reports them, and writes the ToolMessage, instead of running the call)."""
     pending = current_turn(state).get("actions") or []
@@ -100,7 +108,7 @@ def blocked(state: ReActState, messages: list[BaseMessage]) -> tuple[list[BaseMe
     ids = {a.get("id") for a in pending if a.get("tool")}
     if not ids & set(answers):
         return messages, []
-    actions = [
+    actions: list[Action] = [
         {**a, "rejection_kind": ErrorKind.REJECTED.value, "rejection": answers[a["id"]].text} if a.get("id") in answers else a
         for a in pending
     ]
@@ -114,7 +122,7 @@ def kept_turn(state: ReActState, update: dict[str, Any]) -> dict[str, Any]:
     if "current_turn" in update:
         return {}
     record = current_turn(state)
-    chat = add_messages(list(state.get("messages") or []), update["messages"])
+    chat = message_lists_added(list(state.get("messages") or []), update["messages"])
     return {} if current_turn({**state, "messages": chat}) == record else {"current_turn": record}
 
 
@@ -123,7 +131,7 @@ def ended(deps: NodeDeps, state: ReActState, update: dict[str, Any], name: str, 
     it has its question). A stop the model already made (its answer) stands."""
     if is_new_turn(state):
         cfg = deps.run_config()
-        chat = add_messages(list(state.get("messages") or []), update.get("messages", []))
+        chat = message_lists_added(list(state.get("messages") or []), update.get("messages", []))
         state, fresh = started_turn({**state, **update, "messages": chat}, time.time(), cfg)  # type: ignore[typeddict-item]
         update = update | fresh | {"messages": [*fresh.get("messages", []), *update.get("messages", [])]}
     elif state.get("termination"):

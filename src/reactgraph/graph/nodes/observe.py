@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 from langgraph.types import Overwrite
 
@@ -107,7 +107,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             if o.get("failures") and o.get("error_kind") != ErrorKind.UNVERIFIED_ANSWER:  # a check asked for is no failure
                 errors.append(_error_entry(o, now))
             kept = ("call_id", "tool", "status", "error_kind", "duration", "retries", "cached", "trace", "middleware", "value")
-            observations.append({k: o[k] for k in kept if o.get(k) is not None} | {"content": content, "truncated": cut})
+            fields: Mapping[str, Any] = o
+            observations.append({k: fields[k] for k in kept if fields.get(k) is not None} | {"content": content, "truncated": cut})
         stall = stall_signals(stats.get("stall") or {}, outcomes)
         if tripped:  # a tool was just disabled: the model gets a turn to react before repeats count again
             stall |= {"action_repeats": 1, "observation_repeats": 1}
@@ -143,7 +144,7 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             update["hooks"] = Overwrite([])
         if ended := direct_end(outcomes):  # the tools answered: the run's end, before any stop rule
             return update | ended
-        view = Observed(**{**state, **asked, "steps": [*(state.get("steps") or []), record | {"stats": stats}], "current_turn": turn})
+        view = cast(Observed, {**state, **asked, "steps": [*(state.get("steps") or []), record | {"stats": stats}], "current_turn": turn})
         termination = stop_reason(view, cfg, now)
         if found and termination is not None and termination["reason"] == TerminationReason.CUSTOM:
             update["final_answer"] = step.observation  # what the step the callback stopped at found

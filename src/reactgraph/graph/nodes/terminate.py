@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Overwrite
@@ -21,7 +21,7 @@ from reactgraph.graph.conversation import turn_record
 from reactgraph.graph.deps import NodeDeps, current_thread
 from reactgraph.graph.learning import learn
 from reactgraph.graph.scratchpad import not_answers, status_text, think_messages
-from reactgraph.graph.stops import stop_reason
+from reactgraph.graph.stops import Observed, stop_reason
 from reactgraph.models.tokens import usage_of
 from reactgraph.state import (
     LIMIT_REASONS,
@@ -132,7 +132,7 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         now = time.time()
         # recorded by think or observe; a run checkpointed before stops were recorded, or a state edited
         # by hand (Studio, update_state), may reach terminate without one: find it the old way
-        termination: Termination | None = state.get("termination") or stop_reason(state, cfg, now)
+        termination: Termination | None = state.get("termination") or stop_reason(Observed(**state), cfg, now)
         if termination is None:
             termination = stopped(TerminationReason.FAILURE, "the run stopped without a recorded reason")
         update: dict[str, Any] = {"termination": termination, "finished_at": now, "token_usage": tokens_used(state)}
@@ -167,7 +167,7 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         }
         learn(deps, cfg, ended, current_thread())
         turn = state.get("turn") or len(state.get("turns") or []) + 1  # a run checkpointed before turns were kept
-        return update | confidence | {"turns": [turn_record(ended, turn)]}
+        return update | confidence | {"turns": [turn_record(cast(ReActState, ended), turn)]}
 
     return terminate
 

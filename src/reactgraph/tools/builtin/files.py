@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -217,7 +217,7 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
         each result is 'file:line: content'."""
         target = box.resolve(path)
         with box.guard(path):
-            bodies = [(target, read_text(target))] if target.is_file() else None
+            bodies: Iterable[tuple[Path, str | None]] | None = [(target, read_text(target))] if target.is_file() else None
         if bodies is None:  # a directory: its text files, an unreadable one skipped like a binary one
             bodies = ((file, readable_text(file)) for file in islice(box.walk(target), MAX_GREP_FILES))
         needle = text.lower() if ignore_case else text

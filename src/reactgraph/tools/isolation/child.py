@@ -24,7 +24,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from pydantic import validate_call
+from pydantic import ConfigDict, validate_call
 
 from reactgraph.tools.content import cut, leaves, to_text
 from reactgraph.tools.isolation import sandbox
@@ -224,13 +224,13 @@ def callable_tool(obj: Any) -> Callable[[dict[str, Any], str | None], Any]:
             return {"name": obj.name, "args": args, "id": call_id, "type": "tool_call"} if call_id else args
 
         if getattr(obj, "coroutine", None) is not None:
-            return lambda args, call_id=None: _run_async(obj.ainvoke(given(args, call_id)))
-        return lambda args, call_id=None: obj.invoke(given(args, call_id))
-    func = obj if inspect.isroutine(obj) else obj.__call__
-    checked = validate_call(func, config={"arbitrary_types_allowed": True})
+            return lambda args, call_id: _run_async(obj.ainvoke(given(args, call_id)))
+        return lambda args, call_id: obj.invoke(given(args, call_id))
+    func: Callable[..., Any] = obj if inspect.isroutine(obj) else obj.__call__
+    checked = validate_call(config=ConfigDict(arbitrary_types_allowed=True))(func)
     if inspect.iscoroutinefunction(func):
-        return lambda args, call_id=None: _run_async(checked(**args))
-    return lambda args, call_id=None: checked(**args)
+        return lambda args, call_id: _run_async(checked(**args))
+    return lambda args, call_id: checked(**args)
 
 
 def _run_async(coroutine: Any) -> Any:
@@ -301,7 +301,7 @@ def _leave_fork_server() -> None:
 
     server = getattr(forkserver, "_forkserver", None)
     fd = getattr(server, "_forkserver_alive_fd", None)
-    if isinstance(fd, int):
+    if server is not None and isinstance(fd, int):
         os.close(fd)
         server._forkserver_alive_fd = None
 

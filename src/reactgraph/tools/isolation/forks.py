@@ -41,13 +41,18 @@ class Spare:
             pass
         finally:
             os.close(self._requests)
+        if self.pid is None:
+            raise RuntimeError("this spare has already answered its call")
         try:
             message, status = collected(self._replies, self.pid)
         finally:
             os.close(self._replies)
         if status is not None:
             self.pid = None
-        return json.loads(message) if message is not None else crashed(status, limits)
+        if message is not None:
+            return json.loads(message)
+        assert status is not None  # no whole reply: collected waited for the exit
+        return crashed(status, limits)
 
     def reap(self) -> None:
         """Wait until the spare, which replied, has exited (one that does not holds the worker, and the next call,

@@ -100,7 +100,7 @@ def run_isolated(
     current = WORKERS.acquire(group)
     reusable = False
     try:
-        reply = {"ok": ""}
+        reply: dict[str, Any] = {"ok": ""}
         loaded = f"{request['ref']} as {entry.name}"  # as the worker keeps it: a tool under two names is loaded twice
         if loaded not in current.loaded:  # the worker imports the tool first, within START_LIMIT
             copy = {"pickled": base64.b64encode(way.pickled).decode()} if way.pickled is not None else {}
@@ -158,7 +158,9 @@ class Worker:
             child_conn.close()
             child_output.close()
         os.set_blocking(self.output.fileno(), False)
-        self.pid = self.tool_pid = self.server_pid = self.process.pid  # until it says it has namespaces
+        pid = self.process.pid
+        assert pid is not None  # started
+        self.pid = self.tool_pid = self.server_pid = pid  # until it says it has namespaces
         self.exitcode: int | None = None  # known once it is killed
         self.loaded: set[str] = set()  # the tools it has imported ('module:qualname as name')
         self._killing = threading.Lock()  # the call's thread and the pool's close may both kill it
@@ -373,7 +375,7 @@ def start_server(tool_modules: Iterable[str] = ()) -> None:
     imports (LangChain's for a LangChain tool) are made once there, not in each worker within the call's timeout.
     It preloads the worker's module and those, not the main script, which workers do not import (``without_main``)."""
     if not getattr(spawn.get_preparation_data, "leaves_out_main", False):  # once (before any worker starts)
-        spawn.get_preparation_data = without_main(spawn.get_preparation_data)
+        spawn.get_preparation_data = without_main(spawn.get_preparation_data)  # type: ignore[assignment]  # same signature
     preload = list(dict.fromkeys([*PRELOAD, *tool_modules]))
     forkserver.set_forkserver_preload(preload)  # read by the server's first start only
     forkserver.ensure_running()

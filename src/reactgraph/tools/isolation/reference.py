@@ -45,7 +45,7 @@ def crossing(tool: Any) -> Crossing:
     if reason:
         raise NotIsolatable(f"{reason}, so it runs in the agent's process")
     func = getattr(tool, "func", None) or getattr(tool, "coroutine", None)  # a StructuredTool's function
-    named = [obj for obj in (tool, func) if isinstance(getattr(obj, "__qualname__", None), str)]
+    named = [obj for obj in (tool, func) if obj is not None and isinstance(getattr(obj, "__qualname__", None), str)]
     for obj in named:  # a function, or a @tool function whose module name now holds the tool
         if resolve_name(obj.__module__, obj.__qualname__) is tool:
             return _crossing(tool, obj.__module__, obj.__qualname__)
