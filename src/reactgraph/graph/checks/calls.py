@@ -13,7 +13,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
 from reactgraph.graph.deps import ASK_USER
-from reactgraph.state import runs
+from reactgraph.state import Action, runs
 
 TOOLS_QUESTION = re.compile(
     r"\b(tools?|functions?)\b.*\b(what|which|how|available|can i|could i|should i|list|exist)\b"
@@ -59,8 +59,11 @@ def thought_required(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -
     text = reply.thought.strip()
     if len(text) >= cfg.min_thought_chars and not DEGENERATE_THOUGHT.match(text):
         return None
-    refused = {"rejection_kind": ErrorKind.MISSING_THOUGHT.value, "rejection": prompts.THOUGHT_REQUIRED}
-    return rewritten(reply, [{**a, **refused} if runs(a) else a for a in reply.actions])
+    refused: list[Action] = [
+        {**a, "rejection_kind": ErrorKind.MISSING_THOUGHT.value, "rejection": prompts.THOUGHT_REQUIRED} if runs(a) else a
+        for a in reply.actions
+    ]
+    return rewritten(reply, refused)
 
 
 def about_tools(question: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -79,8 +79,9 @@ def named(actions: Sequence[Action], texts: Sequence[str]) -> list[Action]:
         args = action.get("args")
         names = _names(args) if runs(action) and action["tool"] in CALCULATIONS and isinstance(args, dict) else []
         values = {name: value_of(name, texts) for name in names}
-        if names and all(v is not None for v in values.values()):
-            with_values = {k: _replaced(v, values) if isinstance(v, str) else v for k, v in args.items()}
+        found = {name: value for name, value in values.items() if value is not None}
+        if names and isinstance(args, dict) and len(found) == len(values):
+            with_values = {k: _replaced(v, found) if isinstance(v, str) else v for k, v in args.items()}
             problem = prompts.NAMED_VALUES.format(
                 tool=action["tool"],
                 values=", ".join(f"{name} = {value}" for name, value in values.items()),
@@ -144,7 +145,7 @@ def _strings(value: Any) -> Iterable[str]:
     return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
 
 
-def _numbers(value: Any) -> Iterable[Decimal]:
+def _numbers(value: Any) -> Iterator[Decimal]:
     """The numbers in an argument value: numbers themselves and the numbers written in strings, at any depth."""
     for leaf in _leaves(value):
         if isinstance(leaf, str):

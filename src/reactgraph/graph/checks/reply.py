@@ -7,6 +7,7 @@ or a Thought alone (text format) that gives up in so many words."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -30,7 +31,7 @@ def read_reply(
 ) -> Reply:
     """The reply as the checks see it: its kind, text and calls, with what the turn offered (``tools``) and showed
     (``shown``: texts that are no answer), and the output schema with the model's structured output, if any."""
-    turn = {"iteration": iteration, "written": written, "tools": tuple(tools), "shown": tuple(shown), "schema": schema,
+    turn: dict[str, Any] = {"iteration": iteration, "written": written, "tools": tuple(tools), "shown": tuple(shown), "schema": schema,
             "structure": structure, "source": parsed.source, "thought": parsed.thought}
     native = parsed.source == "native"  # calls made through the API are the model's act, whatever its text says
     if not native and (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
