@@ -201,8 +201,10 @@ def format_number(value: Number) -> str:
 
 
 def calculator(expression: str) -> str:
-    """Evaluate a math expression and return the number. Supports + - * / // % ** (or ^ × ÷ x), parentheses,
-    percentages ("17% of 2340"), the constants pi, e, tau and the functions abs, round, min, max, sqrt, cbrt, exp,
-    log, log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, degrees, radians, hypot, floor, ceil,
+    """Evaluate a math expression and return the number. Supports + - * / // % ** (or ^), parentheses,
+    the constants pi, e, tau and the functions abs, round, min, max, sqrt, cbrt, exp, log, log10, log2,
+    sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, degrees, radians, hypot, floor, ceil,
     factorial. Example: "sqrt(16) + 2**3"."""
+    # The description is the one the suite was measured with (38/45 at 95488ab): naming the forms read as written
+    # (17% of 2340, x, ×, ÷) changed the model's replies on most tasks (8 misses in the first 32 tasks at 9fe8f61, against 3): they are read all the same.
     return format_number(evaluate(expression))
