@@ -206,5 +206,6 @@ def calculator(expression: str) -> str:
     sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, degrees, radians, hypot, floor, ceil,
     factorial. Example: "sqrt(16) + 2**3"."""
     # The description is the one the suite was measured with (38/45 at 95488ab): naming the forms read as written
-    # (17% of 2340, x, ×, ÷) changed the model's replies on most tasks (8 misses in the first 32 tasks at 9fe8f61, against 3): they are read all the same.
+    # (17% of 2340, x, ×, ÷) changed the model's replies on most tasks (8 misses in the first 32 tasks at 9fe8f61,
+    # against 3). They are read all the same.
     return format_number(evaluate(expression))
