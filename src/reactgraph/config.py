@@ -53,8 +53,6 @@ DEFAULT_REPLY_CHECKS = (
     "announced_call",
     "made_up_output",
     "unsupported_number",
-    "untried_give_up",
-    "copied_result",
     "unfounded_name",
     "uncovered_parts",
     "tools_question",

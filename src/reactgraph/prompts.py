@@ -96,26 +96,6 @@ PREMATURE_CALL = (
 # A calculation on names the tool results give values for (graph.checks.grounding.named): not run, the call with them shown.
 NAMED_VALUES = "it takes numbers, not names; the results above give {values}: call {tool}({call})"
 
-# A give-up before any tool was called, to a question the tools are for: sent back once (think).
-UNTRIED_GIVE_UP = (
-    "You gave up without calling any tool, but the tools may find or work out what the question needs. Call the "
-    "one that fits now; if none of them can help, say again that you cannot complete the task and why"
-)
-
-# A give-up after calls that failed only by how they were written, beside a call that gave a result: sent back once.
-MISCALLED_GIVE_UP = (
-    "You gave up, but your calls failed only because of how they were written, not because the information is "
-    "missing: the results above may hold what the question needs. Call the tool again with the values those results "
-    "give, or answer from them; if they do not hold it, say again that you cannot complete the task and why"
-)
-
-# A final answer that repeats most of a tool result (answers.non_answers.copied_result): sent back once (think).
-COPIED_RESULT = (
-    "Your answer repeats a tool result instead of answering the question from it. Reply with what the question "
-    "asks (the number or name), working it out with a tool if it needs a calculation on the result's numbers; if "
-    "the whole result is what was asked for, reply with it again"
-)
-
 # A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):
 # sent back once (think).
 UNFOUNDED_NAME = (

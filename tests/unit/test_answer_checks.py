@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.config import DEFAULT_REPLY_CHECKS
 from reactgraph.graph.scratchpad import steps_text
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
@@ -63,7 +62,7 @@ def test_no_check_at_the_last_iteration_nor_for_a_give_up():
     gave_up = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*"}), "I cannot complete this task: 99 tools failed."])
     result = calculator_agent(gave_up).run("What is 6*8?")
     assert result.termination_reason is TerminationReason.FAILURE and len(gave_up.calls) == 2
-    untried = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)  # sent back to try, never to check
+    untried = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)  # never sent back
     assert calculator_agent(untried, max_iterations=1).run("What is 6*8?").termination_reason is TerminationReason.FAILURE
     assert len(untried.calls) == 1
 
@@ -94,23 +93,13 @@ def test_the_trace_keeps_the_name_of_a_tool_that_is_not_offered():
     assert observation.error_kind == "tool_not_found" and "there is no tool 'ruler'" in observation.content
 
 
-def test_a_give_up_before_any_tool_call_is_sent_back_once_to_try_the_tools():
-    model = ScriptedChatModel(responses=[
-        "I cannot complete this task: I have no way to multiply.", tool_call("calculator", {"expression": "347 * 29"}), "10063",
-    ])
+def test_a_give_up_before_any_tool_call_stands():
+    """No check sends a give-up back to try the tools (untried_give_up went: no gain on the suite at 95488ab or
+    ac07365, benchmarks/RESULTS.md "Each reply check, measured")."""
+    model = ScriptedChatModel(responses=["I cannot complete this task: I have no way to multiply."], repeat_last=True)
     result = calculator_agent(model).run("What is 347 multiplied by 29?")
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "10063")
-    assert [s.kind for s in result.trace.steps] == ["check", "tools", "final"]
-    assert "You gave up without calling any tool" in model.calls[1]["messages"][-1].content
-    assert result.error_history == []  # a check asked for is no error
-    assert [c.check for c in result.trace.steps[0].checks] == ["untried_give_up"]
-    again = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)
-    twice = calculator_agent(again).run("What is 347 multiplied by 29?")
-    assert twice.termination_reason is TerminationReason.FAILURE and len(again.calls) == 2
-    for off in ({"answer_checks": 0}, {"reply_checks": [c for c in DEFAULT_REPLY_CHECKS if c != "untried_give_up"]}):
-        model = ScriptedChatModel(responses=["I cannot complete this task."], repeat_last=True)
-        assert calculator_agent(model, **off).run("What is 347 multiplied by 29?").termination_reason is TerminationReason.FAILURE
-        assert len(model.calls) == 1, off
+    assert result.termination_reason is TerminationReason.FAILURE and len(model.calls) == 1
+    assert [c.check for s in result.trace.steps for c in s.checks] == []
 
 
 def test_a_give_up_after_a_tool_call_or_to_a_question_no_tool_fits_ends_the_run():
@@ -120,32 +109,6 @@ def test_a_give_up_after_a_tool_call_or_to_a_question_no_tool_fits_ends_the_run(
     unfit = ScriptedChatModel(responses=["I cannot complete this task: I do not know who rules Atlantis."])
     assert calculator_agent(unfit).run("Who rules Atlantis?").termination_reason is TerminationReason.FAILURE
     assert len(unfit.calls) == 1
-
-
-def test_a_give_up_after_calls_that_failed_only_by_their_writing_is_sent_back_once():
-    def report() -> str:
-        """Read the quarter's report."""
-        return "Revenue: 92,400. Costs: 64,100."
-
-    tools = ToolRegistry.with_builtins(["calculator"])
-    tools.register(report)
-    model = ScriptedChatModel(responses=[
-        tool_calls([("report", {}), ("calculator", {"expression": "Revenue - Costs"})]),
-        "I cannot complete this task: the report gives no way to compute the profit.",
-        tool_call("calculator", {"expression": "92400 - 64100"}),
-        "28300",
-    ])
-    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What was the profit?")
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "28300")
-    assert [s.kind for s in result.trace.steps] == ["tools", "check", "tools", "final"]
-    assert "failed only because of how they were written" in model.calls[2]["messages"][-1].content
-    assert result.trace.steps[2].actions[0].args == {"expression": "92400 - 64100"}
-    again = ScriptedChatModel(responses=[
-        tool_calls([("report", {}), ("calculator", {"expression": "Revenue - Costs"})]),
-        "I cannot complete this task.",
-    ], repeat_last=True)
-    twice = ReActAgent(model=again, tools=tools, checkpointer=None, summary_every=0).run("What was the profit?")
-    assert twice.termination_reason is TerminationReason.FAILURE and len(again.calls) == 3
 
 
 def test_a_give_up_after_a_tool_itself_failed_is_not_sent_back():
@@ -185,25 +148,14 @@ def search_documents(query: str) -> str:
     return HIT
 
 
-def test_an_answer_that_repeats_a_tool_result_is_sent_back_once():
-    hit = HIT
+def test_an_answer_that_repeats_a_tool_result_stands():
+    """copied_result went (no gain on the suite at 95488ab or ac07365): a copy of the search hit is the answer."""
     tools = ToolRegistry.with_builtins(["calculator"])
     tools.register("search_documents", search_documents)
-    model = ScriptedChatModel(responses=[
-        tool_call("search_documents", {"query": "Fennel Street bakery"}), hit,
-        tool_call("calculator", {"expression": "60 * 4.80"}), "288",
-    ])
-    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What is the bakery's daily revenue?")
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "288")
-    assert [s.kind for s in result.trace.steps] == ["tools", "check", "tools", "final"]
-    assert "repeats a tool result" in result.trace.steps[1].observations[0].content
-    again = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), hit, hit])
-    result = ReActAgent(model=again, tools=tools, checkpointer=None, summary_every=0).run("What does the bakery's entry say?")
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, hit)  # the second copy stands
-    assert [s.kind for s in result.trace.steps] == ["tools", "check", "final"]
-    short = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), "It bakes 60 loaves."])
-    result = ReActAgent(model=short, tools=tools, checkpointer=None, summary_every=0).run("How many loaves does it bake?")
-    assert [s.kind for s in result.trace.steps] == ["tools", "final"]  # a part of a result is an answer from it
+    model = ScriptedChatModel(responses=[tool_call("search_documents", {"query": "Fennel Street bakery"}), HIT])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What does the bakery's entry say?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, HIT)
+    assert [s.kind for s in result.trace.steps] == ["tools", "final"]
 
 
 def test_a_name_no_tool_result_holds_is_sent_back_once_and_a_give_up_then_ends_the_run():
@@ -314,11 +266,11 @@ def test_after_a_check_a_reply_that_says_nothing_new_lets_the_sent_back_answer_s
     assert result.termination_detail == "the model gave a final answer; sent back to be checked, it said nothing new"
 
 
-def test_a_give_up_sent_back_stands_as_a_give_up_when_nothing_new_follows():
-    model = ScriptedChatModel(responses=["Final Answer: I am unable to complete this task.", "Thought: I should use a tool."])
+def test_an_answer_sent_back_stands_when_nothing_new_follows():
+    model = ScriptedChatModel(responses=["Final Answer: 10063", "Thought: I should use a tool."])
     result = calculator_agent(model, tool_calling="text").run("What is 347 multiplied by 29?")
-    assert result.termination_reason is TerminationReason.FAILURE and len(model.calls) == 2
-    assert result.termination_detail.endswith("; sent back to be checked, it said nothing new")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "10063")
+    assert len(model.calls) == 2 and result.termination_detail.endswith("; sent back to be checked, it said nothing new")
     assert [s.kind for s in result.trace.steps] == ["check", "final"]
 
 

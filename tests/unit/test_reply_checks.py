@@ -52,21 +52,6 @@ def test_each_answer_check_acts_when_on_and_not_when_switched_off(name):
         assert off.final_answer == off_answer, name
 
 
-def test_copied_result_is_off_without_its_name():
-    result_text = "The calculator says the result of the expression 6*7 is 42 in total here."
-    lookup = {"q": result_text}
-
-    def search(query: str) -> str:
-        """Search the notes."""
-        return lookup.get(query, "")
-
-    script = [tool_call("search", {"query": "q"}), result_text, "42"]
-    on = ReActAgent(ScriptedChatModel(responses=script), [search], checkpointer=None).run("What is the total?")
-    assert on.final_answer == "42" and [c.check for c in on.trace.steps[1].checks] == ["copied_result"]
-    off = ReActAgent(ScriptedChatModel(responses=script), [search], checkpointer=None, reply_checks=without("copied_result")).run("What is the total?")
-    assert off.final_answer == result_text
-
-
 def test_each_call_check_rewrites_when_on_and_not_when_switched_off():
     def years(count: int) -> str:
         """How many years."""

@@ -23,7 +23,6 @@ ANNOUNCED = (
 # "```output\n435\n```" after a code block: the model wrote the code and the output it imagined.
 MADE_UP_OUTPUT = re.compile(r"```[^\S\n]*(?:output|result|stdout|console)[^\S\n]*\n", re.IGNORECASE)
 MIN_WORDS = 5
-MIN_RESULT_WORDS = 8
 COPIED_SHARE = 0.5
 MAX_NAMING_WORDS = 10  # an answer this short that is a name: checked against the question and the results
 
@@ -55,17 +54,6 @@ def copied_rule(answer: str, rules: str) -> bool:
     for line in rules.splitlines():
         pairs = _pairs(_words(line))
         if len(pairs) >= MIN_WORDS and len(shared := said & pairs) >= COPIED_SHARE * len(pairs) and len(shared) >= COPIED_SHARE * len(said):
-            return True
-    return False
-
-
-def copied_result(answer: str, results: Iterable[str]) -> bool:
-    """Whether ``answer`` repeats most of one tool result (half of its word pairs or more, a result of
-    ``MIN_RESULT_WORDS`` words or more) rather than saying what the question asks from it."""
-    said = _pairs(_words(answer))
-    for result in results:
-        words = _words(result)
-        if len(words) >= MIN_RESULT_WORDS and len(said & (pairs := _pairs(words))) >= COPIED_SHARE * len(pairs):
             return True
     return False
 

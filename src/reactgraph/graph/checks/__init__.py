@@ -13,8 +13,6 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``announced_call`` | answer | says it will call a tool and calls none: ``SendBack`` as no answer |
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
-| ``untried_give_up`` | give-up | before any tool was tried, or after calls that failed only by how they were written: ``SendBack`` to try |
-| ``copied_result`` | answer | repeats most of a tool result: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``uncovered_parts`` | answer | the question names several things (places, names, dates) and the tool calls covered only some: ``SendBack`` to look up the rest |
 | ``tools_question`` | calls | ``ask_user`` about the agent's own tools: ``Rewrite``, the agent answers it |
@@ -46,11 +44,9 @@ from reactgraph.graph.checks.calls import one_question, thought_required, tools_
 from reactgraph.graph.checks.clarify import asked_before, said_already
 from reactgraph.graph.checks.fan_out import fan_out
 from reactgraph.graph.checks.grounded import (
-    copied_result,
     uncovered_parts,
     unfounded_name,
     unsupported_number,
-    untried_give_up,
 )
 from reactgraph.graph.checks.grounding import named_values, premature_call
 from reactgraph.graph.checks.output import output_schema
@@ -64,8 +60,6 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "announced_call": announced_call,
     "made_up_output": made_up_output,
     "unsupported_number": unsupported_number,
-    "untried_give_up": untried_give_up,
-    "copied_result": copied_result,
     "unfounded_name": unfounded_name,
     "uncovered_parts": uncovered_parts,
     "tools_question": tools_question,

@@ -1,7 +1,7 @@
 """Checks that send a final answer or give-up back once to be checked with a tool (``unverified_answer``: the model
 is shown its answer as it gave it, and the request; ``answer_checks`` bounds them in a turn, and the next reply
-stands): an answer no tool result backs, a give-up before the tools were really tried, an answer that copies a tool
-result, a name nothing gave, an answer that leaves out part of what the question names."""
+stands): an answer no tool result backs, a name nothing gave, an answer that leaves out part of what the question
+names."""
 
 from __future__ import annotations
 
@@ -10,19 +10,14 @@ from typing import Any
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import called, check_reason, confidence_of, numbers_in, uncovered
-from reactgraph.answers.non_answers import copied_result as copies_result
 from reactgraph.answers.non_answers import unfounded_names
 from reactgraph.config import AgentConfig
-from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks.base import Reply, SendBack
 from reactgraph.graph.checks.grounding import results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import TerminationReason, stopped
 from reactgraph.tools.specs import ToolSpec
-
-MISCALLED = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.PREMATURE_CALL})
-"""Failures of how a call was written (its arguments; numbers it guessed), not of the tool."""
 
 
 def unsupported_number(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
@@ -36,31 +31,6 @@ def unsupported_number(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig)
         return None
     reason = check_reason(signals)
     return SendBack(prompts.CHECK_ANSWER.format(reason=reason)) if reason else None
-
-
-def untried_give_up(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """A give-up before any tool was called, to a question a tool on offer could work on, or after calls that failed
-    only by how they were written (``MISCALLED``) beside one that gave a result, is sent back to try the tools. A
-    give-up after the tools themselves failed stands."""
-    if reply.give_up is None:
-        return None
-    called = [o for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("tool")]
-    if not called and tools_could_answer(state.get("question") or "", reply.tools):
-        return SendBack(prompts.UNTRIED_GIVE_UP)
-    ok = [o for o in called if o.get("status") == "ok"]
-    miscalled = [o for o in called if o.get("error_kind") in MISCALLED]
-    if ok and miscalled and len(ok) + len(miscalled) == len(called):
-        return SendBack(prompts.MISCALLED_GIVE_UP)
-    return None
-
-
-def copied_result(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """An answer that repeats most of a tool result (the search hit, the file read) instead of saying what the
-    question asks from it is sent back to be checked."""
-    found = results(state)
-    if reply.answer is None or not found or not copies_result(reply.answer, found):
-        return None
-    return SendBack(prompts.COPIED_RESULT)
 
 
 def unfounded_name(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
