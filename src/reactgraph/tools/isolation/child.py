@@ -61,14 +61,15 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (),
     conn.send_bytes(json.dumps({"ready": True, "sandbox": mode, "why": why}).encode())
     tools: dict[str, Any] = {}
     spare: Spare | None = None
+    # a call's process writes the tool's progress to the agent itself
+    call = functools.partial(in_the_call, tools=tools, progress=functools.partial(_send_progress, conn))
     while True:
-        progress = functools.partial(_send_progress, conn)  # the call's process writes progress to the agent itself
-        spare = spare or Spare(functools.partial(in_the_call, tools=tools, progress=progress))  # forked while no call waits
+        spare = spare or Spare(call)  # forked while no call waits
         try:
             request = json.loads(conn.recv_bytes())
         except EOFError:  # the agent is gone
             return
-        reply, ending = answer(request, tools, spare, progress)
+        reply, ending = answer(request, tools, spare, call)
         spare = None
         _flush()
         if set(left_running()) - {ending}:  # the call left processes running: the agent kills them with this worker
@@ -86,7 +87,7 @@ def session_left() -> list[int]:
 
 
 def answer(
-    request: dict[str, Any], tools: dict[str, Any], spare: Spare, progress: Callable[[Any], None]
+    request: dict[str, Any], tools: dict[str, Any], spare: Spare, call: Callable[[dict[str, Any]], dict[str, Any]]
 ) -> tuple[dict[str, Any], int | None]:
     """(the reply to one request: ``{"ok": text}``, ``{"error": a record of the exception}`` or ``{"limit": name}``;
     the pid of the call's process while it is exiting, to be reaped once the reply has gone):
@@ -94,14 +95,14 @@ def answer(
     has it (``spare`` lacks it: it is ended); a call runs in ``spare``, a fork of this worker (``forks``): its hard limits
     (which cannot be raised back), the module state it changes and the threads it starts end with it, so the worker
     serves the next call (of any of its agent's tools) as it was; processes it leaves running retire the worker
-    (``serve``). What the tool writes to its runtime's stream writer goes to ``progress``."""
+    (``serve``). A new spare, after an import, runs ``call`` (``in_the_call``)."""
     key = f"{request['ref']} as {request['name']}"
     if request.get("load") or key not in tools:
         spare.end()
         reply = imported(request, tools, key)
         if "ok" not in reply or request.get("load"):
             return reply, None
-        spare = Spare(functools.partial(in_the_call, tools=tools, progress=progress))
+        spare = Spare(call)
     reply = spare.run(request, request["limits"])
     return reply, spare.pid
 
