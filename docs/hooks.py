@@ -1,9 +1,12 @@
 """mkdocs hooks: the site is the README (its home page), the pages of docs/ and the files of benchmarks/.
 
 The pages are written to read on GitHub and in a clone as well: their links are relative to where each file lies
-in the repository (``../benchmarks/RESULTS.md`` from a page, ``docs/tools.md`` from the README). Here each link
+in the repository (``../benchmarks/results/bfcl.md`` from a page, ``docs/tools.md`` from the README). Here each link
 that leads to a file the site holds is pointed at it in the site; any other relative link is left for mkdocs'
 strict build to refuse.
+
+The eval's records (benchmarks/eval/) are served as they are, not as pages: their Markdown is written from a model's
+replies, where ``[Fennel] [Street]`` reads as a cross-reference to mkdocs-autorefs and fails the strict build.
 """
 
 from __future__ import annotations
@@ -16,15 +19,25 @@ from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
 HOME = "index.md"
+RECORDS = "benchmarks/eval/"
 LINK = re.compile(r"(\]\()([^)\s#]+)(#[^)\s]*)?(\))")
 
 
+class AsItIs(File):
+    """A file copied to the site as it is, Markdown too."""
+
+    def is_documentation_page(self) -> bool:
+        return False
+
+
 def on_files(files: Files, config) -> Files:
-    """The README as the home page, and every file of benchmarks/ at the same path."""
+    """The README as the home page, and every file of benchmarks/ at the same path (the eval's records as they are)."""
     files.append(File.generated(config, HOME, abs_src_path=str(ROOT / "README.md")))
     for path in sorted((ROOT / "benchmarks").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            files.append(File(path.relative_to(ROOT).as_posix(), str(ROOT), config.site_dir, config.use_directory_urls))
+            uri = path.relative_to(ROOT).as_posix()
+            kind = AsItIs if uri.startswith(RECORDS) else File
+            files.append(kind(uri, str(ROOT), config.site_dir, config.use_directory_urls))
     return files
 
 

@@ -426,7 +426,7 @@ class DoublingDeltaChannel(DeltaChannel):
     makes a checkpoint), and not before ``floor`` writes: the snapshots of a run of n writes hold about 2n items in
     all, not n²/(2 x the cadence) as at a fixed cadence, so the bytes stored per turn stay flat however long the run;
     a read replays at most as many writes as the value has items (decoding a snapshot costs about what replaying
-    its items' writes does: ``benchmarks/RESULTS.md``, issue 45)."""
+    its items' writes does: ``benchmarks/results/bookkeeping.md``, issue 45)."""
 
     __slots__ = ()
 

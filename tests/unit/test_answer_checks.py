@@ -95,7 +95,7 @@ def test_the_trace_keeps_the_name_of_a_tool_that_is_not_offered():
 
 def test_a_give_up_before_any_tool_call_stands():
     """No check sends a give-up back to try the tools (untried_give_up went: no gain on the suite at 95488ab or
-    ac07365, benchmarks/RESULTS.md "Each reply check, measured")."""
+    ac07365, benchmarks/results/reply-checks.md "Each reply check, measured")."""
     model = ScriptedChatModel(responses=["I cannot complete this task: I have no way to multiply."], repeat_last=True)
     result = calculator_agent(model).run("What is 347 multiplied by 29?")
     assert result.termination_reason is TerminationReason.FAILURE and len(model.calls) == 1

@@ -28,8 +28,8 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn
 (default 1), never at the last iteration; then the answer stands. Your own checks go in the same list
 (``ReActAgent(reply_checks=[*DEFAULT_REPLY_CHECKS, my_check])`` or ``@agent.reply_check``), by name in a run's
-config or the served graph's context. What each built-in check gained on the local model: benchmarks/RESULTS.md,
-"Each reply check, measured".
+config or the served graph's context. What each built-in check gained on the local model: benchmarks/results/
+reply-checks.md.
 """
 
 from __future__ import annotations
