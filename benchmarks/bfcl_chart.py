@@ -1,4 +1,4 @@
-"""The BFCL charts of benchmarks/RESULTS.md: accuracy per category and agent from an eval.json of
+"""The BFCL charts of benchmarks/results/bfcl.md: accuracy per category and agent from an eval.json of
 ``reactgraph eval --suite bfcl:...``, with the published figures of the nearest bare model drawn across each group;
 ``--with`` adds the groups of other eval.json files (another slice of the same categories), each named by its label.
 

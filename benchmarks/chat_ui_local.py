@@ -6,8 +6,8 @@ the repository's langgraph.json (the default model, which is the pulled Qwen2.5-
 In headless Chromium (Debian's, driven by Playwright): ask "What is 17% of 2,340?" and its follow-up on one
 thread; then, on an assistant whose configuration approves every tool, ask it again and press Accept on the call
 that waits. Screenshots go to docs/chat-ui/local-*.png (``--shots``: another prefix, '' for none), each thread's
-messages, trace steps and ending to benchmarks/eval/chat-ui-local.json (``--out``; RESULTS.md's "Agent Chat UI on the
-local model" reads them).
+messages, trace steps and ending to benchmarks/eval/chat-ui-local.json (``--out``; benchmarks/results/
+conversations-and-chat-ui.md reads them).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ is not counted. Reported: the median and the 90th percentile of the wall-clock s
     python benchmarks/cli_startup.py                         # print the table
     python benchmarks/cli_startup.py --save before.json      # and keep the numbers
     python benchmarks/cli_startup.py --baseline benchmarks/cli_startup_f6c4e9d.json --write
-                                                             # beside a saved run, into RESULTS.md
+                                                             # beside a saved run, into results/first-hour.md
 
 The machine is shared: check ``uptime`` first, and run it more than once. The saved "before" numbers
 were measured on the code before the CLI imported lazily, put in front of the installed package:
@@ -34,6 +34,7 @@ from results_section import write_section  # beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## CLI start-up"
+PAGE = "first-hour.md"  # of benchmarks/results/
 REACTGRAPH = str(Path(sys.executable).with_name("reactgraph"))
 COMMANDS = {
     "reactgraph --help": [REACTGRAPH, "--help"],
@@ -116,7 +117,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20, help="runs of each command (default 20)")
     parser.add_argument("--save", type=Path, help="also write the numbers to this JSON file")
     parser.add_argument("--baseline", type=Path, help="a JSON file from --save: shown as 'before'")
-    parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--write", action="store_true", help="put the table first in benchmarks/results/first-hour.md")
     parser.add_argument("--commit", help="the commit measured, when not this tree's HEAD (code put on PYTHONPATH)")
     args = parser.parse_args()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
@@ -137,7 +138,7 @@ def main() -> None:
         args.save.write_text(json.dumps(result, indent=2) + "\n")
     if args.write:
         baseline_option = f" --baseline {args.baseline.as_posix()}" if args.baseline else ""
-        write_section(HEADING, section(result, baseline, f"python benchmarks/cli_startup.py{baseline_option} --write"))
+        write_section(PAGE, HEADING, section(result, baseline, f"python benchmarks/cli_startup.py{baseline_option} --write"))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ Same scripted model (reactgraph.testing.ScriptedChatModel), same tools, same run
 4. wall time of one turn with 4 tool calls that each sleep 200 ms.
 
     python benchmarks/compare_prebuilt.py            # print the table
-    python benchmarks/compare_prebuilt.py --write    # and write benchmarks/RESULTS.md
+    python benchmarks/compare_prebuilt.py --write    # and put it first in benchmarks/results/bookkeeping.md
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from results_section import write_section  # beside this script
 
 from reactgraph import AgentConfig, build_graph
 from reactgraph.models.tokens import estimate_messages
@@ -41,7 +42,8 @@ from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 SIZES = (10, 20, 40)
 OBSERVATION_CHARS = 2000
 SUMMARY_MARK = "running notes"  # reactgraph's summary prompt (prompts.SUMMARIZE_PROMPT)
-RESULTS = Path(__file__).with_name("RESULTS.md")
+HEADING = "## reactgraph vs LangGraph's prebuilt agents"
+PAGE = "bookkeeping.md"  # of benchmarks/results/
 
 
 def fetch(n: int) -> str:
@@ -197,15 +199,15 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=7, help="runs per overhead measurement (median)")
-    parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name} next to this script")
+    parser.add_argument("--write", action="store_true", help=f"put the table first in benchmarks/results/{PAGE}")
     args = parser.parse_args(argv)
     results = measure(args.repeats)
     text = table(results)
     print(text)
     if args.write:
         command = "python benchmarks/compare_prebuilt.py --write" + (f" --repeats {args.repeats}" if args.repeats != 7 else "")
-        head = (
-            "# Benchmarks: reactgraph vs LangGraph's prebuilt agents\n\n"
+        section = (
+            f"{HEADING}\n\n"
             f"Run on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC with `{command}` "
             f"(Python {platform.python_version()}, {platform.machine()}).\n\n"
             + (__doc__ or "").split("\n\n    python")[0].split("\n\n", 1)[1]
@@ -213,9 +215,7 @@ def main(argv: list[str] | None = None) -> None:
             + text
             + "\n"
         )
-        old = RESULTS.read_text() if RESULTS.exists() else ""
-        rest = old[old.index("\n## ") + 1 :] if "\n## " in old else ""  # the other benchmarks' sections stay
-        RESULTS.write_text(head + ("\n" + rest if rest else ""))
+        write_section(PAGE, HEADING, section)
 
 
 if __name__ == "__main__":

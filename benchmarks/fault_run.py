@@ -12,7 +12,7 @@
 A throwaway PostgreSQL server (tests/postgres.py, no fsync, as in the tests) on this machine.
 
     python benchmarks/fault_run.py            # print the report
-    python benchmarks/fault_run.py --write    # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/fault_run.py --write    # and put it first in benchmarks/results/isolation-and-faults.md
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from reactgraph.queue import submit  # noqa: E402
 from reactgraph.testing import ScriptedChatModel, tool_call  # noqa: E402
 
 HEADING = "## Fault run (issue 27)"
+PAGE = "isolation-and-faults.md"  # of benchmarks/results/
 MODEL = "tests.integration.queue_fixtures:scripted_model"
 TOOLS = "tests.integration.queue_fixtures:TOOLS"
 WAIT_LIMIT = 1200.0  # seconds: a bound on each phase, not a measurement
@@ -265,7 +266,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--write", action="store_true", help="put the report at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--write", action="store_true", help="put the report first in benchmarks/results/isolation-and-faults.md")
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     server, stop = start_postgres()
@@ -287,7 +288,7 @@ def main() -> None:
     text = report(restart, resumes, playbook, commit)
     print(text)
     if args.write:
-        write_section(HEADING, text)
+        write_section(PAGE, HEADING, text)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ the process, not the read). Beside the time, what does not depend on the machine
 sends (SQLite's trace callback), the checkpoints, and for reactgraph the Python lines one read runs per
 checkpoint (``sys.settrace``; flat when the read is linear).
 
-    python benchmarks/history_pass.py    # print the table (benchmarks/RESULTS.md, "Bookkeeping (issue 30)")
+    python benchmarks/history_pass.py    # print the table (benchmarks/results/bookkeeping.md)
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ counted. Also measured: starting a worker (what a call after a timeout, a crash 
 running fork server) and the first call of the process (the fork server starts and imports reactgraph).
 
     python benchmarks/isolation_overhead.py               # print the table
-    python benchmarks/isolation_overhead.py --write       # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/isolation_overhead.py --write       # and put it first in benchmarks/results/isolation-and-faults.md
     python benchmarks/isolation_overhead.py --json benchmarks/isolation_overhead.json --label after
                                                           # and keep the numbers under a label in that file
 
@@ -40,6 +40,7 @@ from reactgraph.tools.isolation import WORKERS, Worker
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Tool isolation overhead"
+PAGE = "isolation-and-faults.md"  # of benchmarks/results/
 LIMITS = ResourceLimits(memory_mb=256, cpu_seconds=10, output_bytes=1 << 20, file_size_bytes=1 << 20, processes=4)
 SPACING = 0.02  # seconds between the spaced calls
 
@@ -168,7 +169,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500, help="calls of each kind (default 500)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds the calls are split into (default 5)")
     parser.add_argument("--starts", type=int, default=30, help="worker starts (default 30)")
-    parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--write", action="store_true", help="put the table first in benchmarks/results/isolation-and-faults.md")
     parser.add_argument("--json", type=Path, help="keep the numbers in this JSON file, under --label")
     parser.add_argument("--label", default="after", help="the key of this run in --json (default after)")
     args = parser.parse_args()
@@ -188,7 +189,7 @@ def main() -> None:
         args.json.write_text(json.dumps(kept, indent=1) + "\n")
     if args.write:
         load = (load_before, os.getloadavg()[0])
-        write_section(HEADING, section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))
+        write_section(PAGE, HEADING, section(summary, commit=head.strip() or "unknown", calls=args.calls, rounds=args.rounds, load=load))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ bullet is read and ranked) and warm (the cached block for a question seen at thi
 block is capped (``playbook_max_tokens``, 200 by default): its size must not grow with the playbook.
 
     python benchmarks/playbook_cost.py            # print the table
-    python benchmarks/playbook_cost.py --write    # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/playbook_cost.py --write    # and put it first in benchmarks/results/queues-and-storage.md
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from reactgraph.tools.registry import ToolRegistry
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Playbook cost"
+PAGE = "queues-and-storage.md"  # of benchmarks/results/
 SIZES = (0, 10, 50, 200)
 TOOLS = ["calculator", "percent_of", "read_file", "search_documents"]
 REPEATS = 20
@@ -106,7 +107,7 @@ def table(rows: list[dict[str, float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="put the results at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--write", action="store_true", help="put the results first in benchmarks/results/queues-and-storage.md")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rows = [measure(size, Path(tmp)) for size in SIZES]
@@ -115,7 +116,7 @@ def main() -> None:
     if args.write:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
-        write_section(HEADING, f"{HEADING}\n\n`python benchmarks/playbook_cost.py --write` ({stamp}, {commit}, Python "
+        write_section(PAGE, HEADING, f"{HEADING}\n\n`python benchmarks/playbook_cost.py --write` ({stamp}, {commit}, Python "
                       f"{platform.python_version()}, {REPEATS} repeats, medians; SqliteStore on a temporary file). The "
                       f"block is capped at `playbook_max_tokens` (200): it does not grow with the playbook. Retrieval "
                       f"after a change reads and ranks every bullet (once per question per change); a cached block "

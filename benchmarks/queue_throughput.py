@@ -12,7 +12,7 @@ its start). On Postgres the runs are queued with ``submit`` while no worker runs
 for each configuration.
 
     python benchmarks/queue_throughput.py            # print the table
-    python benchmarks/queue_throughput.py --write    # and put it at the end of benchmarks/RESULTS.md
+    python benchmarks/queue_throughput.py --write    # and put it first in benchmarks/results/queues-and-storage.md
     python benchmarks/queue_throughput.py --runs 40 --workers 1,4 --model-delay 0.2   # model calls that wait 200 ms
 """
 
@@ -44,6 +44,7 @@ from reactgraph.loading import load_tools  # noqa: E402
 from reactgraph.queue import submit  # noqa: E402
 
 HEADING = "## Queued runs: workers on Postgres"
+PAGE = "queues-and-storage.md"  # of benchmarks/results/
 MODEL = "tests.integration.queue_fixtures:scripted_model"
 TOOLS = "tests.integration.queue_fixtures:TOOLS"
 CONCURRENCY = 2  # runs at a time in each worker process
@@ -135,7 +136,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100, help="runs per configuration (default 100)")
     parser.add_argument("--workers", default="1,2,4", help="worker counts on Postgres (default 1,2,4)")
     parser.add_argument("--model-delay", type=float, default=0.0, help="seconds each model call waits (default 0)")
-    parser.add_argument("--write", action="store_true", help="put the table at the end of benchmarks/RESULTS.md")
+    parser.add_argument("--write", action="store_true", help="put the table first in benchmarks/results/queues-and-storage.md")
     args = parser.parse_args()
     os.environ["QUEUE_MODEL_DELAY"] = str(args.model_delay)  # the workers inherit it
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
@@ -153,7 +154,7 @@ def main() -> None:
         stop()
     print(table(results))
     if args.write:
-        write_section(HEADING, section(results, commit=head.strip() or "unknown", runs=args.runs, load=(load_before, os.getloadavg()[0])))
+        write_section(PAGE, HEADING, section(results, commit=head.strip() or "unknown", runs=args.runs, load=(load_before, os.getloadavg()[0])))
 
 
 if __name__ == "__main__":

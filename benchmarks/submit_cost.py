@@ -3,7 +3,7 @@ set, options checked once), on a throwaway PostgreSQL server (tests/postgres.py,
 workload's options (a module model and two module tools). Wall time per submit, median of ``--runs``; connections
 opened per submit (psycopg's ``Connection.connect`` counted).
 
-    python benchmarks/submit_cost.py    # print the table (benchmarks/RESULTS.md, "Bookkeeping (issue 30)")
+    python benchmarks/submit_cost.py    # print the table (benchmarks/results/bookkeeping.md, "The queue")
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ whose connection counts the statements (SQLite's trace callback). Rows and state
 machine; CPU time (``time.process_time``, median of ``--repeats`` runs after a warm-up, the two agents taking turns)
 does.
 
-    python benchmarks/writes_per_iteration.py [--observation 2000]   # print the tables (benchmarks/RESULTS.md)
+    python benchmarks/writes_per_iteration.py [--observation 2000]   # print the tables (benchmarks/results/bookkeeping.md)
 """
 
 from __future__ import annotations

@@ -78,6 +78,7 @@ FAST = (
     "tests/unit/test_cli.py::test_usage_errors_exit_2[args5",
     "tests/unit/test_cli.py::test_live_view_shows_summary_updates_failed_calls_and_answers_sent_back",
     "tests/unit/test_readme.py",  # the README's code blocks and command lines
+    "tests/unit/test_doc_links.py",  # the docs' and the results' links
 )
 
 
