@@ -314,3 +314,17 @@ def test_eval_learn_fills_a_playbook_on_one_half_and_measures_the_other_with_it(
         ("reactgraph", "sum-4-5", []), ("reactgraph", "sum-8-9", [])
     ]
     assert cli.main(["eval", "--learn", "--repeat", "2", "--out", str(tmp_path / "x"), *common]) == 2
+
+
+def test_a_missed_run_s_model_text_is_no_reference_link_in_the_report():
+    """A reply like ``[Fennel] [Street]`` reads as a Markdown reference link, which the docs site's strict build (it
+    holds every report under benchmarks/) refuses: the report escapes the model's brackets."""
+    import markdown
+
+    model = ScriptedChatModel(responses=["Thought: [Fennel] [Street]\nFinal Answer: [Fennel] [Street]"], repeat_last=True)
+    task = faulty_task(fault=None)
+    report = run_suite([task], lambda t: model, SUITE)
+    md = report.to_markdown()
+    assert "\\[Fennel\\] \\[Street\\]" in md and "[Fennel] [Street]" not in md.replace("\\[", "").replace("\\]", "")
+    html = markdown.markdown(md)
+    assert "[Fennel] [Street]" in html  # shown as written, as text

@@ -86,7 +86,7 @@ def test_the_walkthrough_ships_beside_the_default_suite_and_is_named_by_suite():
     assert {  # the examples the issue lists
         "python-first", "python-conversation", "python-middleware", "python-approval", "python-subagent",
         "python-typed-answer", "python-playbook", "cli-documents", "served-percent", "cli-percent-follow-up",
-        "chat-follow-up", "travel-agent", "cli-german", "graph-messages",
+        "chat-follow-up", "travel-agent", "cli-german", "graph-messages", "python-clarification",
     } <= ids
     assert {t.driver for t in tasks} == {"agent", "graph", "served", "cli", "chat"}
     assert len(load_suite(suite_path(None))) == 45 and not ids & {t.id for t in load_suite(shipped_suite())}

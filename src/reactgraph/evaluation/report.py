@@ -180,7 +180,7 @@ RELIABILITY_HEADERS = ("confidence", "answers", "mean confidence", "right")
 def miss_lines(run: TaskRun, cut: int = 160) -> list[str]:
     """A missed run for the report: each problem, then the run's steps (turn, kind, the model's words, its calls, what
     they gave) and the reply checks that acted."""
-    lines = [f"- {run.agent} `{run.task_id}`: " + "; ".join(run.problems)]
+    lines = [f"- {run.agent} `{run.task_id}`: " + plain("; ".join(run.problems))]
     for step in run.steps:
         turn = f"turn {step['turn']} " if "turn" in step else ""
         said = " ".join(str(step.get("thought", "")).split())[:cut]
@@ -189,8 +189,14 @@ def miss_lines(run: TaskRun, cut: int = 160) -> list[str]:
         checks = ", ".join(f"{c['check']}: {c['decision']}" for c in step.get("checks", []))
         parts = [f"said {said!r}" if said else "", f"called {calls}" if calls else "", f"got {gave!r}" if gave else "",
                  f"checks {checks}" if checks else ""]
-        lines.append(f"  - {turn}{step['kind']}: " + "; ".join(p for p in parts if p))
+        lines.append(f"  - {turn}{step['kind']}: " + plain("; ".join(p for p in parts if p)))
     return lines
+
+
+def plain(text: str) -> str:
+    """Model-written text for Markdown: its brackets escaped, so ``[Fennel] [Street]`` is no reference link (the docs
+    site's strict build refuses one it cannot resolve)."""
+    return text.replace("[", "\\[").replace("]", "\\]")
 
 
 def _args(args: dict[str, Any]) -> str:
