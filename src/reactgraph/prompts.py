@@ -84,30 +84,17 @@ CHECK_ANSWER = (
     "tool results give (not on your answer); then reply with the final answer (the same one if it holds)"
 )
 
-# The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.
-TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {tools}. Call the one that fits, with these arguments."
-
 # A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.checks.grounding).
 PREMATURE_CALL = (
     "{tool} was called in the same reply as {lookups}, before its result was there ({numbers}). Read the "
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
 
-# A calculation on names the tool results give values for (graph.checks.grounding.named): not run, the call with them shown.
-NAMED_VALUES = "it takes numbers, not names; the results above give {values}: call {tool}({call})"
-
 # A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):
 # sent back once (think).
 UNFOUNDED_NAME = (
     "Your answer names {names}, which no tool result holds. Answer with what the results say; if they do not hold "
     "the answer, say that you cannot complete the task and why"
-)
-
-# A final answer to a question that names several things after tool calls that covered only some of them
-# (answers.confidence.uncovered): sent back once (graph.checks.grounded.uncovered_parts).
-UNCOVERED_PARTS = (
-    "The question also asks about {parts}, but no tool call or result covers it. Call the tools for it now, then "
-    "answer the whole question"
 )
 
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).

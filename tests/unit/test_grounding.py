@@ -4,7 +4,7 @@ in the same reply, is not run; the lookup runs, and the call made again with the
 from __future__ import annotations
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.checks.grounding import known_numbers, named, premature
+from reactgraph.graph.checks.grounding import known_numbers, premature
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 
@@ -81,7 +81,7 @@ def read_file(path: str) -> str:
     return "Q2 report. Revenue: 92,400. Costs: 64,100. New customers: 52."
 
 
-def test_a_calculation_on_names_waits_for_the_lookup_then_is_shown_the_values_the_results_give():
+def test_a_calculation_on_names_waits_for_the_lookup():
     ran.clear()
     tools = ToolRegistry.with_builtins(["calculator"])
     tools.register("read_file", read_file)
@@ -95,20 +95,5 @@ def test_a_calculation_on_names_waits_for_the_lookup_then_is_shown_the_values_th
     assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "28300")
     first, second, third = result.trace.steps[:3]
     assert [o.error_kind for o in first.observations] == [None, "premature_call"] and "on names" in first.observations[1].content
-    assert second.observations[0].error_kind == "invalid_parameters"
-    assert "Revenue = 92400, Costs = 64100" in second.observations[0].content
-    assert "calculator(expression='92400 - 64100')" in second.observations[0].content
-    assert third.observations[0].content == "28300" and result.tool_usage == {"read_file": 1, "calculator": 1}
-
-
-def test_named_needs_one_value_for_every_name():
-    texts = ["Q1 report. Revenue: 84,000.", "Q2 report. Revenue: 92,400. unit price is 2.40"]
-    call = {"id": "c", "tool": "calculator", "args": {"expression": "round(unit_price * 75, 2)"}}
-    assert "unit_price = 2.40" in named([call], texts)[0]["rejection"]  # a name's words may be apart in the text
-    assert named([call], texts)[0]["rejection"].count("round(2.40 * 75, 2)") == 1
-    twice = {"id": "d", "tool": "calculator", "args": {"expression": "Revenue * 2"}}
-    assert named([twice], texts) == [twice]  # two revenues: which one is the model's to say
-    unknown = {"id": "e", "tool": "calculator", "args": {"expression": "Revenue + profit"}}
-    assert named([unknown], texts[1:]) == [unknown]  # no value for profit: the calculator's own error
-    other = {"id": "f", "tool": "lookup", "args": {"key": "Revenue"}}
-    assert named([other], texts) == [other]  # only the built-in calculations
+    assert second.observations[0].status == "error"  # the calculator's own error: it takes numbers, not names
+    assert third.observations[0].content == "28300" and result.tool_usage == {"read_file": 1, "calculator": 2}

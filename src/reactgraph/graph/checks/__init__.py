@@ -14,15 +14,12 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
-| ``uncovered_parts`` | answer | the question names several things (places, names, dates) and the tool calls covered only some: ``SendBack`` to look up the rest |
-| ``tools_question`` | calls | ``ask_user`` about the agent's own tools: ``Rewrite``, the agent answers it |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
 | ``asked_before`` | calls | ``ask_user`` for what the user answered before in the conversation: ``Rewrite``, answered with that answer |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
 | ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
-| ``named_values`` | calls | a calculation on names the results give values for: ``Rewrite``, not run, the values shown |
 | ``output_schema`` | answer | with an output schema: read into it (``Accept(output=...)``), else ``SendBack`` / ``Stop`` |
 
 Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn
@@ -40,15 +37,11 @@ from reactgraph.config import DEFAULT_REPLY_CHECKS, ConfigError
 from reactgraph.errors import did_you_mean
 from reactgraph.graph.checks.answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks.base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
-from reactgraph.graph.checks.calls import one_question, thought_required, tools_question
+from reactgraph.graph.checks.calls import one_question, thought_required
 from reactgraph.graph.checks.clarify import asked_before, said_already
 from reactgraph.graph.checks.fan_out import fan_out
-from reactgraph.graph.checks.grounded import (
-    uncovered_parts,
-    unfounded_name,
-    unsupported_number,
-)
-from reactgraph.graph.checks.grounding import named_values, premature_call
+from reactgraph.graph.checks.grounded import unfounded_name, unsupported_number
+from reactgraph.graph.checks.grounding import premature_call
 from reactgraph.graph.checks.output import output_schema
 from reactgraph.graph.checks.pipeline import Verdict, judged, update_of
 from reactgraph.graph.checks.reply import find_phrase, read_reply
@@ -61,18 +54,19 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "made_up_output": made_up_output,
     "unsupported_number": unsupported_number,
     "unfounded_name": unfounded_name,
-    "uncovered_parts": uncovered_parts,
-    "tools_question": tools_question,
     "said_already": said_already,
     "asked_before": asked_before,
     "one_question": one_question,
     "thought_required": thought_required,
     "fan_out": fan_out,
     "premature_call": premature_call,
-    "named_values": named_values,
     "output_schema": output_schema,
 }
 """The built-in checks by name, in their default order."""
+
+REMOVED = frozenset({"copied_result", "untried_give_up", "uncovered_parts", "tools_question", "named_values"})
+"""Built-in checks that went (no measured gain on the local model: benchmarks/RESULTS.md, "Each reply check,
+measured"): a config that still names one is told so."""
 
 
 def resolved_checks(names: Sequence[str], own: Mapping[str, Check] | None = None) -> tuple[tuple[str, Check], ...]:
@@ -80,7 +74,11 @@ def resolved_checks(names: Sequence[str], own: Mapping[str, Check] | None = None
     known = {**BUILTIN_CHECKS, **(own or {})}
     unknown = [name for name in names if name not in known]
     if unknown:
-        problems = "; ".join(f"unknown reply check {name!r}{did_you_mean(name, known)}" for name in unknown)
+        problems = "; ".join(
+            f"reply check {name!r} was removed in reactgraph 0.1 (it gained nothing measured): leave it out"
+            if name in REMOVED else f"unknown reply check {name!r}{did_you_mean(name, known)}"
+            for name in unknown
+        )
         raise ConfigError(f"invalid reactgraph config: reply_checks: {problems} (known: {', '.join(known)})")
     return tuple((name, known[name]) for name in names)
 

@@ -1,6 +1,5 @@
-"""Checks of the calls a reply makes to ``ask_user`` and of the reasoning before them: a question about the agent's
-own tools is answered by the agent (the user is not asked), one question at a time goes to the user, and with
-``require_thought`` a call needs reasoning before it."""
+"""Checks of the calls a reply makes to ``ask_user`` and of the reasoning before them: one question at a time goes
+to the user, and with ``require_thought`` a call needs reasoning before it."""
 
 from __future__ import annotations
 
@@ -15,27 +14,11 @@ from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 
-TOOLS_QUESTION = re.compile(
-    r"\b(tools?|functions?)\b.*\b(what|which|how|available|can i|could i|should i|list|exist)\b"
-    r"|\b(what|which|how|available|can i|could i|should i|list|exist)\b.*\b(tools?|functions?)\b",
-    re.IGNORECASE | re.DOTALL,
-)
 DEGENERATE_THOUGHT = re.compile(
     r"^(ok(ay)?[,.]?\s*)?(i('ll| will| am going to| need to| should)|let me|let's|now i will)\s+"
     r"(use|call|run|try|invoke)\s+(the\s+|a\s+)?(\w+\s+)?(tool|function)s?[.!]?$",
     re.IGNORECASE,
 )
-
-
-def tools_question(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """A question for the user about the agent's own tools (which there are, how to call them) is answered with the
-    tools on offer and their arguments, as the call's observation; the user is not asked."""
-    listed = "; ".join(f"{s.signature()}: {s.description}" for s in reply.tools if s.name != ASK_USER)
-    answer = prompts.TOOLS_ANSWER.format(tools=listed or "none")
-    return rewritten(reply, [
-        {**a, "answered": answer} if runs(a) and a["tool"] == ASK_USER and about_tools(str(a["args"].get("question", ""))) else a
-        for a in reply.actions
-    ])
 
 
 def one_question(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
@@ -65,7 +48,3 @@ def thought_required(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -
     ]
     return rewritten(reply, refused)
 
-
-def about_tools(question: str) -> bool:
-    """Whether a question the model would ask the user is about its own tools (which there are, how to call them)."""
-    return bool(TOOLS_QUESTION.search(question))

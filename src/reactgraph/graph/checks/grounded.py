@@ -1,7 +1,6 @@
 """Checks that send a final answer or give-up back once to be checked with a tool (``unverified_answer``: the model
 is shown its answer as it gave it, and the request; ``answer_checks`` bounds them in a turn, and the next reply
-stands): an answer no tool result backs, a name nothing gave, an answer that leaves out part of what the question
-names."""
+stands): an answer no tool result backs, a name nothing gave."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reactgraph import prompts
-from reactgraph.answers.confidence import called, check_reason, confidence_of, numbers_in, uncovered
+from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
 from reactgraph.answers.non_answers import unfounded_names
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks.base import Reply, SendBack
@@ -42,16 +41,6 @@ def unfounded_name(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     if not (names := unfounded_names(reply.answer, [state.get("question") or "", *found])):
         return None
     return SendBack(prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names))))
-
-
-def uncovered_parts(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """An answer to a question that names several things (places, names, dates) after tool calls that covered only
-    some of them ("Rome" looked up, "Paris" not) is sent back, the rest named."""
-    if reply.answer is None or not (found := results(state)):
-        return None
-    if not (missing := uncovered(state.get("question") or "", [*found, *called(state)])):
-        return None
-    return SendBack(prompts.UNCOVERED_PARTS.format(parts=" and ".join(missing)))
 
 
 def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:

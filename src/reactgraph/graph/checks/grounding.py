@@ -6,14 +6,11 @@ it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 *
 its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
 are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
 A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
-the same way; once the results are there, a calculation on names that they give a value for (``Revenue: 92,400``) is
-not run either: its observation names the values and the expression with them in place (``named``). The two
-reply checks: ``premature_call`` and ``named_values``."""
+the same way. The reply check: ``premature_call``."""
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -70,56 +67,11 @@ def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str])
     return out
 
 
-def named(actions: Sequence[Action], texts: Sequence[str]) -> list[Action]:
-    """``actions``, each calculation that writes names where numbers go turned into an invalid_parameters rejection
-    when the tool results ``texts`` give every one of those names a single value (``Revenue: 92,400``): its
-    observation names the values and the expression with them in place, for the model to call it so."""
-    out = []
-    for action in actions:
-        args = action.get("args")
-        names = _names(args) if runs(action) and action["tool"] in CALCULATIONS and isinstance(args, dict) else []
-        values = {name: value_of(name, texts) for name in names}
-        found = {name: value for name, value in values.items() if value is not None}
-        if names and isinstance(args, dict) and len(found) == len(values):
-            with_values = {k: _replaced(v, found) if isinstance(v, str) else v for k, v in args.items()}
-            problem = prompts.NAMED_VALUES.format(
-                tool=action["tool"],
-                values=", ".join(f"{name} = {value}" for name, value in values.items()),
-                call=", ".join(f"{k}={v!r}" for k, v in with_values.items()),
-            )
-            action = {**action, "rejection_kind": ErrorKind.INVALID_PARAMETERS.value,
-                      "rejection": error_text(ErrorKind.INVALID_PARAMETERS, tool=action["tool"], problem=problem)}
-        out.append(action)
-    return out
-
-
 def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
     """A calculation on guessed numbers (or on names) made beside a lookup is not run (``premature``)."""
     if len(reply.actions) < 2:
         return None
     return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names)))
-
-
-def named_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """A calculation on names the tool results give values for is not run; its observation shows the call with the
-    values in place (``named``)."""
-    if not reply.actions or not state.get("steps"):
-        return None
-    return rewritten(reply, named(reply.actions, results(state)))
-
-
-def value_of(name: str, texts: Sequence[str]) -> str | None:
-    """The one number the texts give ``name`` (``Revenue: 92,400``, ``unit price is 2.40``), written without
-    thousands separators; None when they give it none or several."""
-    words = [w for w in re.split(r"[_\s]+|(?<=[a-z])(?=[A-Z])", name) if w]
-    if not words:
-        return None
-    pattern = re.compile(
-        r"\b" + r"[\s_-]*".join(map(re.escape, words)) + r"\b\s*(?:[:=]|is|was|were|of)?\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)\b",
-        re.IGNORECASE,
-    )
-    found = {Decimal(m.group(1).replace(",", "")) for text in texts for m in pattern.finditer(text)}
-    return str(found.pop()) if len(found) == 1 else None
 
 
 def _names(value: Any) -> list[str]:
@@ -134,10 +86,6 @@ def _names(value: Any) -> list[str]:
         found += [n.id for n in ast.walk(tree)
                   if isinstance(n, ast.Name) and id(n) not in called and n.id not in CONSTANTS and n.id not in FUNCTIONS]
     return list(dict.fromkeys(found))
-
-
-def _replaced(text: str, values: Mapping[str, str]) -> str:
-    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: values.get(m.group(0), m.group(0)), text)
 
 
 def _strings(value: Any) -> Iterable[str]:
