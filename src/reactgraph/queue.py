@@ -242,7 +242,7 @@ class Runner:
 
     async def _run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
         specs = {key: options[key] for key in SPECS if key in options}
-        agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
+        agent, selected = self.agent(specs, make_config(**options.get("overrides", {})).learning.playbook)
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
         try:

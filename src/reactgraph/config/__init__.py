@@ -4,7 +4,7 @@ The groups: ``limits`` (when a run stops), ``prompt`` (what the model is shown),
 ``tool_execution`` (how tool calls run), ``text_format`` (calls written as text), ``model_settings`` (how the model
 is called) and ``learning`` (the playbook). ``names.FLAT`` says where each flat name of reactgraph 0.1 went."""
 
-from reactgraph.config.agent_config import GROUPS, AgentConfig, make_config, merged_values
+from reactgraph.config.agent_config import GROUPS, AgentConfig, is_option, make_config, option_names
 from reactgraph.config.base import ConfigError, Group
 from reactgraph.config.checks import Checks
 from reactgraph.config.defaults import (
@@ -45,6 +45,7 @@ __all__ = [
     "ResourceLimits",
     "TextFormat",
     "ToolExecution",
+    "is_option",
     "make_config",
-    "merged_values",
+    "option_names",
 ]

@@ -178,10 +178,13 @@ def make_config(**values: Any) -> AgentConfig:
         raise ConfigError(f"invalid reactgraph config: {problems}") from None
 
 
-def merged_values(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """Two sets of options (``set_values``' shape) as one, ``over``'s winning, a group's merged option by option."""
-    out = dict(under)
-    for key, value in over.items():
-        both = isinstance(value, dict) and isinstance(out.get(key), dict)
-        out[key] = out[key] | value if both else value
-    return out
+def is_option(name: str) -> bool:
+    """Whether ``name`` names an option: one at AgentConfig's top, a flat one, or a dotted one (``limits.max_iterations``)."""
+    group, dot, leaf = name.partition(".")
+    return name in AgentConfig.model_fields or name in FLAT or bool(dot and group in GROUPS and leaf in GROUPS[group].model_fields)
+
+
+def option_names() -> list[str]:
+    """The names a misspelt option is matched against: AgentConfig's own, then the flat ones."""
+    return [*AgentConfig.model_fields, *FLAT]
+

@@ -69,14 +69,14 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
         return ChatOllama(
             model=name,
             base_url=ollama_host(),
-            num_ctx=cfg.num_ctx,
-            num_predict=cfg.max_output_tokens,
-            temperature=cfg.temperature,
-            keep_alive=cfg.keep_alive,
+            num_ctx=cfg.model_settings.ollama_num_ctx,
+            num_predict=cfg.model_settings.max_output_tokens,
+            temperature=cfg.model_settings.temperature,
+            keep_alive=cfg.model_settings.ollama_keep_alive,
         )
     from langchain.chat_models import init_chat_model
 
-    options = {"temperature": cfg.temperature, "max_tokens": cfg.max_output_tokens}
+    options = {"temperature": cfg.model_settings.temperature, "max_tokens": cfg.model_settings.max_output_tokens}
     given: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
     return init_chat_model(spec, **given)
 

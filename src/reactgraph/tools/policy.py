@@ -102,20 +102,20 @@ class ToolPolicy(BaseModel):
 
         errors = self.retryable_errors
         if errors is None:
-            errors = (*cfg.retryable_exceptions, *cfg.retryable_errors)
+            errors = (*cfg.tool_execution.retryable_exceptions, *cfg.tool_execution.retryable_errors)
         return ExecutionPolicy(
-            timeout=float(pick(self.timeout, cfg.tool_timeout)),
-            max_retries=int(pick(self.max_retries, cfg.max_retries)),
-            initial_delay=float(pick(self.initial_delay, cfg.initial_delay)),
-            backoff_multiplier=float(pick(self.backoff_multiplier, cfg.backoff_multiplier)),
-            max_delay=float(pick(self.max_delay, cfg.max_delay)),
+            timeout=float(pick(self.timeout, cfg.tool_execution.timeout_seconds)),
+            max_retries=int(pick(self.max_retries, cfg.tool_execution.max_retries)),
+            initial_delay=float(pick(self.initial_delay, cfg.tool_execution.initial_delay_seconds)),
+            backoff_multiplier=float(pick(self.backoff_multiplier, cfg.tool_execution.backoff_multiplier)),
+            max_delay=float(pick(self.max_delay, cfg.tool_execution.max_delay_seconds)),
             retryable_types=tuple(e for e in errors if isinstance(e, type)),
             retryable_patterns=tuple(e.lower() for e in errors if isinstance(e, str)),
             retry_network=self.retryable_errors is None,
             sleep=self.sleep or time.sleep,
-            isolation=self.isolation_in(cfg.tool_isolation),
-            limits=self.limits if self.limits is not None else cfg.tool_limits,
-            env=cfg.isolated_env,
+            isolation=self.isolation_in(cfg.tool_execution.isolation),
+            limits=self.limits if self.limits is not None else cfg.tool_execution.resource_limits,
+            env=cfg.tool_execution.isolated_env,
         )
 
 

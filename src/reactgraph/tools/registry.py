@@ -220,7 +220,7 @@ class ToolRegistry:
         (``isolation.pool.start_server``)."""
         offered = self.select(config.tools)
         reachable = self.reachable()
-        if unknown := [n for n in config.approve_tools if n != "*" and n not in reachable]:
+        if unknown := [n for n in config.tool_execution.approve_tools if n != "*" and n not in reachable]:
             raise UnknownToolError(
                 "approve_tools: " + "; ".join(f"no tool named {n!r}{did_you_mean(n, reachable)}" for n in unknown)
                 + f"; available: {', '.join(dict.fromkeys([*self._tools, *sorted(reachable)])) or 'none'}"
@@ -228,7 +228,7 @@ class ToolRegistry:
         problems: builtins.list[str] = []
         modules: builtins.list[str] = []
         for entry in (self._tools[name] for name in offered):
-            if entry.policy.isolation_in(config.tool_isolation) == "process":
+            if entry.policy.isolation_in(config.tool_execution.isolation) == "process":
                 try:
                     modules.extend(crossing(entry.source if entry.source is not None else entry.tool).modules)
                     if takes_store(entry.tool):
