@@ -237,7 +237,7 @@ class ToolRegistry:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
         if problems:
             raise ToolRegistrationError(
-                f"tool_isolation='process': {'; '.join(problems)} (or register it with ToolPolicy(isolation='none'))"
+                f"tool_execution.isolation='process': {'; '.join(problems)} (or register it with ToolPolicy(isolation='none'))"
             )
         if modules:
             start_server(modules)
