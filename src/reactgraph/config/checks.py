@@ -49,4 +49,7 @@ class Checks(Group):
         "the answer and its value blended into result.confidence.",
     )
 
-    _phrases = field_validator("failure_phrases")(not_blank)
+    @field_validator("failure_phrases")
+    @classmethod
+    def _not_blank(cls, phrases: tuple[str, ...]) -> tuple[str, ...]:
+        return not_blank(phrases)

@@ -31,4 +31,7 @@ class TextFormat(Group):
         description="A model reply with a line that starts with one of these ends the run with success; the text after it is the answer.",
     )
 
-    _phrases = field_validator("success_phrases")(not_blank)
+    @field_validator("success_phrases")
+    @classmethod
+    def _not_blank(cls, phrases: tuple[str, ...]) -> tuple[str, ...]:
+        return not_blank(phrases)

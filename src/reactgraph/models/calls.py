@@ -183,7 +183,7 @@ def with_retries(
     deadline: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Run ``call``, retrying transient errors ``cfg.model_retries`` times with exponential backoff
+    """Run ``call``, retrying transient errors ``cfg.model_settings.max_retries`` times with exponential backoff
     (no retry whose wait would end after ``deadline``)."""
     retrying = Retrying(
         stop=stop_after_attempt(cfg.model_settings.max_retries + 1) | _stop_at_deadline(deadline),

@@ -53,8 +53,8 @@ def ollama_host() -> str:
 def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> BaseChatModel:
     """A chat model from an instance (used as given) or a 'provider:model' string.
 
-    Ollama models get ``base_url`` from OLLAMA_HOST and ``num_ctx``, ``max_output_tokens``
-    (as ``num_predict``), ``temperature`` and ``keep_alive`` from ``cfg`` (the defaults when None);
+    Ollama models get ``base_url`` from OLLAMA_HOST and ``ollama_num_ctx``, ``max_output_tokens``
+    (as ``num_predict``), ``temperature`` and ``ollama_keep_alive`` from ``cfg.model_settings`` (the defaults when None);
     other providers go through ``init_chat_model`` with the temperature and ``max_tokens``.
     """
     if isinstance(spec, BaseChatModel):

@@ -2,8 +2,8 @@
 
 Like LangGraph's ``ToolNode`` takes its error handling as a value, the act node takes a
 ``ToolPolicy`` per tool instead of spreading ``if`` branches through the node. Fields left
-``None`` fall back to the run's AgentConfig (``tool_timeout``, ``max_retries``, ``tool_isolation``,
-``tool_limits``, ...).
+``None`` fall back to the run's ``AgentConfig.tool_execution`` (``timeout_seconds``, ``max_retries``, ``isolation``,
+``resource_limits``, ...).
 """
 
 from __future__ import annotations
@@ -73,10 +73,10 @@ class ToolPolicy(BaseModel):
     isolation: Literal["none", "process"] | None = Field(
         default=None,
         description="'process': each call runs in a worker process (reactgraph.tools.isolation); 'none': in the "
-        "agent's process; None: 'process' when limits are set, else the run's tool_isolation.",
+        "agent's process; None: 'process' when limits are set, else the run's tool_execution.isolation.",
     )
     limits: ResourceLimits | None = Field(
-        default=None, description="Resource limits of each call (in a worker process); None = the run's tool_limits."
+        default=None, description="Resource limits of each call (in a worker process); None = the run's tool_execution.resource_limits."
     )
     sleep: Callable[[float], None] | None = Field(
         default=None, exclude=True, description="How retries wait (default time.sleep); inject one to count delays."
@@ -89,7 +89,7 @@ class ToolPolicy(BaseModel):
         return self
 
     def isolation_in(self, run_isolation: str) -> str:
-        """Where calls run ('none' or 'process') in a run whose tool_isolation is ``run_isolation``."""
+        """Where calls run ('none' or 'process') in a run whose tool_execution.isolation is ``run_isolation``."""
         if self.isolation is not None:
             return self.isolation
         return "process" if self.limits is not None else run_isolation

@@ -8,7 +8,7 @@
 A tool is a plain function, an async function or a LangChain tool. A function must be
 callable, annotate every parameter and have a docstring (the description the model
 sees); its argument schema comes from the signature (pydantic). A tool that runs in a worker
-process (``ToolPolicy(isolation="process")``, or the run's ``tool_isolation``) must be importable by
+process (``ToolPolicy(isolation="process")``, or the run's ``tool_execution.isolation``) must be importable by
 module and name, or defined in the main script and picklable (``reactgraph.tools.isolation.reference``): checked
 when it is registered, and for the run's setting when an agent is made or a run starts.
 """
@@ -215,7 +215,7 @@ class ToolRegistry:
     def check(self, config: AgentConfig) -> None:
         """The tool names ``config`` refers to (``tools``, and ``approve_tools`` besides '*') are registered;
         UnknownToolError naming the close matches otherwise. The tools it runs in worker processes
-        (``tool_isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise. When there
+        (``tool_execution.isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise. When there
         are such tools, the worker processes' fork server is started in the background, to preload their modules
         (``isolation.pool.start_server``)."""
         offered = self.select(config.tools)

@@ -176,7 +176,7 @@ def ask_for_partial_answer(
     deps: NodeDeps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
 ) -> tuple[str | None, dict[str, Any], TokenCount | None]:
     """(the partial answer or None, state updates, the call's usage: None when it failed) from one tool-less call
-    on the run as think showed it. The call may take ``partial_answer_timeout``, and never runs past a time budget by more than
+    on the run as think showed it. The call may take ``limits.partial_answer_timeout_seconds``, and never runs past a time budget by more than
     ``PARTIAL_ANSWER_GRACE``; a reply that is no answer gives None, with the reason in the termination's detail. With an output schema, an answer
     that fits it is also the run's ``output``."""
     model = deps.chat_model(cfg)
