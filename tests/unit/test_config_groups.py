@@ -159,3 +159,13 @@ def test_the_served_factory_refuses_a_misspelt_grouped_option():
     assert check_context({"limits": {"max_iterations": 4}}, served_tools()).limits.max_iterations == 4
     with pytest.raises(ConfigError, match=r"limits: unknown option 'max_iteratons' \(did you mean 'max_iterations'\?\)"):
         check_context({"limits": {"max_iteratons": 4}}, served_tools())
+
+
+def test_a_queued_run_takes_a_group_as_json_and_still_refuses_a_callable():
+    from reactgraph.queue import QueueConfigError, checked_options
+
+    assert checked_options({"limits": Limits(max_iterations=3), "summary_every": 0})["overrides"] == {
+        "limits": {"max_iterations": 3}, "summary_every": 0,
+    }
+    with pytest.raises(QueueConfigError, match="run options must be JSON values"):
+        checked_options({"termination_callback": lambda step: False})

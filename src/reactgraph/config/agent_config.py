@@ -9,6 +9,8 @@ its ``tool_execution.isolated_env`` a ceiling a run can narrow but not widen.
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -35,14 +37,21 @@ GROUPS: dict[str, type[Group]] = {
 def flat_properties(schema: dict[str, Any]) -> None:
     """Add each flat name (``names.FLAT``) to a JSON schema of AgentConfig's, described as the grouped option it
     stands for: the LangGraph server keeps only the context keys its schema names, and clients send flat ones."""
+    schema["properties"] |= copy.deepcopy(flat_schema())  # a caller may change the schema it gets
+
+
+@functools.cache
+def flat_schema() -> dict[str, Any]:
+    """The JSON schema properties of the flat names (made once: the server asks for the schema on every run)."""
+    properties: dict[str, Any] = {}
     for name, path in FLAT.items():
         group, leaf = path.split(".", 1)
         found = GROUPS[group].model_json_schema()["properties"].get(leaf)
         if found is not None:  # a model's schema (tool_limits) stands as an object: its $ref is the group's own
             about = f"The flat form of {path}: {GROUPS[group].model_fields[leaf].description}"
             found = {k: v for k, v in found.items() if k not in ("default", "title")} if "$ref" not in str(found) else {"type": "object"}
-            found["description"] = about
-            schema["properties"][name] = found | ({"deprecated": True} if name in RENAMED else {})
+            properties[name] = found | {"description": about} | ({"deprecated": True} if name in RENAMED else {})
+    return properties
 
 
 class AgentConfig(BaseModel):
