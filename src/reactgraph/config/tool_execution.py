@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -82,14 +82,14 @@ class ToolExecution(Group):
         "processes); a tool's ToolPolicy(limits=...) replaces them.",
     )
 
-    def contained(self, update: dict[str, object]) -> dict[str, object]:
+    def contained(self, update: dict[str, Any]) -> dict[str, Any]:
         """The containment options of ``update`` (a run's), made no looser than these: ``approve_tools`` the union of
         both, ``isolation`` the stricter, ``isolated_env`` the names both allow."""
-        kept: dict[str, object] = {}
+        kept: dict[str, Any] = {}
         if "approve_tools" in update:
-            kept["approve_tools"] = tuple(dict.fromkeys((*self.approve_tools, *update["approve_tools"])))  # type: ignore[misc]
+            kept["approve_tools"] = tuple(dict.fromkeys((*self.approve_tools, *update["approve_tools"])))
         if "isolation" in update and self.isolation == "process":
             kept["isolation"] = "process"
         if "isolated_env" in update:
-            kept["isolated_env"] = tuple(name for name in update["isolated_env"] if name in self.isolated_env)  # type: ignore[attr-defined]
+            kept["isolated_env"] = tuple(name for name in update["isolated_env"] if name in self.isolated_env)
         return kept
