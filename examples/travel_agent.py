@@ -14,12 +14,13 @@ import argparse
 from langchain_core.language_models import BaseChatModel
 
 from reactgraph import ReActAgent, ReActResult
+from reactgraph.config import Limits
 from reactgraph.testing import DEMO_TOOLS
 
 
 def make_agent(model: str | BaseChatModel | None = None) -> ReActAgent:
     """The assistant: the demo tools, a few iterations, runs kept in memory."""
-    return ReActAgent(model=model, tools=DEMO_TOOLS, max_iterations=6, allow_clarification=False, checkpointer=None)
+    return ReActAgent(model=model, tools=DEMO_TOOLS, limits=Limits(max_iterations=6), allow_clarification=False, checkpointer=None)
 
 
 def show(result: ReActResult) -> str:

@@ -68,6 +68,7 @@ FAST = (
     "tests/unit/test_tokens.py",
     "tests/unit/test_chat_clients.py",
     "tests/unit/test_error_kinds.py",  # errors
+    "tests/unit/test_config_groups.py",  # config: the groups, the flat names
     "tests/unit/test_evaluation.py",  # evaluation: the suite, reports, BFCL's bare agent
     "tests/unit/test_calibration.py",
     "tests/unit/test_bfcl_bare.py",

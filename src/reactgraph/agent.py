@@ -189,7 +189,7 @@ class ReActAgent:
         checks = options.pop("reply_checks", None)  # names, or your own check functions too
         config = (config or AgentConfig()).override(**options) if options else (config or AgentConfig())
         if playbook is not False:
-            config = config.override(playbook=True)
+            config = config.override(learning={"playbook": True})
         if store is not None and isinstance(playbook, BaseStore) and playbook is not store:
             raise ConfigError("store= and playbook=<a store> name two stores; a graph has one: give playbook=True to keep it in store=")
         self._deps = build_deps(
@@ -202,7 +202,7 @@ class ReActAgent:
         self.nodes = dict(nodes or {})
         self._owned_store = playbook_store(self.store) if playbook is True and store is None else None
         store = store if store is not None else self._owned_store or (playbook if isinstance(playbook, BaseStore) else None)
-        self.playbook = Playbook(store, self.config.playbook_name, lessons=self._deps.lessons) if store is not None and self.config.playbook else None
+        self.playbook = Playbook(store, self.config.learning.playbook_name, lessons=self._deps.lessons) if store is not None and self.config.learning.playbook else None
         self.graph = build_graph(deps=self._deps, checkpointer=self.checkpointer, nodes=self.nodes, store=store)
         self._checked_models: set[str] = set()
         self._picked_model: str | None = None
@@ -458,7 +458,7 @@ class ReActAgent:
             else:
                 raise ConfigError(f"invalid reactgraph config: reply_checks: {name!r} cannot name your check")
             self._deps.own_checks.update(own)
-            self._deps.config = self.config.override(reply_checks=(*self.config.reply_checks, *names))
+            self._deps.config = self.config.override(checks={"reply_checks": (*self.config.checks.reply_checks, *names)})
             return fn
 
         return add(check) if check is not None else add
@@ -660,19 +660,17 @@ class ReActAgent:
         thread_id = thread_id or (config or {}).get("configurable", {}).get("thread_id")
         if thread_id is not None:
             checked_thread_id(thread_id)  # InvalidInputError before anything is stored under it
-        if inherit and thread_id is not None:
-            overrides = self._stored_overrides(thread_id) | overrides
-        context = make_config(**overrides) if overrides else None
+        stored = self._stored_overrides(thread_id) if inherit and thread_id is not None else {}
+        context = make_config(**stored).override(**overrides) if stored or overrides else None
         effective = self.config.merge(context)
         self.registry.check(effective)  # UnknownToolError naming the close matches
-        resolved_checks(effective.reply_checks, self._deps.own_checks)  # ConfigError naming the close matches
-        if effective.playbook and self.playbook is None:
+        resolved_checks(effective.checks.reply_checks, self._deps.own_checks)  # ConfigError naming the close matches
+        if effective.learning.playbook and self.playbook is None:
             raise ConfigError("playbook=True needs the agent's store: ReActAgent(playbook=True) or playbook=<a BaseStore>")
         by_name = self._deps.model is None or effective.model != self.config.model
-        if by_name and not effective.fallback_models:  # with fallbacks, an unreachable primary falls back
+        if by_name and not effective.model_settings.fallback_models:  # with fallbacks, an unreachable primary falls back
             if "model" not in effective.model_fields_set and (picked := self._default_model()) != effective.model:
-                overrides = overrides | {"model": picked}  # stored with the run: a resume goes on with it
-                context = make_config(**overrides)
+                context = (context or AgentConfig()).override(model=picked)  # stored with the run: a resume goes on with it
                 effective = self.config.merge(context)
             self._preflight(effective)
         thread_id = thread_id or uuid.uuid4().hex
@@ -681,9 +679,9 @@ class ReActAgent:
             self.store.clear_cancel(thread_id)
         self._last_thread = thread_id
         own = thread_config(thread_id) | {
-            "max_concurrency": effective.max_parallel_tools,
-            "recursion_limit": recursion_limit(effective.max_iterations, hook_nodes(self._deps.middleware)),
-            "metadata": {RUN_OVERRIDES: json.dumps({k: v for k, v in overrides.items() if not callable(v)})},
+            "max_concurrency": effective.tool_execution.max_parallel_tools,
+            "recursion_limit": recursion_limit(effective.limits.max_iterations, hook_nodes(self._deps.middleware)),
+            "metadata": {RUN_OVERRIDES: json.dumps(context.model_dump(mode="json", exclude_unset=True) if context else {})},
         }
         merged = merge_configs(config, {"callbacks": callbacks} if callbacks else None, own)
         merged["metadata"] = dict(merged.get("metadata") or {})  # stream_updates adds its labels to the run's own
@@ -697,7 +695,8 @@ class ReActAgent:
         return context
 
     def _stored_overrides(self, thread_id: str) -> dict[str, Any]:
-        """The per-run options the run on ``thread_id`` was started with (callables are not stored)."""
+        """The per-run options the run on ``thread_id`` was started with, grouped (callables are not stored; a run
+        of reactgraph 0.1 stored flat names, which ``make_config`` still reads)."""
         with self.store.reading(thread_id):
             stored = (self.graph.get_state(thread_config(thread_id)).metadata or {}).get(RUN_OVERRIDES)
             return json.loads(stored or "{}") if isinstance(stored, str | None) else {}

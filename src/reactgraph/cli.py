@@ -294,7 +294,7 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", type=Path, default=Path("eval-results"), help="where the JSON and Markdown reports go")
     evaluate.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="an AgentConfig field for every task, e.g. --set tool_calling=text (JSON values: --set max_iterations=6)",
+        help="an AgentConfig option for every task, e.g. --set tool_calling=text (JSON values: --set limits.max_iterations=6)",
     )
     # command_line: how the eval runs its cli and chat tasks' commands in-process (the commands sit below this module)
     evaluate.set_defaults(handler="reactgraph.commands.evaluate:cmd_eval", command_line=main)

@@ -56,7 +56,7 @@ except ImportError as exc:
 
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.typed import parse_signature
-from reactgraph.config import ConfigError, make_config
+from reactgraph.config import ConfigError, Group, make_config
 from reactgraph.loading import load_model, load_tools
 from reactgraph.persistence import open_store
 from reactgraph.persistence.activity import Activity, error_text, this_owner
@@ -185,7 +185,7 @@ def checked_options(options: dict[str, Any]) -> dict[str, Any]:
     for key, value in specs.items():
         if not isinstance(value, str):
             raise QueueConfigError(f"{key} must be a string naming it as the CLI does, got {type(value).__name__}: {value!r:.80}")
-    overrides = {key: value for key, value in options.items() if value is not None}
+    overrides = {key: group_values(value) for key, value in options.items() if value is not None}
     make_config(**overrides)  # ConfigError naming a bad field, before anything is queued
     if "tools" in specs:  # a misspelt built-in or an import that fails, before anything is queued
         load_tools(specs["tools"], documents=specs.get("documents"))
@@ -194,6 +194,11 @@ def checked_options(options: dict[str, Any]) -> dict[str, Any]:
     except TypeError as exc:
         raise QueueConfigError(f"run options must be JSON values (a worker in another process reads them): {exc}") from None
     return specs | {"overrides": overrides}
+
+
+def group_values(value: Any) -> Any:
+    """A group of options (``Limits(max_iterations=3)``) as the dict of the options set in it; else ``value``."""
+    return value.model_dump(mode="json", exclude_unset=True) if isinstance(value, Group) else value
 
 
 class Runner:
@@ -242,7 +247,7 @@ class Runner:
 
     async def _run(self, job_id: int, question: str, thread_id: str, options: dict[str, Any]) -> None:
         specs = {key: options[key] for key in SPECS if key in options}
-        agent, selected = self.agent(specs, bool(options.get("overrides", {}).get("playbook")))
+        agent, selected = self.agent(specs, make_config(**options.get("overrides", {})).learning.playbook)
         overrides = selected | options.get("overrides", {})
         labels = {LABELS[key]: value for key, value in specs.items()} | {JOB_KEY: str(job_id)}
         try:

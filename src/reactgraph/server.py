@@ -34,7 +34,8 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from reactgraph.answers.typed import OutputSchema
-from reactgraph.config import AgentConfig, ConfigError, make_config
+from reactgraph.config import AgentConfig, ConfigError, is_option, make_config, option_names
+from reactgraph.config.names import unknown_option
 from reactgraph.errors import did_you_mean
 from reactgraph.graph import build_deps, build_graph
 from reactgraph.graph.checks import resolved_checks
@@ -82,14 +83,14 @@ def make_graph(
     ``ReActAgent`` takes it. ``context_schema`` adds the fields of a run's own context (a client sends them in
     the run's ``context`` beside reactgraph's options; tools and middleware read them as ``runtime.context``) and
     ``state_schema`` fields of the state, as ``ReActAgent`` takes them. Tools reach the server's store
-    (``runtime.store``, ``InjectedStore``). ``options`` are AgentConfig fields set over ``config``
-    (``make_graph(tools=[...], max_iterations=5)``); an unknown one is a ConfigError that lists the known ones."""
-    if unknown := [name for name in options if name not in AgentConfig.model_fields]:
+    (``runtime.store``, ``InjectedStore``). ``options`` are AgentConfig options set over ``config``
+    (``make_graph(tools=[...], limits=Limits(max_iterations=5))``); an unknown one is a ConfigError that lists the known ones."""
+    if unknown := [name for name in options if not is_option(name)]:
         known = ", ".join(
             ["model", "tools", "config", "output_schema", "middleware", "context_schema", "state_schema", *AgentConfig.model_fields]
         )
         raise ConfigError(
-            "; ".join(f"make_graph: unknown option {name!r}{did_you_mean(name, AgentConfig.model_fields)}" for name in unknown)
+            "; ".join(f"make_graph: {unknown_option(name, '', option_names())}" for name in unknown)
             + f". It takes: {known}"
         )
     checks = options.pop("reply_checks", None)  # names, or your own check functions too
@@ -121,11 +122,11 @@ def check_context(context: Mapping[str, Any], tools: ToolRegistry) -> AgentConfi
         for k, v in context.items()
         if k not in LANGGRAPH_KEYS
         and not k.startswith(("__", "langgraph_"))
-        and (k in AgentConfig.model_fields or did_you_mean(k, AgentConfig.model_fields))
+        and (is_option(k) or did_you_mean(k, option_names()))
     }
     config = make_config(**options)
     tools.check(config)
-    resolved_checks(config.reply_checks)  # the served graph's checks are the built-in ones
+    resolved_checks(config.checks.reply_checks)  # the served graph's checks are the built-in ones
     return config
 
 
@@ -139,7 +140,7 @@ async def serve(runtime: ServerRuntime) -> CompiledStateGraph:
     context = getattr(execution, "context", None)
     try:
         config = check_context(context, TOOLS) if isinstance(context, Mapping) else AgentConfig()
-        if config.fallback_models:  # with fallbacks, an unusable primary falls back
+        if config.model_settings.fallback_models:  # with fallbacks, an unusable primary falls back
             return graph
         if "model" not in config.model_fields_set:  # the default follows what the machine has (models.resolve)
             return graph_of(await asyncio.to_thread(default_model, config.model, how="served"))

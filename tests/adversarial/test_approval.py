@@ -10,7 +10,7 @@ from langgraph.types import Command, Send
 
 from reactgraph import ReActAgent, ToolRegistry, build_graph
 from reactgraph import TerminationReason as R
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, ToolExecution
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools import ToolPolicy
 
@@ -68,13 +68,13 @@ def test_the_graphs_context_cannot_lower_approve_tools_or_tool_isolation(math_to
 
 
 def test_run_settings_raise_containment_but_never_lower_it():
-    operator = AgentConfig(approve_tools=("a",), tool_isolation="process", isolated_env=("PATH", "HOME"))
-    run = AgentConfig(approve_tools=("b",), tool_isolation="none", isolated_env=("PATH", "OPENAI_API_KEY"))
+    operator = AgentConfig(tool_execution=ToolExecution(approve_tools=("a",), isolation="process", isolated_env=("PATH", "HOME")))
+    run = AgentConfig(tool_execution=ToolExecution(approve_tools=("b",), isolation="none", isolated_env=("PATH", "OPENAI_API_KEY")))
     merged = operator.merge(run)
     assert merged.approve_tools == ("a", "b")
-    assert merged.tool_isolation == "process"
+    assert merged.tool_execution.isolation == "process"
     assert merged.isolated_env == ("PATH",)  # narrowed, never widened
-    assert AgentConfig().merge(AgentConfig(tool_isolation="process")).tool_isolation == "process"
+    assert AgentConfig().merge(AgentConfig(tool_execution={"isolation": "process"})).tool_execution.isolation == "process"
 
 
 def child_and_parent(child_tools, parent_registry: ToolRegistry, **parent_options):
@@ -114,7 +114,7 @@ def test_tool_isolation_reaches_the_sub_agent():
     registry = ToolRegistry()
     registry.register_agent(child, "helper", "Says where it runs.")
     parent_model = ScriptedChatModel(responses=[tool_call("helper", {"task": "where?"}, id="p1"), "ok"])
-    parent = ReActAgent(model=parent_model, tools=registry, checkpointer=None, summary_every=0, tool_isolation="process")
+    parent = ReActAgent(model=parent_model, tools=registry, checkpointer=None, summary_every=0, tool_execution={"isolation": "process"})
     result = parent.run("Where does the helper's tool run?")
     nested = result.trace.steps[0].observations[0].trace
     content = nested.steps[0].observations[0].content

@@ -378,9 +378,11 @@ class TestScriptedServer:
         assert values["confidence_signals"]["ended"]["detail"] == "max_iterations: a partial answer"
         assert values["confidence"] < 0.9
 
-    def test_run_context_overrides_the_limits(self, client) -> None:
+    @pytest.mark.parametrize("context", [{"limits": {"max_iterations": 2}}, {"max_iterations": 2}], ids=["grouped", "flat"])
+    def test_run_context_overrides_the_limits(self, client, context) -> None:
+        """The grouped key, and the flat one clients of 0.1 send (the context schema names both: the server keeps them)."""
         thread_id = client.threads.create()["thread_id"]
-        streamed = _stream(client, thread_id, input={"query": scripted.COUNTING}, context={"max_iterations": 2})
+        streamed = _stream(client, thread_id, input={"query": scripted.COUNTING}, context=context)
         assert streamed.tool_calls() == [("count", {"n": 1}), ("count", {"n": 2})]
         values = client.threads.get_state(thread_id)["values"]
         assert values["termination"]["reason"] == "max_iterations"

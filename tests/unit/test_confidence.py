@@ -80,8 +80,8 @@ def test_tool_errors_and_retries_lower_it(error, signal):
 
     steady_add.__name__ = "add"
     script = [ADD, ADD, "2 + 3 = 5"] if signal == "tool_errors" else [ADD, "2 + 3 = 5"]
-    troubled, _ = run(script, [add], initial_delay=0)
-    clean, _ = run(script, [steady_add], initial_delay=0)
+    troubled, _ = run(script, [add], tool_execution={"initial_delay_seconds": 0})
+    clean, _ = run(script, [steady_add], tool_execution={"initial_delay_seconds": 0})
     assert troubled.final_answer == clean.final_answer == "2 + 3 = 5"
     assert troubled.error_history  # the failure is on record
     assert troubled.confidence_signals[signal].effect < 0 and signal not in clean.confidence_signals

@@ -287,15 +287,15 @@ def test_model_by_name_gets_the_runs_settings():
 
     named = {"model": "ollama:qwen2.5:7b"}  # a model named: no default to find on the machine
     deps = NodeDeps(config=AgentConfig(**named), registry=ToolRegistry())
-    small = deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5, **named))
+    small = deps.chat_model(AgentConfig(model_settings={"ollama_num_ctx": 2048, "temperature": 0.5}, **named))
     assert (small.num_ctx, small.temperature) == (2048, 0.5)
-    assert deps.chat_model(AgentConfig(num_ctx=2048, temperature=0.5, **named)) is small  # made once per settings
-    assert deps.chat_model(AgentConfig(**named)).num_ctx == AgentConfig().num_ctx
+    assert deps.chat_model(AgentConfig(model_settings={"ollama_num_ctx": 2048, "temperature": 0.5}, **named)) is small  # made once per settings
+    assert deps.chat_model(AgentConfig(**named)).num_ctx == AgentConfig().model_settings.ollama_num_ctx
 
 
 def test_unreachable_primary_with_fallbacks_is_a_failure_stop_naming_both(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    agent = ReActAgent(model="ollama:first", fallback_models=("ollama:second",), model_retries=0)
+    agent = ReActAgent(model="ollama:first", model_settings={"fallback_models": ("ollama:second",), "max_retries": 0})
     result = agent.run("q")  # no preflight error: the fallbacks get their chance
     assert result.termination_reason is R.FAILURE
     assert "first" in result.termination_detail and "second" in result.termination_detail

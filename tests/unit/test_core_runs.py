@@ -93,7 +93,7 @@ def test_failed_summary_keeps_the_prompt_bounded(math_tools):
         return tool_call("lookup", {"key": str(len(model.calls))})
 
     model = ScriptedChatModel(responses=[reply] * 40)
-    agent = ReActAgent(model=model, tools=math_tools, summary_every=1, max_iterations=12, model_retries=0,
+    agent = ReActAgent(model=model, tools=math_tools, summary_every=1, max_iterations=12, model_settings={"max_retries": 0},
                        max_observation_tokens=50, early_stopping="force", stall_threshold=20)
     result = agent.run("?")
     assert "summary call failed" in result.summary

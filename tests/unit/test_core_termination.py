@@ -171,7 +171,7 @@ def test_timeout_bounds_a_hanging_tool(math_tools):
         time.sleep(3)
         return "late"
 
-    agent, _ = agent_with([tool_call("hang", {"x": 1}), "partial"], [hang], timeout_seconds=0.3, tool_timeout=30)
+    agent, _ = agent_with([tool_call("hang", {"x": 1}), "partial"], [hang], limits={"timeout_seconds": 0.3}, tool_execution={"timeout_seconds": 30})
     result = agent.run("Hang")
     assert result.termination_reason is TerminationReason.TIMEOUT
     obs = result.trace.steps[0].observations[0]

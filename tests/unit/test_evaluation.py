@@ -95,7 +95,7 @@ def faulty_task(**kw) -> Task:
 
 
 def test_suite_run_recovers_from_transient_fault_through_retries(tmp_path):
-    task = faulty_task(fault=Fault(tool="calculator", mode="transient", failures=2), config={"initial_delay": 0})
+    task = faulty_task(fault=Fault(tool="calculator", mode="transient", failures=2), config={"tool_execution.initial_delay_seconds": 0})
     model = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "6*7"}), "6*7 = 42"])
     report = run_suite([task], lambda t: model, SUITE)
     run, = report.runs

@@ -187,7 +187,7 @@ def test_a_tool_that_a_worker_cannot_import_is_refused_when_registered():
 @pytest.mark.parametrize("tool", [tools.busy, tools.backtracking])
 def test_a_cpu_bound_tool_is_killed_at_its_timeout_and_leaves_no_process_thread_or_file_handle(tool, tmp_path, quiet_pool):
     fds, pids = open_fds(), tmp_path / "pids"
-    outcome = execute(action(tool.__name__, pids=str(pids)), isolated(tool), AgentConfig(tool_timeout=1))
+    outcome = execute(action(tool.__name__, pids=str(pids)), isolated(tool), AgentConfig(tool_execution={"timeout_seconds": 1}))
     assert outcome["error_kind"] == "timeout"
     assert f"{tool.__name__} gave no result within 1s (its process was killed)" in outcome["content"]
     [worker] = recorded(pids)
@@ -259,7 +259,7 @@ def test_an_agent_process_that_exits_during_a_call_stops_the_worker_instead_of_w
         "    registry = ToolRegistry()\n"
         "    registry.register(busy, policy=ToolPolicy(isolation='process'))\n"
         f"    call = {{'id': 'c', 'index': 0, 'tool': 'busy', 'args': {{'pids': {str(pids)!r}}}}}\n"
-        "    threading.Thread(target=execute, args=(call, registry, AgentConfig(tool_timeout=600)), daemon=True).start()\n"
+        "    threading.Thread(target=execute, args=(call, registry, AgentConfig(tool_execution={\"timeout_seconds\": 600})), daemon=True).start()\n"
         f"    while not Path({str(pids)!r}).exists():\n"
         "        time.sleep(0.02)\n"
     )

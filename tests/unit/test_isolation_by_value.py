@@ -103,7 +103,7 @@ if __name__ == "__main__":
     unchecked = ToolRegistry()
     unchecked.register(locked)
     try:
-        unchecked.check(AgentConfig(tool_isolation="process"))
+        unchecked.check(AgentConfig(tool_execution={"isolation": "process"}))
     except ToolRegistrationError as exc:
         found["checked"] = str(exc)
     print(json.dumps(found))
@@ -146,4 +146,4 @@ def test_a_main_script_tool_that_cannot_be_pickled_is_refused_when_registered_na
         "(TypeError: cannot pickle '_thread.lock' object): make that inside the tool, or define the tool in a module"
     )
     assert found["registered"] == f"tool 'locked': {why}"
-    assert found["checked"] == f"tool_isolation='process': tool 'locked' {why} (or register it with ToolPolicy(isolation='none'))"
+    assert found["checked"] == f"tool_execution.isolation='process': tool 'locked' {why} (or register it with ToolPolicy(isolation='none'))"

@@ -53,15 +53,15 @@ def test_a_call_within_its_memory_limit_runs_in_a_fork_and_the_worker_serves_the
 def test_a_tool_past_its_cpu_seconds_is_stopped(tmp_path):
     pids = tmp_path / "pids"
     registry = limited(tools.spin_cpu, cpu_seconds=1)
-    outcome = execute(action("spin_cpu", pids=str(pids), seconds=30), registry, AgentConfig(tool_timeout=60))
+    outcome = execute(action("spin_cpu", pids=str(pids), seconds=30), registry, AgentConfig(tool_execution={"timeout_seconds": 60}))
     assert outcome["error_kind"] == "resource_limit"
     assert "it used more than 1 s of CPU time (cpu_seconds=1)" in outcome["content"]
     [call] = recorded(pids)
     assert ended(call)
     # the limit is the call's own, not the worker's lifetime total
-    again = execute(action("spin_cpu", pids=str(pids), seconds=0.6), registry, AgentConfig(tool_timeout=60))
+    again = execute(action("spin_cpu", pids=str(pids), seconds=0.6), registry, AgentConfig(tool_execution={"timeout_seconds": 60}))
     assert again["content"] == "spun 0.6s"
-    assert execute(action("spin_cpu", pids=str(pids), seconds=0.6), registry, AgentConfig(tool_timeout=60))["status"] == "ok"
+    assert execute(action("spin_cpu", pids=str(pids), seconds=0.6), registry, AgentConfig(tool_execution={"timeout_seconds": 60}))["status"] == "ok"
 
 
 def test_a_tool_writing_1_gb_of_output_is_cut_at_its_limit(capsys):
@@ -90,7 +90,7 @@ def test_a_file_past_the_file_size_limit_is_not_written_beyond_it(tmp_path):
 
 def test_a_tool_that_forks_in_a_loop_is_stopped_with_every_process_it_started(tmp_path):
     pids = tmp_path / "pids"
-    outcome = execute(action("forks", pids=str(pids)), limited(tools.forks, processes=3), AgentConfig(tool_timeout=30))
+    outcome = execute(action("forks", pids=str(pids)), limited(tools.forks, processes=3), AgentConfig(tool_execution={"timeout_seconds": 30}))
     assert outcome["error_kind"] == "resource_limit"
     assert "it started more than 3 processes (processes=3)" in outcome["content"]
     started = recorded(pids)

@@ -1,5 +1,5 @@
-"""Isolation and resource limits as settings: ToolPolicy(isolation, limits) over the run's tool_isolation and
-tool_limits, the resource_limit error kind and its text, counted by the circuit breaker."""
+"""Isolation and resource limits as settings: ToolPolicy(isolation, limits) over the run's tool_execution.isolation
+and resource_limits, the resource_limit error kind and its text, counted by the circuit breaker."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from reactgraph.tools.breaker import count_failure, disabled_tools
 
 def test_a_tool_runs_in_the_agents_process_unless_its_policy_or_the_run_says_process():
     assert ToolPolicy().resolve(AgentConfig()).isolation == "none"
-    assert ToolPolicy().resolve(AgentConfig(tool_isolation="process")).isolation == "process"
+    assert ToolPolicy().resolve(AgentConfig(tool_execution={"isolation": "process"})).isolation == "process"
     assert ToolPolicy(isolation="process").resolve(AgentConfig()).isolation == "process"
-    assert ToolPolicy(isolation="none").resolve(AgentConfig(tool_isolation="process")).isolation == "none"
+    assert ToolPolicy(isolation="none").resolve(AgentConfig(tool_execution={"isolation": "process"})).isolation == "none"
 
 
 def test_a_tools_limits_replace_the_runs_and_imply_process_isolation():
     run_limits = ResourceLimits(memory_mb=512, cpu_seconds=10)
-    cfg = AgentConfig(tool_limits=run_limits)
+    cfg = AgentConfig(tool_execution={"resource_limits": run_limits})
     assert ToolPolicy().resolve(cfg).limits == run_limits
     own = ResourceLimits(output_bytes=4096)
     resolved = ToolPolicy(limits=own).resolve(cfg)
@@ -41,11 +41,12 @@ def test_a_limit_must_be_positive(field):
 
 
 def test_the_run_config_checks_isolation_and_limits():
-    with pytest.raises(ConfigError, match="tool_isolation"):
-        make_config(tool_isolation="thread")
-    with pytest.raises(ConfigError, match="processes"):
-        make_config(tool_limits={"processes": -1})
-    assert make_config(tool_limits={"memory_mb": 256}).tool_limits == ResourceLimits(memory_mb=256)
+    with pytest.raises(ConfigError, match=r"tool_execution\.isolation: Input should be 'none' or 'process' \(got 'thread'\)"):
+        make_config(tool_execution={"isolation": "thread"})
+    with pytest.raises(ConfigError, match=r"tool_execution\.resource_limits\.processes"):
+        make_config(tool_execution={"resource_limits": {"processes": -1}})
+    limited = make_config(tool_execution={"resource_limits": {"memory_mb": 256}})
+    assert limited.tool_execution.resource_limits == ResourceLimits(memory_mb=256)
 
 
 def test_resource_limit_is_an_error_kind_whose_text_names_the_limit():

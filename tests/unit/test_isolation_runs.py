@@ -1,5 +1,5 @@
 """Tools in worker processes through the real graph: a hung, crashing or greedy tool is an observation and the
-run goes on; the run's tool_isolation; a cancel stops the call's process."""
+run goes on; the run's tool_execution.isolation; a cancel stops the call's process."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_a_cpu_bound_tool_times_out_and_the_run_goes_on_with_nothing_left_runnin
     model = ScriptedChatModel(responses=[
         tool_call(tool.__name__, {"pids": str(pids)}, thought="Try the tool."), "The tool gave nothing; no answer.",
     ])
-    result = ReActAgent(model=model, tools=isolated(tool), tool_timeout=1, timeout_seconds=30).run("Go.")
+    result = ReActAgent(model=model, tools=isolated(tool), tool_execution={"timeout_seconds": 1}, limits={"timeout_seconds": 30}).run("Go.")
     assert result.termination_reason is R.SUCCESS
     observation = result.trace.steps[0].observations[0]
     assert observation.error_kind == "timeout" and "(its process was killed)" in observation.content
@@ -71,7 +71,7 @@ def test_the_runs_tool_isolation_puts_user_tools_in_workers_and_keeps_built_ins_
     model = ScriptedChatModel(responses=[
         tool_calls([("where", {"label": "w"}), ("calculator", {"expression": "6*7"})], thought="Both."), "42.",
     ])
-    result = ReActAgent(model=model, tools=registry, tool_isolation="process").run("Where, and 6*7?")
+    result = ReActAgent(model=model, tools=registry, tool_execution={"isolation": "process"}).run("Where, and 6*7?")
     where, calculator = result.trace.steps[0].observations
     assert pid_in(where.content) != me() and calculator.content == "42"
 
@@ -83,19 +83,19 @@ def test_the_runs_tool_isolation_refuses_a_tool_a_worker_cannot_import_and_says_
 
     model = ScriptedChatModel(responses=["Nothing to do."])
     with pytest.raises(ToolRegistrationError, match=r"tool 'local' cannot run in a worker process: it is defined inside"):
-        ReActAgent(model=model, tools=[local, tools.where], tool_isolation="process")
+        ReActAgent(model=model, tools=[local, tools.where], tool_execution={"isolation": "process"})
     agent = ReActAgent(model=model, tools=[local, tools.where])
     with pytest.raises(ToolRegistrationError, match=r"ToolPolicy\(isolation='none'\)"):
-        agent.run("Go.", tool_isolation="process")
+        agent.run("Go.", tool_execution={"isolation": "process"})
     registry = ToolRegistry()
     registry.register(local, policy=ToolPolicy(isolation="none"))
-    assert ReActAgent(model=model, tools=registry, tool_isolation="process").run("Go.").final_answer == "Nothing to do."
+    assert ReActAgent(model=model, tools=registry, tool_execution={"isolation": "process"}).run("Go.").final_answer == "Nothing to do."
 
 
 def test_a_cancel_kills_the_call_in_its_worker(tmp_path):
     pids = tmp_path / "pids"
     model = ScriptedChatModel(responses=[tool_call("busy", {"pids": str(pids)}, thought="Spin."), "Unused."])
-    agent = ReActAgent(model=model, tools=isolated(tools.busy), tool_timeout=600)
+    agent = ReActAgent(model=model, tools=isolated(tools.busy), tool_execution={"timeout_seconds": 600})
     results = []
     runner = threading.Thread(target=lambda: results.append(agent.run("Spin.", thread_id="spin")))
     runner.start()

@@ -15,14 +15,14 @@ from langchain_ollama import ChatOllama
 from ollama import ResponseError
 
 from reactgraph import ReActAgent
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, ModelSettings
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.models.calls import ModelCallError, call_with_fallbacks, is_transient, with_retries
 from reactgraph.models.resolve import ModelUnavailableError, check_ollama, resolve_model
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools.registry import ToolRegistry
 
-FAST = AgentConfig(model_retries=2, model_retry_delay=1.0, model_retry_max_delay=3.0)
+FAST = AgentConfig(model_settings=ModelSettings(max_retries=2, initial_delay_seconds=1.0, max_delay_seconds=3.0))
 
 
 def closed_port() -> int:
@@ -55,7 +55,7 @@ def fake_ollama(monkeypatch):
 
 def test_ollama_model_gets_host_and_settings(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")
-    cfg = AgentConfig(num_ctx=16384, temperature=0.3, keep_alive="10m", max_output_tokens=300)
+    cfg = AgentConfig(model_settings=ModelSettings(ollama_num_ctx=16384, temperature=0.3, ollama_keep_alive="10m", max_output_tokens=300))
     model = resolve_model("ollama:qwen2.5:7b", cfg)
     assert isinstance(model, ChatOllama)
     assert (model.model, model.base_url) == ("qwen2.5:7b", "http://gpu-box:11500")
@@ -210,7 +210,7 @@ def test_a_run_survives_a_transient_model_error(math_tools, log):
         return tool_call("add", {"a": 2, "b": 3}) if len(messages) == 2 else "The sum is 5."
 
     model = ScriptedChatModel(responses=[maybe_fail] * 3)
-    result = ReActAgent(model, math_tools, checkpointer=None, model_retry_delay=0).run("2+3?")
+    result = ReActAgent(model, math_tools, checkpointer=None, model_settings={"initial_delay_seconds": 0}).run("2+3?")
     assert result.termination_reason.value == "success" and result.final_answer == "The sum is 5."
     assert log.calls == [("add", {"a": 2, "b": 3})] and model.position == 3
 
@@ -218,7 +218,7 @@ def test_a_run_survives_a_transient_model_error(math_tools, log):
 def test_a_run_whose_models_all_fail_ends_with_failure_as_data(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
     model = ScriptedChatModel(responses=[lambda m: (_ for _ in ()).throw(ValueError("primary is broken"))])
-    agent = ReActAgent(model, [], checkpointer=None, fallback_models=("ollama:tiny",), model_retries=0)
+    agent = ReActAgent(model, [], checkpointer=None, model_settings={"fallback_models": ("ollama:tiny",), "max_retries": 0})
     result = agent.run("hi")
     assert result.termination_reason.value == "failure"
     assert "primary is broken" in result.termination_detail and "ollama" in result.termination_detail.lower()

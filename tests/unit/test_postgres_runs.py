@@ -47,7 +47,7 @@ def test_stored_run_options_apply_on_resume(postgres_url, math_tools, log):
     with ReActAgent(model=looping, tools=math_tools, checkpointer=postgres_url) as agent:
         agent.run("Loop", thread_id="o", max_iterations=2, early_stopping="force")
     with ReActAgent(model=looping, tools=math_tools, checkpointer=postgres_url) as other:
-        assert other._stored_overrides("o") == {"max_iterations": 2, "early_stopping": "force"}
+        assert other._stored_overrides("o") == {"limits": {"max_iterations": 2, "early_stopping": "force"}}
         forked = other.fork("o", iteration=1)
     assert forked.termination_reason is TerminationReason.MAX_ITERATIONS
     assert forked.trace.total_iterations == 2  # the stored limit, not the default of 10

@@ -170,6 +170,16 @@ def check_first(ns: dict[str, Any], out: str) -> None:
     step = ns["result"].trace.steps[0]
     assert (step.actions[0].tool, step.observation) == ("multiply", "100.0")
     assert out.startswith("12.5 times 8 is 100. success")
+    limits = ns["agent"].config.limits
+    assert (limits.max_iterations, limits.timeout_seconds) == (8, 120)  # the grouped options reached the agent
+
+
+def check_grouped(ns: dict[str, Any], out: str) -> None:
+    cfg = ns["agent"].config
+    assert (cfg.limits.max_iterations, cfg.limits.timeout_seconds, cfg.tool_execution.timeout_seconds) == (8, 120, 10)
+    assert cfg.tool_execution.max_retries == 1 and cfg.limits.token_budget is None  # the run's budget was the run's
+    assert ns["result"].final_answer == "12.5 times 8 is 100."
+    assert (ns["config"].model_settings.temperature, ns["config"].tool_calling) == (0.2, "text")
 
 
 def check_terminate(ns: dict[str, Any], out: str) -> None:
@@ -289,7 +299,8 @@ def check_middleware(ns: dict[str, Any], out: str) -> None:
 
 
 CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
-    'agent = ReActAgent(tools=[multiply, add], max_iterations=8': Case(multiplying, check_first),
+    'agent = ReActAgent(tools=[multiply, add], limits=Limits(max_iterations=8': Case(multiplying, check_first),
+    "tool_execution=ToolExecution(timeout_seconds=10": Case(multiplying, check_grouped),
     'nodes={"terminate": make_checked_terminate}': Case(multiplying, check_terminate),
     'graph.invoke({"messages": [HumanMessage(': Case(multiplying, check_messages),
     'system_prompt="You are a terse calculator. Use multiply': Case(multiplying, check_system_prompt),

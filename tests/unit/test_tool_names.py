@@ -54,7 +54,7 @@ def test_a_typo_in_the_graph_context_tools_stops_before_the_model_is_called():
 def test_an_unknown_option_names_the_close_match():
     with pytest.raises(ConfigError, match=r"unknown option 'max_iteratons' \(did you mean 'max_iterations'\?\)"):
         calculator_agent()[0].run("q", max_iteratons=3)
-    with pytest.raises(ValueError, match=r"unknown option 'tool_timout' \(did you mean 'tool_timeout'\?\)"):
+    with pytest.raises(ValueError, match=r"unknown option 'tool_timout' \(did you mean 'tool_execution.timeout_seconds'\?\)"):
         AgentConfig(tool_timout=3)
 
 

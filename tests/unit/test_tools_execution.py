@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, ToolExecution
 from reactgraph.tools import InvalidArguments, ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import CallSlots, call_key, execute
 
@@ -42,13 +42,13 @@ def test_two_failures_then_success_recovers_after_exactly_two_retries_with_the_c
     outcome = execute(action("station", city="Oslo"), flaky_registry(flaky, sleeps), AgentConfig())
     assert outcome["status"] == "ok" and outcome["content"] == "station for Oslo"
     assert outcome["retries"] == 2 and flaky.calls == 3
-    assert sleeps == [0.1, 0.2]  # initial_delay 0.1, backoff_multiplier 2.0
+    assert sleeps == [0.1, 0.2]  # initial_delay_seconds 0.1, backoff_multiplier 2.0
     assert outcome["failures"] == ["ConnectionError: connection refused"] * 2
 
 
 def test_backoff_follows_the_config_and_is_capped_by_max_delay():
     flaky, sleeps = Flaky(10, RuntimeError("upstream timed out")), []
-    cfg = AgentConfig(max_retries=5, initial_delay=1.0, backoff_multiplier=3.0, max_delay=10.0)
+    cfg = AgentConfig(tool_execution=ToolExecution(max_retries=5, initial_delay_seconds=1.0, backoff_multiplier=3.0, max_delay_seconds=10.0))
     outcome = execute(action("station", city="Oslo"), flaky_registry(flaky, sleeps), cfg)
     assert sleeps == [1.0, 3.0, 9.0, 10.0, 10.0]
     assert outcome["status"] == "error" and outcome["error_kind"] == "execution_failed"
@@ -138,7 +138,7 @@ def test_the_run_deadline_cuts_the_tool_timeout():
         return "late"
 
     registry = ToolRegistry([hang])
-    outcome = execute(action("hang", x=1), registry, AgentConfig(tool_timeout=30), deadline=time.time() - 1)
+    outcome = execute(action("hang", x=1), registry, AgentConfig(tool_execution={"timeout_seconds": 30}), deadline=time.time() - 1)
     release.set()
     assert outcome["error_kind"] == "timeout" and "within 0.01s" in outcome["content"]
 

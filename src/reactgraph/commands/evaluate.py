@@ -87,9 +87,9 @@ def build_model(spec: str, base_url: str | None, cfg: AgentConfig) -> BaseChatMo
         return resolve_model(spec, cfg)
     from langchain.chat_models import init_chat_model
 
-    cap: dict[str, Any] = {} if cfg.max_output_tokens is None else {"extra_body": {"max_tokens": cfg.max_output_tokens}}
+    cap: dict[str, Any] = {} if cfg.model_settings.max_output_tokens is None else {"extra_body": {"max_tokens": cfg.model_settings.max_output_tokens}}
     key = os.environ.get("OPENAI_API_KEY", "local")
-    return init_chat_model(spec, base_url=base_url, api_key=key, temperature=cfg.temperature, **cap)
+    return init_chat_model(spec, base_url=base_url, api_key=key, temperature=cfg.model_settings.temperature, **cap)
 
 
 def run(

@@ -23,8 +23,14 @@ NON_INTERACTIVE: dict[str, Any] = {"allow_clarification": False}
 
 def task_config(task: Task, overrides: dict[str, Any]) -> AgentConfig:
     """The run's config: the task's own settings over the suite-wide overrides over non-interactive defaults (an
-    interactive task: the product's defaults)."""
-    return AgentConfig().override(**(({} if task.interactive else NON_INTERACTIVE) | overrides | task.config))
+    interactive task: the product's defaults). Each layer is applied on the one below, so a flat name in one and
+    its grouped or dotted form in another (``max_iterations``, ``limits.max_iterations``) override, not clash."""
+    return base_config(task.interactive).override(**overrides).override(**task.config)
+
+
+def base_config(interactive: bool) -> AgentConfig:
+    """The config a task's layers go on: the product's defaults, with ``NON_INTERACTIVE`` unless ``interactive``."""
+    return AgentConfig() if interactive else AgentConfig().override(**NON_INTERACTIVE)
 
 
 def task_registry(task: Task, suite_dir: Path, model: BaseChatModel | None = None) -> ToolRegistry:
@@ -39,7 +45,7 @@ def task_registry(task: Task, suite_dir: Path, model: BaseChatModel | None = Non
     for sub in task.subagents:
         if model is None:
             raise ValueError(f"task {task.id}: its sub-agent {sub.name!r} needs the model")
-        config = AgentConfig().override(**(({} if task.interactive else NON_INTERACTIVE) | sub.config))
+        config = base_config(task.interactive).override(**sub.config)
         tools = ToolRegistry.with_builtins(sub.tools, root=suite_dir / sub.root)
         child = ReActAgent(model=model, tools=tools, config=config, checkpointer=None)
         registry.register_agent(child, sub.name, sub.description)
@@ -56,13 +62,13 @@ def task_agent(
     config = task_config(task, overrides)
     options: dict[str, Any] = {}
     if task.reply_checks:
-        options["reply_checks"] = [*config.reply_checks, *(load_object(spec) for spec in task.reply_checks)]
+        options["reply_checks"] = [*config.checks.reply_checks, *(load_object(spec) for spec in task.reply_checks)]
     return ReActAgent(
         model=model,
         tools=task_registry(task, suite_dir, model),
         config=config,
         checkpointer=None,
-        playbook=playbook or config.playbook,
+        playbook=playbook or config.learning.playbook,
         middleware=load_object(task.middleware)() if task.middleware else (),
         output_schema=task.output_schema,
         **options,

@@ -21,7 +21,7 @@ from langgraph.store.base import BaseStore
 from reactgraph.agent import ReActAgent
 from reactgraph.answers.non_answers import non_answer
 from reactgraph.answers.result import ReActResult, ReActStep
-from reactgraph.config import AgentConfig
+from reactgraph.config import AgentConfig, make_config
 from reactgraph.errors import ErrorKind
 from reactgraph.evaluation.building import task_agent, task_config, task_registry
 from reactgraph.evaluation.checkers import check_answer
@@ -65,7 +65,8 @@ def run_reactgraph(
         elif agent is not None:
             driven = drive_graph(agent.graph, task, output_schema=agent.output_schema)
         elif task.driver == "served":
-            driven = drive_graph(served_graph(model, overrides | task.config), task, context=overrides | task.config)
+            context = make_config(**overrides).override(**task.config).model_dump(mode="json", exclude_unset=True)
+            driven = drive_graph(served_graph(model, context), task, context=context)
         elif command is None:
             driven = [Driven(None, None, f"a {task.driver} task needs the command line (run it with reactgraph eval)")]
         else:
@@ -91,7 +92,7 @@ def run_reactgraph(
         correct=not problems,
         problems=problems,
         iterations=sum(r.trace.total_iterations for r in ran),
-        max_iterations=config.max_iterations * max(1, len(ran)),  # each turn of the thread has its own
+        max_iterations=config.limits.max_iterations * max(1, len(ran)),  # each turn of the thread has its own
         tool_errors=sum(len(r.error_history) for r in ran),
         tokens=sum(r.token_usage.total_tokens for r in ran),
         seconds=seconds,
@@ -174,7 +175,7 @@ def run_peer(
         answer=answer,
         reason=reason,
         iterations=len(ai),
-        max_iterations=config.max_iterations,
+        max_iterations=config.limits.max_iterations,
         tool_errors=sum(1 for m in messages if isinstance(m, ToolMessage) and m.status == "error"),
         tokens=sum(m.usage_metadata.get("total_tokens", 0) for m in ai if m.usage_metadata),
         seconds=seconds,
@@ -199,7 +200,7 @@ def invoke_peer(
     checkpointer) the question is the next turn of that thread, and the messages are the whole thread's;
     ``max_concurrency=1`` runs the calls of a reply one at a time, in order."""
     messages: list[BaseMessage] = []
-    run: RunnableConfig = {"recursion_limit": 2 * config.max_iterations + 1, "callbacks": callbacks or []}
+    run: RunnableConfig = {"recursion_limit": 2 * config.limits.max_iterations + 1, "callbacks": callbacks or []}
     if thread_id is not None:
         run["configurable"] = {"thread_id": thread_id}
     if max_concurrency is not None:
@@ -209,7 +210,7 @@ def invoke_peer(
         messages = out["messages"]
         last = messages[-1]
         answer = last.text if isinstance(last, AIMessage) else None
-        reason = "failure" if answer and find_phrase(answer, config.failure_phrases) else "success"
+        reason = "failure" if answer and find_phrase(answer, config.checks.failure_phrases) else "success"
         return messages, answer, reason, ""
     except GraphRecursionError as exc:  # the peers' only stop at a limit: an exception, no answer
         return messages, None, "max_iterations", f"GraphRecursionError: {str(exc)[:120]}"
@@ -227,7 +228,7 @@ def is_copied(answer: str | None, errors: list[str], cfg: AgentConfig) -> bool:
     """A final answer that is empty or repeats a tool error or the budget line (None: no answer, not a copy)."""
     if answer is None:
         return False
-    budget = STATUS_TEMPLATE.format(status=f"{cfg.max_iterations} of {cfg.max_iterations} tool turns")
+    budget = STATUS_TEMPLATE.format(status=f"{cfg.limits.max_iterations} of {cfg.limits.max_iterations} tool turns")
     return non_answer(answer, [("an error", e) for e in errors] + [("the budget line", budget)]) is not None
 
 

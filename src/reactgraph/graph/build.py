@@ -70,14 +70,14 @@ def build_deps(
     if reply_checks is not None:
         names, own = named_checks(reply_checks)
         config = config.override(reply_checks=names)
-    resolved_checks(config.reply_checks, own)  # an unknown name is an error now, not at the first turn
+    resolved_checks(config.checks.reply_checks, own)  # an unknown name is an error now, not at the first turn
     if isinstance(model, str):
         config = config.model_copy(update={"model": model})
         model = None
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
     checked, gated = approvals(middleware_checked(middleware))
     if gated:  # HumanInTheLoopMiddleware: reactgraph's own approval
-        config = config.model_copy(update={"approve_tools": tuple(dict.fromkeys((*config.approve_tools, *gated)))})
+        config = config.override(tool_execution={"approve_tools": tuple(dict.fromkeys((*config.tool_execution.approve_tools, *gated)))})
     for tool in (t for m in checked for t in getattr(m, "tools", ())):
         if not registry.has(tool.name):
             registry.register(tool)

@@ -122,20 +122,20 @@ def turn_of(
 def shown_turns(state: ReActState, cfg: AgentConfig) -> list[dict[str, Any]]:
     """The earlier turns a turn shows verbatim: the last ``keep_recent_turns`` of those not folded."""
     turns = state.get("turns") or []
-    return turns[state.get("folded_turns", 0) :][-cfg.keep_recent_turns :]
+    return turns[state.get("folded_turns", 0) :][-cfg.prompt.keep_recent_turns :]
 
 
 def fold_due(state: ReActState, cfg: AgentConfig) -> bool:
     """At the start of a turn: more earlier turns than ``keep_recent_turns`` are not in the notes yet."""
-    if not is_new_turn(state) or cfg.new_conversation:
+    if not is_new_turn(state) or cfg.prompt.new_conversation:
         return False
-    return len(state.get("turns") or []) - state.get("folded_turns", 0) > cfg.keep_recent_turns
+    return len(state.get("turns") or []) - state.get("folded_turns", 0) > cfg.prompt.keep_recent_turns
 
 
 def to_fold(state: ReActState, cfg: AgentConfig) -> list[dict[str, Any]]:
     """The turns a fold puts into the notes: every unfolded one but the last half of ``keep_recent_turns``."""
     turns = state.get("turns") or []
-    kept = max(1, cfg.keep_recent_turns // 2)
+    kept = max(1, cfg.prompt.keep_recent_turns // 2)
     return turns[state.get("folded_turns", 0) : max(state.get("folded_turns", 0), len(turns) - kept)]
 
 
@@ -148,19 +148,19 @@ def quoted(text: str, max_tokens: int) -> str:
 def notes_of(text: str, cfg: AgentConfig) -> str:
     """Model-written notes (the conversation's, a running summary) cut to their bound, ``NOTES_BOUND`` times
     ``max_observation_tokens``: a reply of any length never goes whole into every later prompt."""
-    return truncate(text, NOTES_BOUND * cfg.max_observation_tokens)[0]
+    return truncate(text, NOTES_BOUND * cfg.prompt.max_observation_tokens)[0]
 
 
 def turn_text(turn: dict[str, Any], cfg: AgentConfig, results: dict[str, str] | None = None) -> str:
     """A turn for the notes: its question, the tools' ok results (the start of each), and its answer (question and
     answer ``quoted``; ``results``: the chat's, ``chat_results``, for those the record does not copy)."""
-    lines = [f"[turn {turn['turn']}] User: {quoted(turn['question'], cfg.max_observation_tokens)}"]
+    lines = [f"[turn {turn['turn']}] User: {quoted(turn['question'], cfg.prompt.max_observation_tokens)}"]
     for step in with_results(turn, results or {}).get("steps") or []:
         for action, obs in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
             if action.get("tool") and obs.get("status") == "ok":
                 lines.append(f"    {action['tool']} returned: {' '.join(obs['content'].split())[:FOLDED_RESULT_CHARS]}")
     answer = turn.get("answer")
-    shown = f"    Answer: {quoted(answer, cfg.max_observation_tokens)}" if answer else None
+    shown = f"    Answer: {quoted(answer, cfg.prompt.max_observation_tokens)}" if answer else None
     lines.append(shown or f"    No answer (the turn ended: {turn.get('reason', 'failure')})")
     return "\n".join(lines)
 
@@ -168,7 +168,7 @@ def turn_text(turn: dict[str, Any], cfg: AgentConfig, results: dict[str, str] | 
 def fold_prompt(state: ReActState, turns: list[dict[str, Any]], cfg: AgentConfig) -> str:
     """The prompt that folds ``turns`` into the conversation's notes (the old notes ``quoted``)."""
     old = state.get("conversation_summary") or ""
-    notes = prompts.SUMMARY_NOTES.format(summary=quoted(old, NOTES_BOUND * cfg.max_observation_tokens)) if old else ""
+    notes = prompts.SUMMARY_NOTES.format(summary=quoted(old, NOTES_BOUND * cfg.prompt.max_observation_tokens)) if old else ""
     results = chat_results(state.get("messages") or [])
     return prompts.FOLD_PROMPT.format(notes=notes, turns="\n".join(turn_text(t, cfg, results) for t in turns))
 
@@ -186,7 +186,7 @@ def conversation_text(state: ReActState, cfg: AgentConfig) -> str:
     question, so that a turn reads as a question with its context (a small model kept calling tools when the earlier
     turns came as chat messages). Every one of these texts is ``quoted`` data with its own bound: each question and
     answer ``max_observation_tokens``, the notes ``NOTES_BOUND`` times that."""
-    limit = cfg.max_observation_tokens
+    limit = cfg.prompt.max_observation_tokens
     notes = state.get("conversation_summary")
     parts = [prompts.CONVERSATION_NOTES.format(notes=quoted(notes, NOTES_BOUND * limit))] if notes else []
     shown = [

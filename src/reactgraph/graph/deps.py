@@ -135,7 +135,7 @@ class NodeDeps:
         fallbacks), the default the machine has (``models.resolve.default_model``: a pulled model that calls tools
         when the default is not pulled), found once: every path (``run``, ``agent.graph``, the served graph) gets the
         same. ModelUnavailableError, saying what to do, when there is none."""
-        if "model" in cfg.model_fields_set or cfg.fallback_models:
+        if "model" in cfg.model_fields_set or cfg.model_settings.fallback_models:
             return cfg.model
         with self._lock:
             if self._default is None or self._default[0] != cfg.model:
@@ -144,7 +144,7 @@ class NodeDeps:
 
     def candidates(self, cfg: AgentConfig) -> list[BaseChatModel]:
         """The run's model, then its ``fallback_models``."""
-        return [self.chat_model(cfg), *(self._by_name(name, cfg) for name in cfg.fallback_models)]
+        return [self.chat_model(cfg), *(self._by_name(name, cfg) for name in cfg.model_settings.fallback_models)]
 
     def call_model(self, cfg: AgentConfig, attempt: Callable[[BaseChatModel], T], *, deadline: float | None = None) -> T:
         """``attempt(model)`` with retries on the run's model, then on each fallback model in turn
@@ -163,7 +163,7 @@ class NodeDeps:
     def run_bounds(self, state: Mapping[str, Any], cfg: AgentConfig) -> tuple[float | None, Callable[[], bool]]:
         """(deadline, cancel check) of the run in ``state`` (of the current thread), for a call made on its behalf."""
         started = state.get("started_at") or time.time()
-        return cfg.deadline(started), self.cancel_check(current_thread(), started)
+        return cfg.limits.deadline(started), self.cancel_check(current_thread(), started)
 
     def learned_format(self, model: BaseChatModel) -> str | None:
         """The tool-calling format an earlier run found for ``model`` (auto), if any."""
@@ -177,7 +177,7 @@ class NodeDeps:
 
     def _by_name(self, name: str, cfg: AgentConfig) -> BaseChatModel:
         """A model made from its name with the run's model settings, once per distinct settings."""
-        key = (name, cfg.num_ctx, cfg.max_output_tokens, cfg.temperature, cfg.keep_alive)
+        key = (name, cfg.model_settings.ollama_num_ctx, cfg.model_settings.max_output_tokens, cfg.model_settings.temperature, cfg.model_settings.ollama_keep_alive)
         with self._lock:
             if key not in self._models:  # a bare name Ollama has is Ollama's ('qwen2.5-coder:1.5b')
                 spec = name if name.partition(":")[0] in PROVIDERS else model_spec(name)

@@ -25,25 +25,25 @@ def run_playbook(deps: NodeDeps, cfg: AgentConfig) -> Playbook:
             "playbook=True needs a store: ReActAgent(playbook=True) opens one beside the checkpoints; "
             "build_graph(..., store=...) or langgraph dev give the graph theirs"
         )
-    return Playbook(store, cfg.playbook_name, lessons=deps.lessons)
+    return Playbook(store, cfg.learning.playbook_name, lessons=deps.lessons)
 
 
 def shown_block(deps: NodeDeps, cfg: AgentConfig, question: str, tools: list[str]) -> dict[str, Any] | None:
     """``{"block", "bullets"}`` for a new run's prompt, or None with the playbook off. The block per
     question is cached until the playbook's version changes (then the whole cache is dropped)."""
-    if not cfg.playbook:
+    if not cfg.learning.playbook:
         return None
     book = run_playbook(deps, cfg)
-    key = (cfg.playbook_name, question, tuple(sorted(tools)), cfg.playbook_top_k, cfg.playbook_max_tokens)
+    key = (cfg.learning.playbook_name, question, tuple(sorted(tools)), cfg.learning.playbook_top_k, cfg.learning.playbook_max_tokens)
     try:
         version = book.version()
         if any(seen != version for seen, _, _ in deps.playbook_cache.values()):
             deps.playbook_cache.clear()  # the playbook changed: every block read before is stale
         if (cached := deps.playbook_cache.get(key)) is None:
-            text, ids = book.prompt_block(question, cfg.playbook_top_k, cfg.playbook_max_tokens, tools)
+            text, ids = book.prompt_block(question, cfg.learning.playbook_top_k, cfg.learning.playbook_max_tokens, tools)
             deps.playbook_cache[key] = cached = (version, text, ids)
     except Exception as exc:  # noqa: BLE001 - the store's errors are the driver's (sqlite3, psycopg, ...)
-        log.warning("playbook %r not read, the run goes on without it: %s", cfg.playbook_name, exc)
+        log.warning("playbook %r not read, the run goes on without it: %s", cfg.learning.playbook_name, exc)
         return {"block": "", "bullets": []}
     return {"block": cached[1], "bullets": cached[2]}
 
@@ -51,16 +51,16 @@ def shown_block(deps: NodeDeps, cfg: AgentConfig, question: str, tools: list[str
 def learn(deps: NodeDeps, cfg: AgentConfig, finished: dict[str, Any], thread_id: str | None) -> None:
     """Merges what the finished run teaches into the playbook; with ``playbook_lessons`` a model-written
     lesson follows in the background."""
-    if not cfg.playbook:
+    if not cfg.learning.playbook:
         return
     book = run_playbook(deps, cfg)
     source = f"{thread_id}@{finished.get('started_at', 0.0):.6f}"
     try:
         book.learn(finished, source)
     except Exception as exc:  # noqa: BLE001 - as above
-        log.warning("playbook %r not updated from run %s: %s", cfg.playbook_name, source, exc)
+        log.warning("playbook %r not updated from run %s: %s", cfg.learning.playbook_name, source, exc)
         return
-    if cfg.playbook_lessons:
+    if cfg.learning.playbook_lessons:
         deps.lessons.submit(write_lesson, deps, cfg, book, finished, source)
 
 

@@ -42,7 +42,7 @@ def route_at_start(state: ReActState, cfg: AgentConfig, registry: ToolRegistry) 
 
 def summary_due(state: ReActState, cfg: AgentConfig) -> bool:
     """Every ``summary_every`` iterations, or when the next prompt would pass ``summary_token_threshold``."""
-    every = cfg.summary_every
+    every = cfg.prompt.summary_every
     if every > 0 and iteration_of(state) - summarized_through(state) >= every:
         return True
     return over_threshold(state, cfg)
@@ -67,7 +67,7 @@ def route_after_think(state: ReActState, cfg: AgentConfig, registry: ToolRegistr
 def act_sends(state: ReActState, cfg: AgentConfig, registry: ToolRegistry, actions: list[Action]) -> list[Send]:
     """One act task per call, told its cached result (if any) and whether it waits for approval; a sub-agent's
     call carries its share of the tokens left."""
-    deadline = cfg.deadline(state["started_at"])
+    deadline = cfg.limits.deadline(state["started_at"])
     cache = state.get("tool_cache") or {}
     agents = [a for a in actions if a.get("tool") and is_agent(registry, a["tool"], cfg)]
     sends = []
@@ -83,10 +83,10 @@ def act_sends(state: ReActState, cfg: AgentConfig, registry: ToolRegistry, actio
 
 def tokens_left(state: ReActState, cfg: AgentConfig, shares: int) -> int | None:
     """A sub-agent call's share of the tokens the run has left (None: no token budget)."""
-    if cfg.token_budget is None:
+    if cfg.limits.token_budget is None:
         return None
     used = tokens_used(state).get("total_tokens", 0)
-    return max(0, cfg.token_budget - used) // shares
+    return max(0, cfg.limits.token_budget - used) // shares
 
 
 def route_after_hook(state: Mapping[str, Any], allowed: frozenset[str]) -> Literal["end", "model", "tools", "on"]:

@@ -3,7 +3,7 @@ user's dependencies, typed by ``context_schema``: pydantic-ai's ``deps``), the s
 
 A run's LangGraph context holds two things: reactgraph's own options for the run (an ``AgentConfig``) and the
 user's context. ``ReActAgent`` passes both as a ``RunContext``; the served graph takes one flat context whose schema
-is AgentConfig's fields and the user's (``served_context_schema``: what a client sends, what Studio's form shows).
+is AgentConfig's options (grouped, or flat) and the user's (``served_context_schema``: what a client sends, what Studio's form shows).
 ``split_context`` reads either back. A tool's ``ToolRuntime.context`` and a middleware's ``runtime.context`` are the
 user's context (None without one), never reactgraph's options."""
 
@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel, Field, create_model
 from typing_extensions import is_typeddict
 
-from reactgraph.config import AgentConfig, ConfigError, make_config
+from reactgraph.config import AgentConfig, ConfigError, is_option, make_config
 from reactgraph.tools.injection import task_state
 
 
@@ -51,7 +51,7 @@ def served_context_schema(schema: type) -> type[AgentConfig]:
     """The served graph's context schema: AgentConfig's fields and ``schema``'s, each of the latter optional (a run
     that sets none has no user context). ConfigError when a field of ``schema`` is named as an option of reactgraph's."""
     fields = user_fields(schema)
-    if clash := sorted(set(fields) & set(AgentConfig.model_fields)):
+    if clash := sorted(name for name in fields if is_option(name)):
         raise ConfigError(f"context_schema: {', '.join(clash)} is also an option of reactgraph's run (AgentConfig): rename it")
     extra = {name: (hint | None, Field(default=None, description=f"{schema.__name__}.{name}")) for name, hint in fields.items()}
     return create_model(f"{schema.__name__}WithAgentConfig", __base__=AgentConfig, **extra)  # type: ignore[call-overload]
@@ -80,8 +80,8 @@ def split_context(context: Any, schema: type | None) -> tuple[AgentConfig | None
         given = dict(context)
     else:
         return None, None
-    own = {k: v for k, v in given.items() if k in AgentConfig.model_fields}
-    theirs = {k: v for k, v in given.items() if k not in AgentConfig.model_fields}
+    own = {k: v for k, v in given.items() if is_option(k)}
+    theirs = {k: v for k, v in given.items() if not is_option(k)}
     return (make_config(**own) if own or not theirs else None), user_context(schema, theirs)
 
 

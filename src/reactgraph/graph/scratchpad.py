@@ -31,9 +31,9 @@ from reactgraph.tools.content import media_blocks, media_names
 def system_text(cfg: AgentConfig) -> str:
     """The system prompt: the config's own, or the default (with the ask_user rule when that tool is
     offered); then the confidence rule (``ask_confidence``) and the ``thought_prompt``."""
-    text = cfg.system_prompt or prompts.SYSTEM_PROMPT + ("\n" + prompts.CLARIFY_RULE if cfg.allow_clarification else "")
-    text += "\n" + prompts.CONFIDENCE_RULE if cfg.ask_confidence else ""
-    return f"{text}\n\n{cfg.thought_prompt}" if cfg.thought_prompt else text
+    text = cfg.prompt.system_prompt or prompts.SYSTEM_PROMPT + ("\n" + prompts.CLARIFY_RULE if cfg.allow_clarification else "")
+    text += "\n" + prompts.CONFIDENCE_RULE if cfg.checks.ask_confidence else ""
+    return f"{text}\n\n{cfg.prompt.thought_prompt}" if cfg.prompt.thought_prompt else text
 
 
 def made_before(steps: list[dict[str, Any]]) -> bool:
@@ -67,17 +67,17 @@ def status_text(state: ReActState, cfg: AgentConfig, now: float, iteration: int)
     of the tokens or of the time), '' while none does. A small model takes an ever-present budget
     line for part of the question, or for the answer."""
     parts = []
-    turns = cfg.max_iterations - iteration + 1
-    if turns <= max(2, cfg.max_iterations // 4):
-        parts.append(f"{turns} of {cfg.max_iterations} tool turns")
-    if cfg.token_budget is not None:
-        left = cfg.token_budget - tokens_used(state).get("total_tokens", 0)
-        if left <= cfg.token_budget / 4:
-            parts.append(f"{max(0, left)} of {cfg.token_budget} tokens")
-    if cfg.timeout_seconds is not None:
-        seconds_left = cfg.timeout_seconds - (now - state.get("started_at", now))
-        if seconds_left <= cfg.timeout_seconds / 4:
-            parts.append(f"{max(0.0, seconds_left):.0f}s of {cfg.timeout_seconds:g}s")
+    turns = cfg.limits.max_iterations - iteration + 1
+    if turns <= max(2, cfg.limits.max_iterations // 4):
+        parts.append(f"{turns} of {cfg.limits.max_iterations} tool turns")
+    if cfg.limits.token_budget is not None:
+        left = cfg.limits.token_budget - tokens_used(state).get("total_tokens", 0)
+        if left <= cfg.limits.token_budget / 4:
+            parts.append(f"{max(0, left)} of {cfg.limits.token_budget} tokens")
+    if cfg.limits.timeout_seconds is not None:
+        seconds_left = cfg.limits.timeout_seconds - (now - state.get("started_at", now))
+        if seconds_left <= cfg.limits.timeout_seconds / 4:
+            parts.append(f"{max(0.0, seconds_left):.0f}s of {cfg.limits.timeout_seconds:g}s")
     return prompts.STATUS_TEMPLATE.format(status=", ".join(parts)) if parts else ""
 
 
@@ -85,7 +85,7 @@ def not_answers(state: ReActState, cfg: AgentConfig, fmt: Format, ctx: ReadConte
     """What the prompt showed the model that is no answer: error observations of the recent steps
     (not invalid_output's: an answer in the shape it shows shares its words), the budget line, the
     format's instructions and reminder."""
-    recent = (state.get("steps") or [])[-cfg.keep_recent_steps :]
+    recent = (state.get("steps") or [])[-cfg.prompt.keep_recent_steps :]
     shown = [("an error message", obs["content"]) for step in recent for obs in step["observations"]
              if obs.get("status") == "error" and obs.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     reminders = [("the instructions", fmt.reminder(ctx)), ("the instructions", fmt.reminder(ctx, repeated=True, failed=True))]
@@ -144,12 +144,12 @@ def think_messages(
     with the shape the final answer must have."""
     head = prompts.QUESTION_TEMPLATE.format(question=question)
     if summary := state.get("summary"):
-        head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=quoted(summary, NOTES_BOUND * cfg.max_observation_tokens))
+        head += "\n\n" + prompts.SUMMARY_TEMPLATE.format(summary=quoted(summary, NOTES_BOUND * cfg.prompt.max_observation_tokens))
     status = status_text(state, cfg, now, iteration)
     steps = state.get("steps") or []
     repeated = made_before(steps)
     # a step that only repeated the one before it is shown once: small models copy their last turn
-    recent = [shown_step(s, cfg.max_observation_tokens) for s in [s for s in steps if not s.get("repeated")][-cfg.keep_recent_steps :]]
+    recent = [shown_step(s, cfg.prompt.max_observation_tokens) for s in [s for s in steps if not s.get("repeated")][-cfg.prompt.keep_recent_steps :]]
     # Some formats put the budget last, after the newest observations: the prompt then starts as
     # the previous one did, and a local server (llama.cpp, Ollama) reuses that prefix.
     status_last = fmt.status_after_steps and bool(recent)
@@ -171,7 +171,7 @@ def think_messages(
     checked = bool(steps) and steps[-1].get("kind") == "check"
     parts = [ctx.hint if unreadable else "", status if status_last else "", "" if checked else fmt.reminder(ctx, repeated, failed)]
     tail = "\n".join(filter(None, parts))
-    threshold, covered = cfg.summary_token_threshold, summarized_through(state)
+    threshold, covered = cfg.prompt.summary_token_threshold, summarized_through(state)
     while threshold and len(recent) > 1 and recent[0]["iteration"] <= covered:
         if estimate_messages(fixed + fmt.show(recent, ctx, tail)) <= threshold:
             break
@@ -195,7 +195,7 @@ def left_out(state: ReActState, cfg: AgentConfig, fmt: Format) -> list[str]:
     if fmt.name == "native":
         return []
     found = [f"{media_names(media)} in the question"] if (media := question_media(state)) else []
-    for step in (state.get("steps") or [])[-cfg.keep_recent_steps :]:
+    for step in (state.get("steps") or [])[-cfg.prompt.keep_recent_steps :]:
         for obs in step["observations"]:
             if media := media_blocks(obs.get("value")):
                 found.append(f"{media_names(media)} from {obs['tool']}")
@@ -213,9 +213,9 @@ def over_threshold(state: ReActState, cfg: AgentConfig) -> bool:
     """True when the next prompt would pass ``summary_token_threshold`` while it shows more than one
     step the summary does not cover yet (summarizing them lets the prompt drop them). The prompt is
     estimated in the run's current format, without the tool descriptions."""
-    threshold = cfg.summary_token_threshold
+    threshold = cfg.prompt.summary_token_threshold
     covered = summarized_through(state)
-    unsummarized = [s for s in (state.get("steps") or [])[-cfg.keep_recent_steps :] if s["iteration"] > covered]
+    unsummarized = [s for s in (state.get("steps") or [])[-cfg.prompt.keep_recent_steps :] if s["iteration"] > covered]
     if threshold is None or len(unsummarized) < 2:
         return False
     fmt = FORMATS[state.get("tool_format") or "native"]

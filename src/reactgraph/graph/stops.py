@@ -55,7 +55,7 @@ def cancellation(state: Observed, cfg: AgentConfig, now: float) -> Termination |
 
 
 def time_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
-    limit = cfg.timeout_seconds
+    limit = cfg.limits.timeout_seconds
     elapsed = now - state.get("started_at", now)
     if limit is not None and elapsed >= limit:
         return stopped(TerminationReason.TIMEOUT, f"time budget of {limit:g}s used up ({elapsed:.1f}s elapsed)", limit, round(elapsed, 3))
@@ -64,7 +64,7 @@ def time_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination 
 
 def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
     """Stop when the tokens used, plus another call the size of the last one, would pass the budget."""
-    budget = cfg.token_budget
+    budget = cfg.limits.token_budget
     if budget is None:
         return None
     used = tokens_used(state).get("total_tokens", 0)
@@ -79,16 +79,16 @@ def stall(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None
     signals = tool_stats(state).get("stall") or {}
     for kind in ("action", "observation"):
         repeats = signals.get(f"{kind}_repeats", 0)
-        if repeats >= cfg.stall_threshold:
+        if repeats >= cfg.limits.stall_threshold:
             detail = f"the same {kind} {repeats} times in a row: {signals.get(f'{kind}_text', '')[:200]}"
-            return stopped(TerminationReason.STALLED, detail, cfg.stall_threshold, repeats)
+            return stopped(TerminationReason.STALLED, detail, cfg.limits.stall_threshold, repeats)
     return None
 
 
 def max_iterations(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
     i = iteration_of(state)
-    if i >= cfg.max_iterations:
-        return stopped(TerminationReason.MAX_ITERATIONS, f"reached max_iterations={cfg.max_iterations}", cfg.max_iterations, i)
+    if i >= cfg.limits.max_iterations:
+        return stopped(TerminationReason.MAX_ITERATIONS, f"reached max_iterations={cfg.limits.max_iterations}", cfg.limits.max_iterations, i)
     return None
 
 

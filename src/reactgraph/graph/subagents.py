@@ -114,7 +114,7 @@ def delegate(
     answer, or an error saying what stopped it — with the child's trace; the child's token usage, None when it did
     not run). A handoff's task is the run's question with the model's note."""
     start = time.perf_counter()
-    max_output_bytes = cfg.max_tool_output_bytes
+    max_output_bytes = cfg.tool_execution.max_tool_output_bytes
     tool = entry.tool
     assert isinstance(tool, AgentTool)
     try:
@@ -127,21 +127,21 @@ def delegate(
     iterations_left, task = None, args.get("task", "")
     if isinstance(tool, HandoffTool):  # the run's question, within the iterations the run has left
         state = task_state(get_config())
-        iterations_left = cfg.max_iterations - iteration_of(state)
+        iterations_left = cfg.limits.max_iterations - iteration_of(state)
         task = handoff_task(state.get("question") or "", args.get("note", ""))
     limits, short = child_limits(tool.agent.config, deadline, tokens_left)
     if iterations_left is not None:  # a handoff: no more turns than the run has left
-        limits["max_iterations"] = max(1, min(iterations_left, tool.agent.config.max_iterations))
+        limits["max_iterations"] = max(1, min(iterations_left, tool.agent.config.limits.max_iterations))
     if short is not None:
         kind, problem = short
         return error_outcome(action, kind, error_text(kind, tool=tool.name, problem=problem)), None
-    limits |= inherited_containment(cfg, registry, tool.agent.registry)
-    own_config = {"recursion_limit": recursion_limit(tool.agent.config.max_iterations, hook_nodes(tool.agent.middleware))}
+    options = {"limits": limits, "tool_execution": inherited_containment(cfg, registry, tool.agent.registry)}
+    own_config = {"recursion_limit": recursion_limit(tool.agent.config.limits.max_iterations, hook_nodes(tool.agent.middleware))}
     with outer_cancel(cancelled):
         try:
             # every channel: the updates streamed to the parent show the child's thoughts and calls
             values = tool.graph.invoke(
-                {"query": task}, own_config, context=RunContext(make_config(**limits), user),
+                {"query": task}, own_config, context=RunContext(make_config(**options), user),
                 output_keys=tool.graph.stream_channels_asis,
             )
         except GraphBubbleUp:  # a question or an approval inside the child: the parent run pauses
@@ -167,31 +167,32 @@ def is_agent(registry: ToolRegistry, name: str, cfg: AgentConfig) -> bool:
 def inherited_containment(parent: AgentConfig, registry: ToolRegistry, child: ToolRegistry) -> dict[str, Any]:
     """What a child run takes of its parent's containment, on top of its own (``AgentConfig.merge`` keeps the
     stricter): the calls the parent would have asked about (``approve_tools``, or a parent tool's
-    ``ToolPolicy(approve=True)``) of the tools the child has by the same name, ``tool_isolation='process'``, and
-    no more of the environment than the parent's ``isolated_env``."""
+    ``ToolPolicy(approve=True)``) of the tools the child has by the same name, ``isolation='process'``, and
+    no more of the environment than the parent's ``isolated_env`` (options of ``tool_execution``)."""
     gated = {name for name in registry.names() if registry[name].policy.approve}
-    names = [n for n in child.names() if "*" in parent.approve_tools or n in parent.approve_tools or n in gated]
-    inherited: dict[str, Any] = {"approve_tools": ("*",) if "*" in parent.approve_tools else tuple(names)}
-    if parent.tool_isolation == "process":
-        inherited["tool_isolation"] = "process"
-    return inherited | {"isolated_env": parent.isolated_env}
+    approve = parent.tool_execution.approve_tools
+    names = [n for n in child.names() if "*" in approve or n in approve or n in gated]
+    inherited: dict[str, Any] = {"approve_tools": ("*",) if "*" in approve else tuple(names)}
+    if parent.tool_execution.isolation == "process":
+        inherited["isolation"] = "process"
+    return inherited | {"isolated_env": parent.tool_execution.isolated_env}
 
 
 def child_limits(
     child: AgentConfig, deadline: float | None, tokens_left: int | None
 ) -> tuple[dict[str, Any], tuple[ErrorKind, str] | None]:
-    """(the child's time and token budgets: its own, or what the parent has left when that is less;
+    """(the child's time and token budgets (options of ``limits``): its own, or what the parent has left when that is less;
     the error kind and problem when nothing is left)."""
     limits: dict[str, Any] = {}
     if deadline is not None:
         left = deadline - time.time()
         if left <= 0:
             return {}, (ErrorKind.TIMEOUT, "no time: the run's time budget is used up")
-        limits["timeout_seconds"] = min(left, child.timeout_seconds or left)
+        limits["timeout_seconds"] = min(left, child.limits.timeout_seconds or left)
     if tokens_left is not None:
         if tokens_left <= 0:
             return {}, (ErrorKind.EXECUTION_FAILED, "no tokens: the run's token budget is used up")
-        limits["token_budget"] = min(tokens_left, child.token_budget or tokens_left)
+        limits["token_budget"] = min(tokens_left, child.limits.token_budget or tokens_left)
     return limits, None
 
 

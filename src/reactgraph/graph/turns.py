@@ -104,7 +104,7 @@ def fresh_turn(state: ReActState, now: float, cfg: AgentConfig) -> tuple[ReActSt
     }
     if from_query:
         fresh["messages"] = [message]
-    if cfg.new_conversation:
+    if cfg.prompt.new_conversation:
         fresh |= {"conversation_summary": "", "folded_turns": turns}
     if state.get("steps") or state.get("termination"):
         fresh |= {"steps": Overwrite([]), "errors": Overwrite([]), "tool_cache": Overwrite({}), "token_usage": {}}

@@ -183,11 +183,11 @@ def with_retries(
     deadline: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Run ``call``, retrying transient errors ``cfg.model_retries`` times with exponential backoff
+    """Run ``call``, retrying transient errors ``cfg.model_settings.max_retries`` times with exponential backoff
     (no retry whose wait would end after ``deadline``)."""
     retrying = Retrying(
-        stop=stop_after_attempt(cfg.model_retries + 1) | _stop_at_deadline(deadline),
-        wait=wait_exponential(multiplier=cfg.model_retry_delay, max=cfg.model_retry_max_delay),
+        stop=stop_after_attempt(cfg.model_settings.max_retries + 1) | _stop_at_deadline(deadline),
+        wait=wait_exponential(multiplier=cfg.model_settings.initial_delay_seconds, max=cfg.model_settings.max_delay_seconds),
         retry=retry_if_exception(is_transient),
         sleep=sleep,
         reraise=True,

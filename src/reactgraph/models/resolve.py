@@ -53,8 +53,8 @@ def ollama_host() -> str:
 def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> BaseChatModel:
     """A chat model from an instance (used as given) or a 'provider:model' string.
 
-    Ollama models get ``base_url`` from OLLAMA_HOST and ``num_ctx``, ``max_output_tokens``
-    (as ``num_predict``), ``temperature`` and ``keep_alive`` from ``cfg`` (the defaults when None);
+    Ollama models get ``base_url`` from OLLAMA_HOST and ``ollama_num_ctx``, ``max_output_tokens``
+    (as ``num_predict``), ``temperature`` and ``ollama_keep_alive`` from ``cfg.model_settings`` (the defaults when None);
     other providers go through ``init_chat_model`` with the temperature and ``max_tokens``.
     """
     if isinstance(spec, BaseChatModel):
@@ -69,14 +69,14 @@ def resolve_model(spec: str | BaseChatModel, cfg: AgentConfig | None = None) -> 
         return ChatOllama(
             model=name,
             base_url=ollama_host(),
-            num_ctx=cfg.num_ctx,
-            num_predict=cfg.max_output_tokens,
-            temperature=cfg.temperature,
-            keep_alive=cfg.keep_alive,
+            num_ctx=cfg.model_settings.ollama_num_ctx,
+            num_predict=cfg.model_settings.max_output_tokens,
+            temperature=cfg.model_settings.temperature,
+            keep_alive=cfg.model_settings.ollama_keep_alive,
         )
     from langchain.chat_models import init_chat_model
 
-    options = {"temperature": cfg.temperature, "max_tokens": cfg.max_output_tokens}
+    options = {"temperature": cfg.model_settings.temperature, "max_tokens": cfg.model_settings.max_output_tokens}
     given: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
     return init_chat_model(spec, **given)
 

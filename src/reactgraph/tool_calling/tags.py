@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from reactgraph.config import AgentConfig
 
 
 @dataclass(frozen=True)
 class Tags:
-    """The tag words, configurable through AgentConfig's ``*_tag`` fields."""
+    """The tag words, configurable through ``AgentConfig.text_format``'s ``*_tag`` options."""
 
     thought: str = "Thought"
     action: str = "Action"
@@ -22,8 +23,9 @@ class Tags:
     final_answer: str = "Final Answer"
 
     @classmethod
-    def from_config(cls, cfg: Any) -> Tags:
-        return cls(cfg.thought_tag, cfg.action_tag, cfg.observation_tag, cfg.final_answer_tag)
+    def from_config(cls, cfg: AgentConfig) -> Tags:
+        fmt = cfg.text_format
+        return cls(fmt.thought_tag, fmt.action_tag, fmt.observation_tag, fmt.final_answer_tag)
 
 
 # Markdown a model may put before a tag at the start of a line: ``**Final Answer:**``, ``### Action:``,

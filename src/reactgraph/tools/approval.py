@@ -197,7 +197,7 @@ def needs_approval(action: Action, registry: ToolRegistry, cfg: AgentConfig) -> 
     entry = registry.get(action.get("tool", ""))
     if "rejection" in action or entry is None or entry.name not in registry.select(cfg.tools, strict=False):
         return False
-    if not (entry.policy.approve or "*" in cfg.approve_tools or entry.name in cfg.approve_tools):
+    if not (entry.policy.approve or "*" in cfg.tool_execution.approve_tools or entry.name in cfg.tool_execution.approve_tools):
         return False
     try:
         validate_args(entry, action["args"])

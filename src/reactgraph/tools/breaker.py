@@ -23,22 +23,22 @@ def count_failure(failures: dict[str, int], outcome: Outcome, cfg: AgentConfig) 
         return None
     tool = outcome["tool"]
     failures[tool] = failures.get(tool, 0) + 1
-    if failures[tool] != cfg.max_tool_failures:
+    if failures[tool] != cfg.tool_execution.max_tool_failures:
         return None
     return (
-        f"{tool} has now failed {cfg.max_tool_failures} times and is disabled for the rest of this run: "
+        f"{tool} has now failed {cfg.tool_execution.max_tool_failures} times and is disabled for the rest of this run: "
         "do not call it again. Use another tool or answer from what you have."
     )
 
 
 def disabled_tools(failures: Mapping[str, int] | None, cfg: AgentConfig) -> set[str]:
     """Tools whose failures in this run reached ``max_tool_failures``."""
-    return {tool for tool, n in (failures or {}).items() if n >= cfg.max_tool_failures}
+    return {tool for tool, n in (failures or {}).items() if n >= cfg.tool_execution.max_tool_failures}
 
 
 def disabled_message(tool: str, cfg: AgentConfig) -> str:
     """The observation for a call to a disabled tool."""
-    return error_text(ErrorKind.DISABLED, tool=tool, failures=cfg.max_tool_failures)
+    return error_text(ErrorKind.DISABLED, tool=tool, failures=cfg.tool_execution.max_tool_failures)
 
 
 def refused(actions: Sequence[Action], disabled: set[str], cfg: AgentConfig) -> list[Action]:

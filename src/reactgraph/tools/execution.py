@@ -132,7 +132,7 @@ def execute(
     the tool's injected arguments are filled from (``tools.injection``). The outcome keeps the value the tool
     returned beside its text, and a Command it returned (``tools.results``)."""
     start = time.perf_counter()
-    limit = cfg.max_tool_output_bytes
+    limit = cfg.tool_execution.max_tool_output_bytes
     offered = registry.select(cfg.tools, strict=False)
     entry = registry.get(action["tool"]) if action["tool"] in offered else None
     if entry is None:

@@ -2,8 +2,8 @@
 
 Like LangGraph's ``ToolNode`` takes its error handling as a value, the act node takes a
 ``ToolPolicy`` per tool instead of spreading ``if`` branches through the node. Fields left
-``None`` fall back to the run's AgentConfig (``tool_timeout``, ``max_retries``, ``tool_isolation``,
-``tool_limits``, ...).
+``None`` fall back to the run's ``AgentConfig.tool_execution`` (``timeout_seconds``, ``max_retries``, ``isolation``,
+``resource_limits``, ...).
 """
 
 from __future__ import annotations
@@ -73,10 +73,10 @@ class ToolPolicy(BaseModel):
     isolation: Literal["none", "process"] | None = Field(
         default=None,
         description="'process': each call runs in a worker process (reactgraph.tools.isolation); 'none': in the "
-        "agent's process; None: 'process' when limits are set, else the run's tool_isolation.",
+        "agent's process; None: 'process' when limits are set, else the run's tool_execution.isolation.",
     )
     limits: ResourceLimits | None = Field(
-        default=None, description="Resource limits of each call (in a worker process); None = the run's tool_limits."
+        default=None, description="Resource limits of each call (in a worker process); None = the run's tool_execution.resource_limits."
     )
     sleep: Callable[[float], None] | None = Field(
         default=None, exclude=True, description="How retries wait (default time.sleep); inject one to count delays."
@@ -89,7 +89,7 @@ class ToolPolicy(BaseModel):
         return self
 
     def isolation_in(self, run_isolation: str) -> str:
-        """Where calls run ('none' or 'process') in a run whose tool_isolation is ``run_isolation``."""
+        """Where calls run ('none' or 'process') in a run whose tool_execution.isolation is ``run_isolation``."""
         if self.isolation is not None:
             return self.isolation
         return "process" if self.limits is not None else run_isolation
@@ -102,20 +102,20 @@ class ToolPolicy(BaseModel):
 
         errors = self.retryable_errors
         if errors is None:
-            errors = (*cfg.retryable_exceptions, *cfg.retryable_errors)
+            errors = (*cfg.tool_execution.retryable_exceptions, *cfg.tool_execution.retryable_errors)
         return ExecutionPolicy(
-            timeout=float(pick(self.timeout, cfg.tool_timeout)),
-            max_retries=int(pick(self.max_retries, cfg.max_retries)),
-            initial_delay=float(pick(self.initial_delay, cfg.initial_delay)),
-            backoff_multiplier=float(pick(self.backoff_multiplier, cfg.backoff_multiplier)),
-            max_delay=float(pick(self.max_delay, cfg.max_delay)),
+            timeout=float(pick(self.timeout, cfg.tool_execution.timeout_seconds)),
+            max_retries=int(pick(self.max_retries, cfg.tool_execution.max_retries)),
+            initial_delay=float(pick(self.initial_delay, cfg.tool_execution.initial_delay_seconds)),
+            backoff_multiplier=float(pick(self.backoff_multiplier, cfg.tool_execution.backoff_multiplier)),
+            max_delay=float(pick(self.max_delay, cfg.tool_execution.max_delay_seconds)),
             retryable_types=tuple(e for e in errors if isinstance(e, type)),
             retryable_patterns=tuple(e.lower() for e in errors if isinstance(e, str)),
             retry_network=self.retryable_errors is None,
             sleep=self.sleep or time.sleep,
-            isolation=self.isolation_in(cfg.tool_isolation),
-            limits=self.limits if self.limits is not None else cfg.tool_limits,
-            env=cfg.isolated_env,
+            isolation=self.isolation_in(cfg.tool_execution.isolation),
+            limits=self.limits if self.limits is not None else cfg.tool_execution.resource_limits,
+            env=cfg.tool_execution.isolated_env,
         )
 
 

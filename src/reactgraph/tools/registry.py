@@ -8,7 +8,7 @@
 A tool is a plain function, an async function or a LangChain tool. A function must be
 callable, annotate every parameter and have a docstring (the description the model
 sees); its argument schema comes from the signature (pydantic). A tool that runs in a worker
-process (``ToolPolicy(isolation="process")``, or the run's ``tool_isolation``) must be importable by
+process (``ToolPolicy(isolation="process")``, or the run's ``tool_execution.isolation``) must be importable by
 module and name, or defined in the main script and picklable (``reactgraph.tools.isolation.reference``): checked
 when it is registered, and for the run's setting when an agent is made or a run starts.
 """
@@ -215,12 +215,12 @@ class ToolRegistry:
     def check(self, config: AgentConfig) -> None:
         """The tool names ``config`` refers to (``tools``, and ``approve_tools`` besides '*') are registered;
         UnknownToolError naming the close matches otherwise. The tools it runs in worker processes
-        (``tool_isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise. When there
+        (``tool_execution.isolation``) can be; ToolRegistrationError saying why not and how to opt out otherwise. When there
         are such tools, the worker processes' fork server is started in the background, to preload their modules
         (``isolation.pool.start_server``)."""
         offered = self.select(config.tools)
         reachable = self.reachable()
-        if unknown := [n for n in config.approve_tools if n != "*" and n not in reachable]:
+        if unknown := [n for n in config.tool_execution.approve_tools if n != "*" and n not in reachable]:
             raise UnknownToolError(
                 "approve_tools: " + "; ".join(f"no tool named {n!r}{did_you_mean(n, reachable)}" for n in unknown)
                 + f"; available: {', '.join(dict.fromkeys([*self._tools, *sorted(reachable)])) or 'none'}"
@@ -228,7 +228,7 @@ class ToolRegistry:
         problems: builtins.list[str] = []
         modules: builtins.list[str] = []
         for entry in (self._tools[name] for name in offered):
-            if entry.policy.isolation_in(config.tool_isolation) == "process":
+            if entry.policy.isolation_in(config.tool_execution.isolation) == "process":
                 try:
                     modules.extend(crossing(entry.source if entry.source is not None else entry.tool).modules)
                     if takes_store(entry.tool):
@@ -237,7 +237,7 @@ class ToolRegistry:
                     problems.append(f"tool {entry.name!r} cannot run in a worker process: {exc}")
         if problems:
             raise ToolRegistrationError(
-                f"tool_isolation='process': {'; '.join(problems)} (or register it with ToolPolicy(isolation='none'))"
+                f"tool_execution.isolation='process': {'; '.join(problems)} (or register it with ToolPolicy(isolation='none'))"
             )
         if modules:
             start_server(modules)

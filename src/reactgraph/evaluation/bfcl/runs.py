@@ -87,7 +87,7 @@ def ran_a_call(step: ReActStep) -> bool:
 def _reactgraph(
     entry: Entry, tools: list[Any], names: dict[str, str], model: BaseChatModel, overrides: Mapping[str, Any], replies: Replies
 ) -> dict[str, Any]:
-    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | {"termination_callback": ran_a_call}))
+    config = AgentConfig().override(**NON_INTERACTIVE).override(**overrides).override(termination_callback=ran_a_call)
     agent = ReActAgent(model=model, tools=ToolRegistry(tools), config=config, checkpointer=None)
     try:
         result = agent.run(entry.question, callbacks=[replies])
@@ -124,7 +124,7 @@ def _checks(steps: list[ReActStep], names: dict[str, str]) -> list[dict[str, Any
 def _peer(
     entry: Entry, graph: Any, names: dict[str, str], overrides: Mapping[str, Any], replies: Replies
 ) -> dict[str, Any]:
-    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides)))
+    config = AgentConfig().override(**NON_INTERACTIVE).override(**overrides)
     messages, answer, reason, detail = invoke_peer(graph, entry.question, config, callbacks=[replies])
     first = replies.replies[0]["tool_calls"] if replies.replies else []
     calls = _executed(messages)
@@ -173,8 +173,8 @@ def _reactgraph_turns(
     server_log: ServerLog | None,
 ) -> tuple[list[dict[str, Any]], str]:
     # the turn that reaches the limit ended BFCL's loop; a reply's calls run one at a time, in order, as in BFCL's
-    limit = {"max_iterations": step_limit() + 1, "max_parallel_tools": 1}
-    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | limit))
+    limit = {"limits": {"max_iterations": step_limit() + 1}, "tool_execution": {"max_parallel_tools": 1}}
+    config = AgentConfig().override(**NON_INTERACTIVE).override(**overrides).override(**limit)
     turns: list[dict[str, Any]] = []
     with ReActAgent(model=model, tools=ToolRegistry(tools), config=config, checkpointer=None) as agent:
         for question in entry.questions:
@@ -196,7 +196,7 @@ def _reactgraph_turns(
 def _peer_turns(
     entry: Entry, session: Session, graph: Any, overrides: Mapping[str, Any], server_log: ServerLog | None
 ) -> tuple[list[dict[str, Any]], str]:
-    config = AgentConfig().override(**(NON_INTERACTIVE | dict(overrides) | {"max_iterations": step_limit()}))
+    config = AgentConfig().override(**NON_INTERACTIVE).override(**overrides).override(limits={"max_iterations": step_limit()})
     turns: list[dict[str, Any]] = []
     seen = 0
     for question in entry.questions:

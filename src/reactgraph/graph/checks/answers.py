@@ -66,7 +66,7 @@ def answer_stands(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> S
     if not says_nothing(reply, cfg):
         return None
     said = "sent back to be checked, it said nothing new"
-    if (hit := find_phrase(answer, cfg.failure_phrases)) is not None:
+    if (hit := find_phrase(answer, cfg.checks.failure_phrases)) is not None:
         return Stop(TerminationReason.FAILURE, f"the model gave up ({hit[0]!r}); {said}", answer)
     return Stop(TerminationReason.SUCCESS, f"the model gave a final answer; {said}", answer)
 
@@ -89,6 +89,6 @@ def empty_or_copied(reply: Reply, cfg: AgentConfig) -> str | None:
     text = reply.text or ""
     if problem := non_answer(text, reply.shown):
         return problem
-    if cfg.system_prompt is None and copied_rule(text, prompts.SYSTEM_PROMPT):
+    if cfg.prompt.system_prompt is None and copied_rule(text, prompts.SYSTEM_PROMPT):
         return "Your reply repeats the instructions instead of answering the question"
     return None

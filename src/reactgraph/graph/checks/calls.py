@@ -37,10 +37,10 @@ def one_question(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Re
 def thought_required(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
     """With ``require_thought``: calls after a missing, too short or filler thought ("I will use the tool") are not
     run; the model is asked for its reasoning."""
-    if not cfg.require_thought or not reply.actions:
+    if not cfg.checks.require_thought or not reply.actions:
         return None
     text = reply.thought.strip()
-    if len(text) >= cfg.min_thought_chars and not DEGENERATE_THOUGHT.match(text):
+    if len(text) >= cfg.checks.min_thought_chars and not DEGENERATE_THOUGHT.match(text):
         return None
     refused: list[Action] = [
         {**a, "rejection_kind": ErrorKind.MISSING_THOUGHT.value, "rejection": prompts.THOUGHT_REQUIRED} if runs(a) else a

@@ -37,8 +37,8 @@ def output_schema(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> A
     if value is not None:
         return Accept(output=value.model_dump(mode="json"))
     failures = state.get("output_failures", 0) + 1
-    if failures > cfg.max_output_retries:
-        limit = f"max_output_retries={cfg.max_output_retries}"
+    if failures > cfg.checks.max_output_retries:
+        limit = f"max_output_retries={cfg.checks.max_output_retries}"
         detail = f"the answer did not fit the output schema {failures} times ({limit}); last: {problem}"
         return Stop(TerminationReason.FAILURE, detail, reply.answer)
     again = prompts.OUTPUT_AGAIN.format(shape=answer_shape(reply.schema))

@@ -46,7 +46,7 @@ def judged(
 ) -> Verdict:
     """The verdict of ``checks`` (name, check), in order, on ``reply``; an async check is waited for until ``deadline``."""
     verdict = Verdict(reply)
-    budget = state.get("answer_checks", 0) < cfg.answer_checks and reply.iteration < cfg.max_iterations
+    budget = state.get("answer_checks", 0) < cfg.checks.answer_checks and reply.iteration < cfg.limits.max_iterations
     for name, check in checks:
         decision = decided(name, check, verdict.reply, state, cfg, deadline)
         if isinstance(decision, Accept):
@@ -131,9 +131,9 @@ def update_of(verdict: Verdict, state: Mapping[str, Any], cfg: AgentConfig) -> d
     else:
         update = {"pending_actions": list(reply.actions)}
     failures = state.get("parse_failures", 0) + 1 if parse_failed(update["pending_actions"]) else 0
-    if failures >= cfg.max_parse_retries:
+    if failures >= cfg.limits.max_parse_retries:
         problem = update["pending_actions"][0]["rejection"].splitlines()[0]
-        detail = f"{failures} unreadable model replies in a row (max_parse_retries={cfg.max_parse_retries}); last: {problem}"
+        detail = f"{failures} unreadable model replies in a row (max_parse_retries={cfg.limits.max_parse_retries}); last: {problem}"
         update = stop_update(stopped(TerminationReason.FAILURE, detail), None)
     return update | {"parse_failures": failures, "turn_checks": verdict.fired}
 

@@ -34,15 +34,15 @@ def read_reply(
     turn: dict[str, Any] = {"iteration": iteration, "written": written, "tools": tuple(tools), "shown": tuple(shown), "schema": schema,
             "structure": structure, "source": parsed.source, "thought": parsed.thought}
     native = parsed.source == "native"  # calls made through the API are the model's act, whatever its text says
-    if not native and (hit := phrase_at_line_start(parsed.thought, cfg.success_phrases)) is not None and hit[1]:
+    if not native and (hit := phrase_at_line_start(parsed.thought, cfg.text_format.success_phrases)) is not None and hit[1]:
         text, why = hit[1], f"the model's reply contains {hit[0]!r}"
     elif parsed.answer is not None:
         text, why = parsed.answer, "the model gave a final answer"
-    elif parsed.unanswered and find_phrase(parsed.unanswered, cfg.failure_phrases):
+    elif parsed.unanswered and find_phrase(parsed.unanswered, cfg.checks.failure_phrases):
         text, why = parsed.unanswered, ""
     else:
         return Reply(kind="calls", actions=tuple(parsed.actions), **turn)
-    if (gave_up := find_phrase(text, cfg.failure_phrases)) is not None:
+    if (gave_up := find_phrase(text, cfg.checks.failure_phrases)) is not None:
         return Reply(kind="give_up", text=text, why=f"the model gave up ({gave_up[0]!r})", **turn)
     return Reply(kind="answer", text=text, why=why, **turn)
 

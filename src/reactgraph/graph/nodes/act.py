@@ -120,18 +120,18 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
             """The call under reactgraph's policy (its outcome, a sub-agent's token usage); a Command the tool returned
             carried out (``commanded``: its state update)."""
             outcome, usage = run_in_slot(action)
-            outcome, update = settled(outcome, deps.registry, fields, cfg.max_tool_output_bytes)
+            outcome, update = settled(outcome, deps.registry, fields, cfg.tool_execution.max_tool_output_bytes)
             commanded.clear()
             commanded.update(update)
             return outcome, usage
 
         def run_in_slot(action: Action) -> tuple[Outcome, TokenCount | None]:
             agent = is_agent(deps.registry, action["tool"], cfg)  # a payload without its share still runs it as a subgraph
-            delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.token_budget}) if agent else None
+            delegated = (payload.get("delegation") or {"started_at": time.time(), "tokens_left": cfg.limits.token_budget}) if agent else None
             # a cancel from now on stops a call in a worker process; a sub-agent's, any since the run started
             cancelled = deps.cancel_check(thread_id, delegated["started_at"] if delegated else time.time())
             try:
-                with slots.hold(thread_id, cfg.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
+                with slots.hold(thread_id, cfg.tool_execution.max_parallel_tools, deadline=payload["deadline"], cancelled=cancelled):
                     if delegated is not None:
                         return delegate(
                             deps.registry[action["tool"]], action, deps.registry, cfg, deadline=payload["deadline"],
@@ -265,10 +265,10 @@ def reported(outcome: Outcome, cfg: AgentConfig) -> dict[str, Any]:
     if not outcome.get("tool"):
         return {}
     status = "success" if outcome["status"] == "ok" else "error"
-    content, cut = truncate(outcome.get("content", ""), cfg.max_observation_tokens)
+    content, cut = truncate(outcome.get("content", ""), cfg.prompt.max_observation_tokens)
     artifact: dict[str, Any] = {k: v for k, v in outcome.items() if k not in IN_MESSAGE}
     if cut:  # the whole text stays for an answer (a direct result) or for observe to shorten
-        whole = cfg.summarize_observations or outcome.get("direct")
+        whole = cfg.prompt.summarize_observations or outcome.get("direct")
         artifact |= {"content": outcome["content"]} if whole else {"truncated": True}
     message = ToolMessage(content, tool_call_id=outcome["call_id"], name=outcome["tool"], status=status, artifact=artifact)
     return {"messages": [message]}

@@ -91,8 +91,8 @@ def make_observe(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
             if o.get("truncated"):  # act cut it already: its ToolMessage's text
                 content, cut = o["content"], True
             else:
-                content, cut = truncate(o["content"], cfg.max_observation_tokens)
-            if cut and cfg.summarize_observations and o["status"] == "ok":  # the model shortens it instead
+                content, cut = truncate(o["content"], cfg.prompt.max_observation_tokens)
+            if cut and cfg.prompt.summarize_observations and o["status"] == "ok":  # the model shortens it instead
                 summary, used = condense_observation(deps, state, cfg, tool=o["tool"], content=o["content"])
                 content = summary or content
                 if used:

@@ -45,9 +45,9 @@ def make_summarize(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         through = summarized_through(state)
         new_steps = [s for s in state.get("steps") or [] if s["iteration"] > through]
         old = state.get("summary") or ""
-        notes = prompts.SUMMARY_NOTES.format(summary=quoted(old, NOTES_BOUND * cfg.max_observation_tokens)) if old else ""
+        notes = prompts.SUMMARY_NOTES.format(summary=quoted(old, NOTES_BOUND * cfg.prompt.max_observation_tokens)) if old else ""
         question = state.get("question", "")
-        shown = steps_text(new_steps, cfg.max_observation_tokens)
+        shown = steps_text(new_steps, cfg.prompt.max_observation_tokens)
         prompt = [HumanMessage(content=prompts.SUMMARIZE_PROMPT.format(question=question, notes=notes, steps=shown))]
         turn = current_turn(state) | {"summarized_through": iteration_of(state)}
         deadline, cancelled = deps.run_bounds(state, cfg)
@@ -88,7 +88,7 @@ def ahead_of_turn(turn: Turn, purpose: str, usage: TokenCount, *, count: bool) -
 
 def _as_text(old: str, note: str, steps: list[dict[str, Any]], cfg: AgentConfig) -> str:
     """The summary without the model: the old one, a note, and the steps as text, bounded."""
-    return notes_of("\n".join(filter(None, [old, note, steps_text(steps, cfg.max_observation_tokens)])), cfg)
+    return notes_of("\n".join(filter(None, [old, note, steps_text(steps, cfg.prompt.max_observation_tokens)])), cfg)
 
 
 def condense_observation(
@@ -97,7 +97,7 @@ def condense_observation(
     """(summary, usage) of a long observation, written by the model and marked as a summary.
     The summary is None when the call fails (or is cut by the run's time budget or a cancel) or its
     reply does not fit ``max_observation_tokens`` either; the caller then truncates."""
-    words = cfg.max_observation_tokens * 3 // 5
+    words = cfg.prompt.max_observation_tokens * 3 // 5
     question = state.get("question", "")
     prompt = [HumanMessage(content=OBSERVATION_PROMPT.format(tool=tool, words=words, question=question, content=content))]
     deadline, cancelled = deps.run_bounds(state, cfg)
@@ -106,5 +106,5 @@ def condense_observation(
     except Exception:
         return None, None
     summary = reply.text.strip()
-    fits = 0 < count_tokens(summary) <= cfg.max_observation_tokens
+    fits = 0 < count_tokens(summary) <= cfg.prompt.max_observation_tokens
     return (f"[model summary of a {len(content)}-character result]\n{summary}" if fits else None), usage_of(reply, prompt)

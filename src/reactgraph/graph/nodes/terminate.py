@@ -59,7 +59,7 @@ def cut_short(state: ReActState, termination: Termination, cfg: AgentConfig) -> 
     """A limit stopped the run, or its replies could not be read (max_parse_retries): its answer is partial."""
     if TerminationReason(termination["reason"]) in LIMIT_REASONS:
         return True
-    unreadable = state.get("parse_failures", 0) >= cfg.max_parse_retries
+    unreadable = state.get("parse_failures", 0) >= cfg.limits.max_parse_retries
     return termination["reason"] == TerminationReason.FAILURE and unreadable and not state.get("final_answer")
 
 
@@ -111,7 +111,7 @@ def closing_step(
 def own_estimate(state: ReActState, answer: str | None, final: bool, cfg: AgentConfig) -> tuple[str | None, float | None]:
     """(the answer without its ``Confidence:`` line, the model's estimate) when ``ask_confidence`` is
     on; a text-format reply may give the line before its answer, in the final turn's thought."""
-    if not cfg.ask_confidence or not answer:
+    if not cfg.checks.ask_confidence or not answer:
         return answer, None
     answer, estimate = read_estimate(answer)
     if estimate is None and final:
@@ -143,13 +143,13 @@ def make_terminate(deps: NodeDeps) -> Callable[[ReActState], dict[str, Any]]:
         calls = list(current_turn(state).get("calls", [])) if final else []  # observe already put the turn's calls on its step
         if cut_short(state, termination, cfg):
             update["partial"] = True
-            if cfg.early_stopping == "generate":
+            if cfg.limits.early_stopping == "generate":
                 answer, extra, used = ask_for_partial_answer(deps, state, cfg, termination, now)
                 update |= extra
                 if used is not None:
                     calls.append({"purpose": "partial_answer", "token_usage": used})
                     update["token_usage"] = add_usage(update["token_usage"], used)
-        if step := closing_step(state, final, calls, now, cfg.success_phrases):
+        if step := closing_step(state, final, calls, now, cfg.text_format.success_phrases):
             update["steps"] = [step.record()]
             update["hooks"] = Overwrite([])
         answer, estimate = own_estimate(state, answer, final, cfg)
@@ -176,7 +176,7 @@ def ask_for_partial_answer(
     deps: NodeDeps, state: ReActState, cfg: AgentConfig, termination: Termination, now: float
 ) -> tuple[str | None, dict[str, Any], TokenCount | None]:
     """(the partial answer or None, state updates, the call's usage: None when it failed) from one tool-less call
-    on the run as think showed it. The call may take ``partial_answer_timeout``, and never runs past a time budget by more than
+    on the run as think showed it. The call may take ``limits.partial_answer_timeout_seconds``, and never runs past a time budget by more than
     ``PARTIAL_ANSWER_GRACE``; a reply that is no answer gives None, with the reason in the termination's detail. With an output schema, an answer
     that fits it is also the run's ``output``."""
     model = deps.chat_model(cfg)
@@ -192,7 +192,7 @@ def ask_for_partial_answer(
     run_deadline, cancelled = deps.run_bounds(state, cfg)
     deadline = None  # the time budget bounds this call too: the run ends within budget + 1 s
     if run_deadline is not None:
-        deadline = min(now + cfg.partial_answer_timeout, max(run_deadline, now) + PARTIAL_ANSWER_GRACE)
+        deadline = min(now + cfg.limits.partial_answer_timeout_seconds, max(run_deadline, now) + PARTIAL_ANSWER_GRACE)
     try:
         reply = deps.bounded_call(cfg, messages, deadline=deadline, cancelled=cancelled)
     except Exception as exc:

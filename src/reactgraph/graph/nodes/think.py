@@ -65,7 +65,7 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
         return update | stop_update(stopped(TerminationReason.FAILURE, "no question: send a 'query' or a human message"), None)
     update["iteration"] = iteration = iteration_of(state) + 1
     offer = offered(deps, cfg, state)
-    if "question" in update and cfg.playbook:  # a new run: the playbook's block for its question
+    if "question" in update and cfg.learning.playbook:  # a new run: the playbook's block for its question
         update["playbook"] = shown_block(deps, cfg, state["question"], [s.name for s in offer.specs])
         state = {**state, "playbook": update["playbook"]}
     bounds = Bounds(*deps.run_bounds(state, cfg))
@@ -81,7 +81,7 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
     reply, following = read(deps, state, cfg, exchange, offer, iteration, now, bounds)
     if following != exchange.fmt.name:
         deps.learn_format(exchange.model, following)
-    checks = resolved_checks(cfg.reply_checks, deps.own_checks)
+    checks = resolved_checks(cfg.checks.reply_checks, deps.own_checks)
     decision = update_of(judged(reply, state, cfg, checks, bounds.deadline), state, cfg)
     written = reply.written if reply.source in ("json", "text") else None
     formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}

@@ -6,7 +6,7 @@
 
 The file tools need ``root`` (the only directory they may read); search_documents needs
 ``documents``. All built-ins are read-only, so their identical calls in a run are cached. They run in
-the agent's process whatever the run's ``tool_isolation`` (they keep their own guards: the calculator's
+the agent's process whatever the run's ``tool_execution.isolation`` (they keep their own guards: the calculator's
 bounded AST, the file tools' root and size caps).
 """
 

@@ -1,7 +1,7 @@
 """Tool calls in worker processes: killed, not abandoned, on a timeout or a cancel, within resource limits.
 
 A tool whose policy resolves to ``isolation="process"`` (``ToolPolicy(isolation="process")``, limits of
-its own, or the run's ``tool_isolation``) runs in a worker process of a small pool (``WORKERS``): the
+its own, or the run's ``tool_execution.isolation``) runs in a worker process of a small pool (``WORKERS``): the
 agent sends the call, waits for the reply, and stops the worker (and every process it started) when the
 time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
 
@@ -25,7 +25,7 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   (the worker imports it once), what a call changes does not. A tool defined in the main script (``__main__``: a script, ``python -m``, ``-c``, stdin, an
   interactive session) crosses by value: cloudpickle's copy of it, with the globals its code uses as they are when
   it is first checked (registered with ``isolation="process"``, or an agent or a run made with
-  ``tool_isolation="process"``), and its type hints resolved in the agent (under ``from __future__ import
+  ``tool_execution.isolation="process"``), and its type hints resolved in the agent (under ``from __future__ import
   annotations`` its copy lacks the names they use); each worker calls its own copy, and what a call changes ends
   with the call. The copy is pickled once, sent to a worker with its first call there and unpickled by it (a worker
   runs the agent's code anyway; the agent never unpickles what a worker sends). A closure, a
