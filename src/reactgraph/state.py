@@ -227,7 +227,7 @@ def runs(action: Action) -> bool:
 
 
 class Outcome(TypedDict, total=False):
-    """What running one Action produced (written by act, in the call's ToolMessage: ``nodes.act.reported``)."""
+    """What running one Action produced (written by act, in the call's ToolMessage: ``graph.nodes._act.reported``)."""
 
     call_id: str
     index: int

@@ -15,8 +15,8 @@ from reactgraph.answers.result import ReActStep
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.deps import NodeDeps, current_thread
-from reactgraph.graph.nodes.act import turn_outcomes
-from reactgraph.graph.nodes.summarize import condense_observation
+from reactgraph.graph.nodes._act import turn_outcomes
+from reactgraph.graph.nodes._summarize import condense_observation
 from reactgraph.graph.stops import Observed, stop_reason
 from reactgraph.models.tokens import truncate
 from reactgraph.state import (
