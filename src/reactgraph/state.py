@@ -240,7 +240,7 @@ class Outcome(TypedDict, total=False):
     ran: bool  # the tool itself was called (not a rejection, cache hit, unknown tool or ask_user)
     content: str
     value: Any  # what the tool returned when it was not text, as JSON data (tools.results.kept_value)
-    direct: str  # how the call's result ends the run as its answer (return_direct, Command(goto=END)): graph.commands
+    direct: str  # how the call's result ends the run as its answer (return_direct, Command(goto=END)): graph._commands
     truncated: bool  # content is the ToolMessage's text, already cut to max_observation_tokens (act's ``reported``)
     duration: float
     retries: int
@@ -270,7 +270,7 @@ class Turn(TypedDict, total=False):
     tokens: TokenCount  # the run's tokens so far, every call counted up to this record
     summarized_through: int  # the last iteration the running summary covers
     ahead: list[dict[str, Any]]  # calls made for the next turn before it starts (a summary's, the conversation's fold)
-    left_out: list[str]  # the images (or other media) the turn's text-only prompt left out (graph.scratchpad.left_out)
+    left_out: list[str]  # the images (or other media) the turn's text-only prompt left out (graph._scratchpad.left_out)
 
 
 class ToolStats(TypedDict, total=False):

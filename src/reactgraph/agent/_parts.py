@@ -10,8 +10,7 @@ from langchain.agents.middleware import AgentMiddleware
 from pydantic import BaseModel
 
 from reactgraph.config import AgentConfig
-from reactgraph.graph import NodeFactory
-from reactgraph.graph.build import Graph
+from reactgraph.graph import Graph, NodeFactory
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.persistence.base import RunStore
 from reactgraph.playbook import Playbook

@@ -20,10 +20,10 @@ from langgraph.types import Command
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.graph.commands import StateFields, settled
+from reactgraph.graph._commands import StateFields, settled
+from reactgraph.graph._replies import Reply, reply_update
 from reactgraph.graph.deps import ASK_USER, NodeDeps, current_thread
 from reactgraph.graph.middleware import MiddlewareError, hook_update, tool_call, with_hook
-from reactgraph.graph.replies import Reply, reply_update
 from reactgraph.graph.runtime import tool_runtime
 from reactgraph.graph.subagents import delegate, is_agent
 from reactgraph.models.tokens import truncate
@@ -46,7 +46,7 @@ class ActInput(TypedDict):
     waits for a person's approval (decided with the turn, so a resume under another config keeps it;
     act asks again itself, so a payload can add an approval, never take one away),
     for a sub-agent's call the run's start and the tokens it may use, and a person's chat reply when the
-    turn waited on them (``graph.replies``: the answer or the decision, instead of asking)."""
+    turn waited on them (``graph._replies``: the answer or the decision, instead of asking)."""
 
     action: Action
     deadline: float | None
@@ -72,7 +72,7 @@ def make_act(deps: NodeDeps) -> Callable[[ActInput], dict[str, Any]]:
         """Reads one pending action (and, when the call that would run needs approval, a person's decision: approved,
         run with edited arguments, or rejected); writes its outcome (ok or error kind, content, duration,
         retries, cached) as a ToolMessage (``reported``), for a cacheable tool's success the run's cache entry, and
-        the state update of a Command the tool returned (``graph.commands``); with a person's reply, what it takes
+        the state update of a Command the tool returned (``graph._commands``); with a person's reply, what it takes
         out of the chat (``replies.reply_update``)."""
         update = acted(payload)
         if extra := reply_update(payload.get("reply")):

@@ -16,9 +16,9 @@ from langchain_core.messages import HumanMessage
 
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
+from reactgraph.graph._scratchpad import steps_text
 from reactgraph.graph.conversation import NOTES_BOUND, fold_due, fold_prompt, folded_as_text, notes_of, quoted, to_fold
 from reactgraph.graph.deps import NodeDeps
-from reactgraph.graph.scratchpad import steps_text
 from reactgraph.models.tokens import count_tokens, usage_of
 from reactgraph.state import ReActState, TokenCount, Turn, add_usage, current_turn, iteration_of, summarized_through
 

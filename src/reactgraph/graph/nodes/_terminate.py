@@ -17,10 +17,10 @@ from reactgraph.answers.non_answers import announced_call, non_answer
 from reactgraph.answers.result import ReActStep
 from reactgraph.answers.typed import answer_shape, read_answer
 from reactgraph.config import AgentConfig
+from reactgraph.graph._learning import learn
+from reactgraph.graph._scratchpad import not_answers, status_text, think_messages
 from reactgraph.graph.conversation import turn_record
 from reactgraph.graph.deps import NodeDeps, current_thread
-from reactgraph.graph.learning import learn
-from reactgraph.graph.scratchpad import not_answers, status_text, think_messages
 from reactgraph.graph.stops import Observed, stop_reason
 from reactgraph.models.tokens import usage_of
 from reactgraph.state import (

@@ -1,6 +1,6 @@
 """think: one model call that yields a thought and tool calls, or the final answer.
 
-Four steps: build the prompt and call the model (``graph.asking``: the run's format binds the tools, the call is
+Four steps: build the prompt and call the model (``graph._asking``: the run's format binds the tools, the call is
 bounded by the time budget and by ``cancel()``, retried, and falls back to ``fallback_models``; LangChain
 middleware's ``wrap_model_call`` wraps it); read the reply (the format reads it; under ``tool_calling="auto"`` a model
 that writes its calls as text moves the run to the text format; ``checks.read_reply`` says whether it is an answer,
@@ -17,14 +17,14 @@ from langchain_core.messages import AIMessage
 from reactgraph.answers.typed import answer_not_call
 from reactgraph.config import AgentConfig
 from reactgraph.graph import stops
-from reactgraph.graph.asking import Bounds, Exchange, Offer, asked, offered
+from reactgraph.graph._asking import Bounds, Exchange, Offer, asked, offered
+from reactgraph.graph._learning import shown_block
+from reactgraph.graph._scratchpad import left_out, left_out_notice, not_answers, status_text
 from reactgraph.graph.checks import Reply, judged, read_reply, resolved_checks, update_of
 from reactgraph.graph.checks.output import structurer
 from reactgraph.graph.checks.pipeline import stop_update
 from reactgraph.graph.deps import NodeDeps
-from reactgraph.graph.learning import shown_block
 from reactgraph.graph.runtime import tell_user
-from reactgraph.graph.scratchpad import left_out, left_out_notice, not_answers, status_text
 from reactgraph.graph.turns import folded, started_turn
 from reactgraph.models.calls import CallCancelled, CallCut, model_label
 from reactgraph.models.resolve import ModelUnavailableError

@@ -16,7 +16,7 @@ from langgraph.types import Checkpointer, Send
 
 from reactgraph.answers.typed import OutputSchema, output_model
 from reactgraph.config import AgentConfig
-from reactgraph.graph import routing
+from reactgraph.graph import _routing as routing
 from reactgraph.graph.checks import Check, named_checks, resolved_checks
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import HookName, approvals, can_jump_to, merged_state, node_name, with_hook

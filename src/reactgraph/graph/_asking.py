@@ -14,10 +14,10 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
 from reactgraph.answers.typed import answer_shape
 from reactgraph.config import AgentConfig
+from reactgraph.graph._scratchpad import think_messages
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
 from reactgraph.graph.runtime import middleware_runtime
-from reactgraph.graph.scratchpad import think_messages
 from reactgraph.models.calls import CallCut, invoke_within
 from reactgraph.state import ReActState, tool_stats
 from reactgraph.tool_calling import Format, ReadContext, Tags, prepare, starting_format

@@ -18,9 +18,9 @@ from typing import Any, Literal
 from langgraph.types import Send
 
 from reactgraph.config import AgentConfig
-from reactgraph.graph import replies
+from reactgraph.graph import _replies as replies
+from reactgraph.graph._scratchpad import over_threshold
 from reactgraph.graph.conversation import fold_due
-from reactgraph.graph.scratchpad import over_threshold
 from reactgraph.graph.subagents import is_agent
 from reactgraph.state import Action, ReActState, current_turn, iteration_of, summarized_through, tokens_used
 from reactgraph.tools.approval import needs_approval
