@@ -87,7 +87,7 @@ CHECK_ANSWER = (
 # The answer to an ask_user question about the tools themselves: the agent knows them, the user is not asked.
 TOOLS_ANSWER = "(The user was not asked: this is about your tools, which are:) {tools}. Call the one that fits, with these arguments."
 
-# A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.checks.grounding).
+# A call on numbers nothing gave yet, made beside a lookup (reactgraph.graph.checks._grounding).
 PREMATURE_CALL = (
     "{tool} was called in the same reply as {lookups}, before its result was there ({numbers}). Read the "
     "result of {lookups}, then call {tool} again with the numbers it gives"

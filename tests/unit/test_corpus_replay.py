@@ -38,7 +38,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reactgraph import build_graph
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks.answers import NULLS
+from reactgraph.graph.checks._answers import NULLS
 from reactgraph.tool_calling import PARSE_FAILURE_KINDS
 from reactgraph.tool_calling.binding import unquote
 

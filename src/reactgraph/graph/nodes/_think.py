@@ -21,8 +21,8 @@ from reactgraph.graph._asking import Bounds, Exchange, Offer, asked, offered
 from reactgraph.graph._learning import shown_block
 from reactgraph.graph._scratchpad import left_out, left_out_notice, not_answers, status_text
 from reactgraph.graph.checks import Reply, judged, read_reply, resolved_checks, update_of
-from reactgraph.graph.checks.output import structurer
-from reactgraph.graph.checks.pipeline import stop_update
+from reactgraph.graph.checks._output import structurer
+from reactgraph.graph.checks._pipeline import stop_update
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.runtime import tell_user
 from reactgraph.graph.turns import folded, started_turn

@@ -11,7 +11,7 @@ from typing import Any
 from reactgraph import prompts
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
-from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 

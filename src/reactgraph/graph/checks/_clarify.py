@@ -14,7 +14,7 @@ from typing import Any
 
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.conversation import chat_results, with_results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords

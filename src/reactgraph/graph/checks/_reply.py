@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks.base import Reply, Structure
+from reactgraph.graph.checks._base import Reply, Structure
 from reactgraph.tool_calling import ParsedReply
 from reactgraph.tool_calling.tags import phrase_at_line_start
 from reactgraph.tools.specs import ToolSpec

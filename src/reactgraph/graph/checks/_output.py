@@ -18,7 +18,7 @@ from reactgraph import prompts
 from reactgraph.answers.typed import answer_shape, read_answer, typed_value
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.graph.checks.base import Accept, Reply, SendBack, Stop
+from reactgraph.graph.checks._base import Accept, Reply, SendBack, Stop
 from reactgraph.models.calls import invoke_within, with_retries
 from reactgraph.models.tokens import usage_of
 from reactgraph.state import TerminationReason, TokenCount

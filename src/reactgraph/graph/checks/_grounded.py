@@ -12,8 +12,8 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import called, check_reason, confidence_of, numbers_in, uncovered
 from reactgraph.answers.non_answers import unfounded_names
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks.base import Reply, SendBack
-from reactgraph.graph.checks.grounding import results
+from reactgraph.graph.checks._base import Reply, SendBack
+from reactgraph.graph.checks._grounding import results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import TerminationReason, stopped

@@ -13,9 +13,9 @@ from reactgraph.answers.non_answers import copied_rule, non_answer
 from reactgraph.answers.non_answers import made_up_output as shows_made_up_output
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
-from reactgraph.graph.checks.base import Reply, SendBack, Stop
-from reactgraph.graph.checks.grounding import results
-from reactgraph.graph.checks.reply import find_phrase
+from reactgraph.graph.checks._base import Reply, SendBack, Stop
+from reactgraph.graph.checks._grounding import results
+from reactgraph.graph.checks._reply import find_phrase
 from reactgraph.state import TerminationReason
 
 NULLS = frozenset({"none", "null", "nil", "n/a", "na", "undefined", "nothing", "unknown", "-", "?"})

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.state import Action, runs
 from reactgraph.tools.specs import ToolSpec
 

@@ -22,7 +22,7 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.graph.checks.base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.builtin import BUILTINS

@@ -21,7 +21,7 @@ from typing import Any
 
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.graph.checks.base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
+from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.models.calls import awaited
 from reactgraph.state import Action, Termination, TerminationReason, stopped
 from reactgraph.tool_calling import parse_failed
