@@ -1,7 +1,8 @@
 """Every reply check, in one ordered table: how think judges what the model replied.
 
 think builds the prompt, calls the model, reads the reply (``read_reply``: an answer, a give-up or calls) and runs
-the run's checks (``reply_checks``, by default all of these, in this order) on it (``_pipeline.judged``; the modules whose names start with ``_`` are the checks' own). A check is
+the run's checks (``reply_checks``, by default all of these, in this order) on it (``_pipeline.judged``; the
+modules whose names start with ``_`` are the graph's own, this package's names are the checks' surface). A check is
 ``(reply, state, config) -> Decision | None``: ``Accept`` (pass it on), ``SendBack`` (show the model why, ask
 again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``SendBack`` or ``Stop`` decides.
 
