@@ -8,7 +8,7 @@ import shlex
 
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
-from reactgraph.tool_calling.binding import bind_call
+from reactgraph.tool_calling._binding import bind_call
 from reactgraph.tool_calling.json_blocks import (
     FINISH_VERBS,
     bracketed_spans,

@@ -14,8 +14,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
-from reactgraph.tool_calling.base import Format
-from reactgraph.tool_calling.native import calls_else_answer, own_part
+from reactgraph.tool_calling._base import Format
+from reactgraph.tool_calling._native import calls_else_answer, own_part
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, observed_text
 from reactgraph.tool_calling.tags import Tags, shown_observation
 from reactgraph.tool_calling.text import with_observation_stop

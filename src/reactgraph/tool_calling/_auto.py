@@ -13,9 +13,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
-from reactgraph.tool_calling.base import Format
-from reactgraph.tool_calling.json_calls import JsonFormat
-from reactgraph.tool_calling.native import NativeFormat
+from reactgraph.tool_calling._base import Format
+from reactgraph.tool_calling._json_calls import JsonFormat
+from reactgraph.tool_calling._native import NativeFormat
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext
 from reactgraph.tool_calling.tags import Tags
 from reactgraph.tool_calling.text import TextFormat

@@ -18,9 +18,9 @@ from langchain_core.runnables import Runnable
 from reactgraph import prompts
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
-from reactgraph.tool_calling.actions import read_text_actions
-from reactgraph.tool_calling.base import Format
-from reactgraph.tool_calling.described import answer_unless_described
+from reactgraph.tool_calling._actions import read_text_actions
+from reactgraph.tool_calling._base import Format
+from reactgraph.tool_calling._described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls, through_last_call
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, observed_content, reject
 from reactgraph.tool_calling.tags import Tags, cut_invented, find_tag, shown_observation
