@@ -1,5 +1,5 @@
 """Reading runs back from any LangGraph saver, through the compiled graph (``get_state`` /
-``get_state_history``, the latter on the thread read once: ``replay``): where a run stands (``run_info``, ``list_runs``), its history (``history``, ``fork_point``),
+``get_state_history``, the latter on the thread read once: ``_replay``): where a run stands (``run_info``, ``list_runs``), its history (``history``, ``fork_point``),
 its result (``snapshot_result``) and its trace as text, JSON or Markdown (``format_trace``)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pydantic import BaseModel
 
 from reactgraph.answers.result import ConversationTurn, ReActResult, ReActTrace, result_from_state
 from reactgraph.answers.waiting import pending_approvals, question_of, waiting_reason
+from reactgraph.persistence._replay import LoadedThread, collector_paused
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import DECODE_ERRORS, CheckpointStoreError, RunNotFoundError
-from reactgraph.persistence.replay import LoadedThread, collector_paused
 from reactgraph.state import ReActState, current_turn, iteration_of, tokens_used
 
 
@@ -216,7 +216,7 @@ def history(
 
     After a fork the thread holds several branches; this follows the parent links back
     from the latest checkpoint, so the entries are exactly the ones that led to it. The checkpoints are
-    read once (``replay.LoadedThread``): one pass over the run, however long. Of each snapshot LangGraph gives
+    read once (``_replay.LoadedThread``): one pass over the run, however long. Of each snapshot LangGraph gives
     only what an entry needs is kept (``Step``), and only on the branch, so the rest is freed as it goes. The
     garbage collector waits meanwhile (``collector_paused``)."""
     with collector_paused():
