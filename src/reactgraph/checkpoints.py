@@ -3,8 +3,8 @@
 
 from warnings import warn
 
+from reactgraph.persistence import HistoryEntry, RunInfo, format_trace
 from reactgraph.persistence.base import CheckpointStoreError, RunNotFoundError
-from reactgraph.persistence.reading import HistoryEntry, RunInfo, format_trace
 from reactgraph.persistence.sqlite import async_sqlite_saver, sqlite_saver
 
 __all__ = [

@@ -107,7 +107,7 @@ class TestRepositoryServer:
         assert edges == {
             ("__start__", "think", True),
             ("__start__", "summarize", True),  # a new turn whose conversation's older turns are folded first
-            ("__start__", "act", True),  # a person's reply to a turn that waits on them (graph.replies)
+            ("__start__", "act", True),  # a person's reply to a turn that waits on them (graph._replies)
             ("think", "act", True),
             ("think", "terminate", True),
             ("act", "observe", False),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.scratchpad import steps_text
+from reactgraph.graph._scratchpad import steps_text
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 

@@ -1,11 +1,13 @@
 """The layout is the architecture: every module of the package sits in a room (a top-level module or package),
 the rooms in layers, and imports point down the layers only, never in a circle. Every import counts: at the top
-of a module, inside a function, under ``TYPE_CHECKING``. The layers are docs/ARCHITECTURE.md's."""
+of a module, inside a function, under ``TYPE_CHECKING``. The layers are docs/ARCHITECTURE.md's. A module, package or
+name whose own name starts with ``_`` is private to its room: no other room imports it."""
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,12 +43,12 @@ def modules() -> dict[str, tuple[Path, bool]]:
     return {module_name(p): (p, p.name == "__init__.py") for p in PACKAGE.rglob("*.py") if module_name(p) not in MOVED}
 
 
-def imports(name: str, path: Path, is_package: bool, known: set[str]) -> set[str]:
-    """The package's modules that ``name`` imports, wherever the import stands."""
-    found = set()
+def imported(name: str, path: Path, is_package: bool, known: set[str]) -> Iterator[tuple[str, str | None]]:
+    """Each import of the package's modules in ``name``, wherever it stands: (the module, the name imported from it,
+    None when the import names the module itself)."""
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
+            pairs: list[tuple[str, str | None]] = [(alias.name, None) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = name.split(".") if is_package else name.split(".")[:-1]
@@ -54,15 +56,19 @@ def imports(name: str, path: Path, is_package: bool, known: set[str]) -> set[str
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
-            targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source for alias in node.names]
+            pairs = [(f"{source}.{alias.name}", None) if f"{source}.{alias.name}" in known else (source, alias.name) for alias in node.names]
         else:
             continue
-        for target in targets:
+        for target, imported_name in pairs:
             while target not in known and "." in target:
                 target = target.rsplit(".", 1)[0]
             if target in known and target != name and target.startswith("reactgraph"):
-                found.add(target)
-    return found
+                yield target, imported_name
+
+
+def imports(name: str, path: Path, is_package: bool, known: set[str]) -> set[str]:
+    """The package's modules that ``name`` imports, wherever the import stands."""
+    return {target for target, _ in imported(name, path, is_package, known)}
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -72,6 +78,34 @@ def import_graph() -> dict[str, set[str]]:
 
 def room(module: str) -> str:
     return module.split(".")[1] if "." in module else "reactgraph"
+
+
+def is_private(part: str) -> bool:
+    """``_name``, not ``__init__`` or another dunder."""
+    return part.startswith("_") and not part.startswith("__")
+
+
+def private_part(target: str, imported_name: str | None) -> str | None:
+    """What of ``target`` (a module below its room) and ``imported_name`` is private to the room: the first module,
+    package or name on the way whose name starts with ``_``; None when all of it is public."""
+    parts = target.split(".")[2:] + ([imported_name] if imported_name else [])
+    for i, part in enumerate(parts):
+        if is_private(part):
+            return ".".join(target.split(".")[:2] + parts[: i + 1])
+    return None
+
+
+def private_reaches(found: dict[str, tuple[Path, bool]]) -> list[str]:
+    """Every import of another room's private part, said so that the fix is plain."""
+    reaches = []
+    for module, (path, is_package) in sorted(found.items()):
+        for target, imported_name in imported(module, path, is_package, set(found)):
+            if room(target) != room(module) and (part := private_part(target, imported_name)):
+                reaches.append(
+                    f"{module} imports {part}, private to the {room(target)} room: import what "
+                    f"reactgraph.{room(target)} makes public instead (docs/ARCHITECTURE.md, 'Private parts')"
+                )
+    return reaches
 
 
 def layer_of(name: str) -> int:
@@ -141,6 +175,34 @@ def test_imports_point_down_the_layers():
             elif room(module) != room(target) and layer_of(room(target)) <= layer_of(room(module)):
                 upward.append(f"{module} -> {target}")
     assert upward == []
+
+
+def test_no_room_imports_another_rooms_private_parts():
+    """A room's ``_module``, ``_package`` and ``_name`` are its own: the others import its public surface."""
+    assert private_reaches(modules()) == []
+
+
+def test_the_check_finds_a_private_part(tmp_path):
+    """The check above can fail: a private module, a private package and a private name, reached from another room;
+    the same room may reach them, and a dunder is not private."""
+    assert private_part("reactgraph.graph.nodes._think", None) == "reactgraph.graph.nodes._think"
+    assert private_part("reactgraph.agent._driving", "Drive") == "reactgraph.agent._driving"
+    assert private_part("reactgraph.persistence.reading", "_latest") == "reactgraph.persistence.reading._latest"
+    assert private_part("reactgraph.graph.nodes", "make_think") is None
+    assert private_part("reactgraph.graph", "__all__") is None
+    graph = {"reactgraph.commands.live": "from reactgraph.graph.nodes._act import outcome_of\n",
+             "reactgraph.graph.nodes": "from reactgraph.graph.nodes._act import make_act\n"}
+    found = {}
+    for name, source in graph.items():
+        path = tmp_path / f"{name}.py"  # stands in for the module's file
+        path.write_text(source)
+        found[name] = (path, name == "reactgraph.graph.nodes")
+    (empty := tmp_path / "act.py").write_text("")
+    found["reactgraph.graph.nodes._act"] = (empty, False)
+    assert private_reaches(found) == [
+        "reactgraph.commands.live imports reactgraph.graph.nodes._act, private to the graph room: import what "
+        "reactgraph.graph makes public instead (docs/ARCHITECTURE.md, 'Private parts')"
+    ]
 
 
 def test_the_check_finds_a_circle_and_an_upward_import():

@@ -119,7 +119,7 @@ def test_a_chat_merged_built_has_its_ids_kept_and_one_changed_in_place_is_read_a
     whole again, so an id it now has is still replaced, as ``add_messages`` does."""
     from langgraph.graph.message import add_messages
 
-    import reactgraph.state as state_module
+    import reactgraph.state._reducers as state_module
 
     read: list[str] = []
     monkeypatch.setattr(state_module, "_ID", lambda m: read.append(m.id) or m.id)

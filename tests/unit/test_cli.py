@@ -369,7 +369,7 @@ def test_live_view_shows_summary_updates_failed_calls_and_answers_sent_back():
 
     from reactgraph import AgentConfig
     from reactgraph.commands.live import LiveView
-    from reactgraph.graph.nodes.act import rejected, reported
+    from reactgraph.graph.nodes._act import rejected, reported
     from reactgraph.tools.execution import error_outcome, ok_outcome
 
     out = StringIO()

@@ -162,7 +162,8 @@ def test_the_served_factory_refuses_a_misspelt_grouped_option():
 
 
 def test_a_queued_run_takes_a_group_as_json_and_still_refuses_a_callable():
-    from reactgraph.queue import QueueConfigError, checked_options
+    from reactgraph.queue import QueueConfigError
+    from reactgraph.queue._submitting import checked_options
 
     assert checked_options({"limits": Limits(max_iterations=3), "summary_every": 0})["overrides"] == {
         "limits": {"max_iterations": 3}, "summary_every": 0,

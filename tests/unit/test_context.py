@@ -10,7 +10,7 @@ from reactgraph.models.tokens import estimate_messages
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 SUMMARY_MARK = "running notes"  # in prompts.SUMMARIZE_PROMPT
-OBSERVATION_MARK = "returned a long result"  # in nodes/summarize.OBSERVATION_PROMPT
+OBSERVATION_MARK = "returned a long result"  # in nodes/_summarize.OBSERVATION_PROMPT
 
 
 def fetch(n: int) -> str:

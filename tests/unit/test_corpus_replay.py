@@ -38,9 +38,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reactgraph import build_graph
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks.answers import NULLS
+from reactgraph.graph.checks._answers import NULLS
 from reactgraph.tool_calling import PARSE_FAILURE_KINDS
-from reactgraph.tool_calling.binding import unquote
+from reactgraph.tool_calling._binding import unquote
 
 CORPUS = Path(os.environ.get("REACTGRAPH_CORPUS", Path(__file__).resolve().parents[3] / "shared/corpus/react-trajectories"))
 FILES = ("fever_davinci.jsonl", "hotpotqa_fireact_llama-2-7b.jsonl", "hotpotqa_fireact_gpt-3.5-turbo-ft.jsonl")

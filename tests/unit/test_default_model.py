@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from reactgraph import ReActAgent
-from reactgraph.agent import RUN_OVERRIDES
+from reactgraph.agent._preparing import RUN_OVERRIDES
 from reactgraph.cli import main
 from reactgraph.config import DEFAULT_MODEL
 from reactgraph.models.resolve import ModelUnavailableError, check_ollama, default_model

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.checks.fan_out import fanned_out
+from reactgraph.graph.checks._fan_out import fanned_out
 from reactgraph.testing import ScriptedChatModel, tool_call
 from reactgraph.tools import ToolRegistry
 from reactgraph.tools.specs import ToolSpec

@@ -4,7 +4,7 @@ in the same reply, is not run; the lookup runs, and the call made again with the
 from __future__ import annotations
 
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.checks.grounding import known_numbers, premature
+from reactgraph.graph.checks._grounding import known_numbers, premature
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 

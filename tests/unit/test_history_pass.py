@@ -18,8 +18,8 @@ from typing_extensions import TypedDict
 
 from reactgraph import AgentConfig, ReActAgent
 from reactgraph.graph.conversation import LastHumans, last_human, turn_of
+from reactgraph.persistence._replay import DeferredSnapshot, LoadedThread, deferring_snapshots
 from reactgraph.persistence.reading import thread_config
-from reactgraph.persistence.replay import DeferredSnapshot, LoadedThread, deferring_snapshots
 from reactgraph.state import append_batches
 from reactgraph.testing import ScriptedChatModel, tool_calls
 
@@ -253,7 +253,7 @@ def test_a_saver_with_another_serde_is_read_with_it(tmp_path):
 def test_history_reads_with_the_collector_paused_and_leaves_it_as_it_was(collecting, monkeypatch, tmp_path):
     import gc
 
-    from reactgraph.persistence import replay
+    from reactgraph.persistence import _replay as replay
 
     seen: list[bool] = []
     read = replay.LoadedThread.read
@@ -271,7 +271,7 @@ def test_history_reads_with_the_collector_paused_and_leaves_it_as_it_was(collect
 def test_overlapping_reads_leave_the_collector_as_the_first_found_it():
     import gc
 
-    from reactgraph.persistence.replay import collector_paused
+    from reactgraph.persistence._replay import collector_paused
 
     assert gc.isenabled()
     first, second = collector_paused(), collector_paused()

@@ -15,7 +15,7 @@ import reactgraph
 MOVED = {  # old path -> (the new path, the names it re-exports)
     "reactgraph.checkpoints": {
         "reactgraph.persistence.base": ["CheckpointStoreError", "RunNotFoundError"],
-        "reactgraph.persistence.reading": ["HistoryEntry", "RunInfo", "format_trace"],
+        "reactgraph.persistence": ["HistoryEntry", "RunInfo", "format_trace"],
         "reactgraph.persistence.sqlite": ["async_sqlite_saver", "sqlite_saver"],
     },
     "reactgraph.confidence": {

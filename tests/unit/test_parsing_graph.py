@@ -156,7 +156,7 @@ def test_in_the_text_format_each_prompt_starts_as_the_previous_one_did(math_tool
 
 
 def test_the_budget_line_shows_only_the_limits_that_run_low(math_tools, log):
-    from reactgraph.graph.scratchpad import status_text
+    from reactgraph.graph._scratchpad import status_text
 
     cfg = AgentConfig(max_iterations=10, token_budget=1000, timeout_seconds=100)
     state = {"token_usage": {"total_tokens": 500}, "started_at": 0.0}

@@ -16,7 +16,7 @@ from reactgraph import ReActAgent, TerminationReason
 from reactgraph.config import ConfigError
 from reactgraph.models.tokens import count_tokens
 from reactgraph.playbook import Bullet, Playbook, PlaybookError
-from reactgraph.playbook.retrieval import block
+from reactgraph.playbook._retrieval import block
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")

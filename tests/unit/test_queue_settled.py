@@ -13,7 +13,7 @@ import psycopg  # noqa: E402
 from procrastinate import jobs  # noqa: E402
 from procrastinate.exceptions import ConnectorException  # noqa: E402
 
-from reactgraph.queue import SettledJobs  # noqa: E402
+from reactgraph.queue._app import SettledJobs  # noqa: E402
 
 
 class FlakyConnector:

@@ -9,9 +9,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from reactgraph import queue
 from reactgraph.config import ConfigError
-from reactgraph.queue import RunQueue, submit
+from reactgraph.queue import RunQueue, _submitting, submit  # _submitting: where the run options are checked
 
 MODEL = "tests.integration.queue_fixtures:scripted_model"
 TOOLS = "tests.integration.queue_fixtures:record,tests.integration.queue_fixtures:hold"
@@ -21,7 +20,7 @@ TOOLS = "tests.integration.queue_fixtures:record,tests.integration.queue_fixture
 def counted(monkeypatch) -> dict[str, int]:
     """How many connections psycopg opened and how often the tools were loaded, while the test runs."""
     counts = {"connections": 0, "tool loads": 0}
-    connect, load_tools = psycopg.Connection.connect.__func__, queue.load_tools
+    connect, load_tools = psycopg.Connection.connect.__func__, _submitting.load_tools
 
     def counting_connect(cls: Any, *args: Any, **kwargs: Any) -> Any:
         counts["connections"] += 1
@@ -32,7 +31,7 @@ def counted(monkeypatch) -> dict[str, int]:
         return load_tools(*args, **kwargs)
 
     monkeypatch.setattr(psycopg.Connection, "connect", classmethod(counting_connect))
-    monkeypatch.setattr(queue, "load_tools", counting_load_tools)
+    monkeypatch.setattr(_submitting, "load_tools", counting_load_tools)
     return counts
 
 

@@ -347,7 +347,7 @@ MODEL = ModelStandIn()
 def scripted_models(monkeypatch):
     """Every model made from a name is the current block's scripted model; the default model needs no Ollama."""
     monkeypatch.setattr("reactgraph.graph.deps.NodeDeps._by_name", lambda deps, name, cfg: MODEL.current)
-    monkeypatch.setattr("reactgraph.agent.default_model", lambda default: default)
+    monkeypatch.setattr("reactgraph.agent._preparing.default_model", lambda default: default)
     monkeypatch.setattr("reactgraph.graph.deps.default_model", lambda default: default)  # agent.graph's own pick
     monkeypatch.setattr("reactgraph.models.resolve.check_ollama", lambda name, timeout=3.0, how="cli": None)
 

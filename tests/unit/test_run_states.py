@@ -123,7 +123,8 @@ def test_a_run_in_memory_is_listed_with_its_state_too():
 
 
 def test_queued_runs_and_runs_that_fail_before_they_start_are_listed(postgres_url, capsys, tmp_path):
-    from reactgraph.queue import Runner, submit
+    from reactgraph.queue import submit
+    from reactgraph.queue._runner import Runner
 
     thread = submit("What is 6*7?", postgres_url, model="tests.integration.cli_fixtures:answering", tools="calculator")
     assert main(["runs", "--db", postgres_url, "--json"]) == 0

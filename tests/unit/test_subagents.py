@@ -7,7 +7,7 @@ import time
 
 from reactgraph import ReActAgent, ToolRegistry
 from reactgraph import TerminationReason as R
-from reactgraph.persistence.reading import format_trace
+from reactgraph.persistence import format_trace
 from reactgraph.testing import ScriptedChatModel, tool_call
 
 

@@ -78,7 +78,7 @@ def test_streamed_steps_include_the_final_turn(math_tools):
 
 def test_the_stop_routed_is_the_stop_reported(math_tools, monkeypatch):
     """A stall routes the run to terminate; terminate must not decide again on a later clock."""
-    import reactgraph.graph.nodes.terminate as terminate
+    import reactgraph.graph.nodes._terminate as terminate
 
     class Later:
         @staticmethod

@@ -15,7 +15,7 @@ from rich.markup import escape
 from reactgraph.agent import ChildUpdate
 from reactgraph.answers.result import SUB_INDENT, Progress, ReActResult, TerminationReason, Token
 from reactgraph.commands import EXIT_NO_ANSWER, EXIT_OK, EXIT_WAITING
-from reactgraph.graph.nodes.act import outcome_of
+from reactgraph.graph.nodes import outcome_of
 from reactgraph.state import current_turn
 
 SHOWN_CHARS = 400  # observation text shown live per tool call (the trace keeps it all)

@@ -26,6 +26,7 @@ from reactgraph.commands.console import output_console
 from reactgraph.commands.live import WAITING, LiveView, last_result, report
 from reactgraph.loading import load_model, load_tools
 from reactgraph.models.calls import interrupt_calls
+from reactgraph.persistence import format_trace
 from reactgraph.persistence.base import (
     DEFAULT_CHECKPOINTER,
     CheckpointStoreError,
@@ -33,7 +34,6 @@ from reactgraph.persistence.base import (
     default_db,
     is_postgres_url,
 )
-from reactgraph.persistence.reading import format_trace
 from reactgraph.state import checked_thread_id
 
 QUESTION_WIDTH = 12  # the least width of the runs table's question column

@@ -38,15 +38,12 @@ DEFAULT_REPLY_CHECKS = (
     "made_up_output",
     "unsupported_number",
     "unfounded_name",
-    "uncovered_parts",
-    "tools_question",
     "said_already",
     "asked_before",
     "one_question",
     "thought_required",
     "fan_out",
     "premature_call",
-    "named_values",
     "output_schema",
 )
 DEFAULT_RETRYABLE_PATTERNS = (

@@ -26,6 +26,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from reactgraph.errors import missing_extra
+from reactgraph.persistence._export import format_trace
 from reactgraph.persistence.base import (
     DB_ENV,
     DEFAULT_CHECKPOINTER,
@@ -36,7 +37,7 @@ from reactgraph.persistence.base import (
     default_db,
     is_postgres_url,
 )
-from reactgraph.persistence.reading import HistoryEntry, RunInfo, format_trace, thread_config
+from reactgraph.persistence.reading import HistoryEntry, RunInfo, thread_config
 from reactgraph.persistence.sqlite import SqliteRunStore, saver_path
 
 __all__ = [

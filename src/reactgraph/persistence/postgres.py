@@ -4,7 +4,7 @@
 connects once to check the URL, creates LangGraph's tables (``setup()``) and ours (``reactgraph_cancels``,
 ``reactgraph_runs``)
 when missing, under an advisory lock, so that many processes starting at once do not race, then keeps a pool of
-connections for the sync calls, and one async pool per event loop for the async runs (``loop_pools``:
+connections for the sync calls, and one async pool per event loop for the async runs (``_loop_pools``:
 opened by the loop's first run, shared by the later ones, closed with the store). Every error names the database
 by its URL with the password hidden, and says what is wrong.
 
@@ -29,9 +29,9 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import DictRow, Row, dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
+from reactgraph.persistence._loop_pools import LoopPools
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, Hold, RunStore, busy
-from reactgraph.persistence.loop_pools import LoopPools
 
 CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
 POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)

@@ -2,7 +2,7 @@
 "bullets")``, a version under ``(..., "meta")``. Every change is one ``store.batch`` (one
 transaction on the SQLite and Postgres stores) that also writes a new version, so a retrieval cache
 knows when to drop what it holds; a change (read, merge, write) holds the playbook in its store's database
-(``locking``), so processes learning at once neither lose a count nor store a bullet twice."""
+(``_locking``), so processes learning at once neither lose a count nor store a bullet twice."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ from langgraph.store.sqlite import SqliteStore
 from pydantic import TypeAdapter
 
 from reactgraph.persistence.base import RunStore
-from reactgraph.playbook import curator
+from reactgraph.playbook import _curator as curator
+from reactgraph.playbook._locking import changing
+from reactgraph.playbook._retrieval import block, rank_lexical, usable
 from reactgraph.playbook.bullets import SECTIONS, Bullet, Section
-from reactgraph.playbook.locking import changing
 from reactgraph.playbook.reflector import outcome, reflect, reflect_state, supported
-from reactgraph.playbook.retrieval import block, rank_lexical, usable
 from reactgraph.tools.isolation import protect
 
 STORE_FILE = "playbook.sqlite"
@@ -118,7 +118,7 @@ class Playbook:
         self.lessons = lessons or LessonWriter()
 
     def _changing(self) -> AbstractContextManager[None]:
-        """One change of this playbook at a time, across the processes on its store (``locking``)."""
+        """One change of this playbook at a time, across the processes on its store (``_locking``)."""
         return changing(self.store, "reactgraph-playbook:" + self.name)
 
     @property

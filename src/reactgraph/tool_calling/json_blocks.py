@@ -15,8 +15,8 @@ from langchain_core.utils.json import parse_partial_json
 
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
-from reactgraph.tool_calling.binding import bind_call
-from reactgraph.tool_calling.described import named_arguments
+from reactgraph.tool_calling._binding import bind_call
+from reactgraph.tool_calling._described import named_arguments
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
 
 FINISH_VERBS = ("finish", "final_answer", "final answer")

@@ -18,11 +18,11 @@ from langchain_core.runnables import Runnable
 
 from reactgraph import prompts
 from reactgraph.errors import ErrorKind
-from reactgraph.tool_calling.actions import read_text_actions
-from reactgraph.tool_calling.base import Format
-from reactgraph.tool_calling.described import answer_unless_described
+from reactgraph.tool_calling._actions import read_text_actions
+from reactgraph.tool_calling._base import Format
+from reactgraph.tool_calling._described import answer_unless_described
+from reactgraph.tool_calling._native import native_calls
 from reactgraph.tool_calling.json_blocks import read_json_calls
-from reactgraph.tool_calling.native import native_calls
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, observed_text, reject
 from reactgraph.tool_calling.tags import Tags, shown_observation, tag_pattern, without_thought_tag
 from reactgraph.tools.specs import ToolSpec

@@ -3,7 +3,8 @@
 The modules, each on the ones after it: ``approval`` (a call waits for a person), ``mcp`` (MCP servers'
 tools), ``execution`` (one call under its policy), ``registry``, ``builtin/``, ``isolation/`` (calls in worker
 processes), and what they share: ``base`` (a registered tool), ``content`` (a result as text), ``policy``,
-``specs`` (a tool as a prompt shows it), ``json_args``, ``breaker``.
+``specs`` (a tool as a prompt shows it), ``breaker``; ``_json_args`` (execution's check of JSON-schema arguments) is
+the package's own.
 
 The public names are imported on first use (PEP 562), as the package's face does: a worker process of
 ``isolation`` imports this package and must not wait for LangChain's tools, the built-ins and MCP to load."""

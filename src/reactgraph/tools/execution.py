@@ -29,11 +29,11 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text, is_network_error
 from reactgraph.state import Action, Outcome
 from reactgraph.threads import in_worker
+from reactgraph.tools._json_args import check_json_args
 from reactgraph.tools.base import RegisteredTool
 from reactgraph.tools.content import cut, exception_text, leaves
 from reactgraph.tools.injection import for_worker, model_schema, tool_input
 from reactgraph.tools.isolation.pool import run_isolated
-from reactgraph.tools.json_args import check_json_args
 from reactgraph.tools.policy import ExecutionPolicy, InvalidArguments, ResourceLimitExceeded, ToolCancelled, ToolTimeout
 from reactgraph.tools.registry import ToolRegistry
 from reactgraph.tools.results import kept_value, read_result
@@ -46,7 +46,7 @@ def call_key(tool: str, args: dict[str, Any]) -> str:
 
 
 def validate_args(entry: RegisteredTool, args: dict[str, Any]) -> dict[str, Any]:
-    """Check ``args`` against the schema the model fills (pydantic, or a JSON schema: ``tools.json_args``; the
+    """Check ``args`` against the schema the model fills (pydantic, or a JSON schema: ``tools._json_args``; the
     injected arguments are not in it: ``tools.injection``); raise InvalidArguments saying what was expected."""
     if not isinstance(args, dict):
         raise InvalidArguments(f"arguments must be an object of named values, got {type(args).__name__}")

@@ -1,7 +1,8 @@
 """Every reply check, in one ordered table: how think judges what the model replied.
 
 think builds the prompt, calls the model, reads the reply (``read_reply``: an answer, a give-up or calls) and runs
-the run's checks (``reply_checks``, by default all of these, in this order) on it (``pipeline.judged``). A check is
+the run's checks (``reply_checks``, by default all of these, in this order) on it (``_pipeline.judged``; the
+modules whose names start with ``_`` are the graph's own, this package's names are the checks' surface). A check is
 ``(reply, state, config) -> Decision | None``: ``Accept`` (pass it on), ``SendBack`` (show the model why, ask
 again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``SendBack`` or ``Stop`` decides.
 
@@ -35,16 +36,16 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from reactgraph.config import DEFAULT_REPLY_CHECKS, ConfigError
 from reactgraph.errors import did_you_mean
-from reactgraph.graph.checks.answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
-from reactgraph.graph.checks.base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
-from reactgraph.graph.checks.calls import one_question, thought_required
-from reactgraph.graph.checks.clarify import asked_before, said_already
-from reactgraph.graph.checks.fan_out import fan_out
-from reactgraph.graph.checks.grounded import unfounded_name, unsupported_number
-from reactgraph.graph.checks.grounding import premature_call
-from reactgraph.graph.checks.output import output_schema
-from reactgraph.graph.checks.pipeline import Verdict, judged, update_of
-from reactgraph.graph.checks.reply import find_phrase, read_reply
+from reactgraph.graph.checks._answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
+from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
+from reactgraph.graph.checks._calls import one_question, thought_required
+from reactgraph.graph.checks._clarify import asked_before, said_already
+from reactgraph.graph.checks._fan_out import fan_out
+from reactgraph.graph.checks._grounded import unfounded_name, unsupported_number
+from reactgraph.graph.checks._grounding import premature_call
+from reactgraph.graph.checks._output import output_schema
+from reactgraph.graph.checks._pipeline import Verdict, judged, update_of
+from reactgraph.graph.checks._reply import find_phrase, read_reply
 
 BUILTIN_CHECKS: dict[str, Check] = {
     "answer_stands": answer_stands,

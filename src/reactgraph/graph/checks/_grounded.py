@@ -1,0 +1,57 @@
+"""Checks that send a final answer or give-up back once to be checked with a tool (``unverified_answer``: the model
+is shown its answer as it gave it, and the request; ``answer_checks`` bounds them in a turn, and the next reply
+stands): an answer no tool result backs, a name nothing gave."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reactgraph import prompts
+from reactgraph.answers.confidence import check_reason, confidence_of, numbers_in
+from reactgraph.answers.non_answers import unfounded_names
+from reactgraph.config import AgentConfig
+from reactgraph.graph.checks._base import Reply, SendBack
+from reactgraph.graph.checks._grounding import results
+from reactgraph.graph.deps import ASK_USER
+from reactgraph.playbook.bullets import keywords
+from reactgraph.state import TerminationReason, stopped
+from reactgraph.tools.specs import ToolSpec
+
+
+def unsupported_number(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """A numeric answer no tool result backs (the confidence's ``support`` below 0), or given with no tool call to a
+    question a tool on offer could work out (``unchecked``), is sent back to be checked with a tool."""
+    if reply.answer is None:
+        return None
+    success = stopped(TerminationReason.SUCCESS, reply.why)
+    signals = confidence_of({**state, "final_answer": reply.answer, "termination": success, "partial": False}).signals
+    if "unchecked" in signals and not tools_could_answer(state.get("question") or "", reply.tools):
+        return None
+    reason = check_reason(signals)
+    return SendBack(prompts.CHECK_ANSWER.format(reason=reason)) if reason else None
+
+
+def unfounded_name(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """A short answer that is mostly a name neither the question nor any tool result holds ("John Doe" for a mayor
+    the search did not find) is sent back, the name said."""
+    found = results(state)
+    if reply.answer is None or not found:
+        return None
+    if not (names := unfounded_names(reply.answer, [state.get("question") or "", *found])):
+        return None
+    return SendBack(prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names))))
+
+
+def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
+    """Whether a tool on offer could work out the question's answer: the question has numbers to compute from, or it
+    shares a word (its first five letters) with a tool's name or description. An answer to a question no tool fits (a
+    year the model knows, beside a calculator), or with no tool on offer, is not sent back."""
+    tools = [s for s in specs if s.name != ASK_USER]
+    if not tools:
+        return False
+    if numbers_in(question):
+        return True
+    asked = {w[:5] for w in keywords(question) if len(w) >= 4}
+    told = {w[:5] for s in tools for w in keywords(f"{s.name.replace('_', ' ')} {s.description}") if len(w) >= 4}
+    return bool(asked & told)

@@ -1,0 +1,114 @@
+"""Calculations made too early: a call of a built-in calculation tool (the calculator, the area and percent tools)
+on numbers that neither the question nor any tool result so far holds, made in the same reply as a call that looks
+something up (an offered tool whose arguments have no number: a search, a file read; a question to the user is
+none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on numbers
+it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is not run, and
+its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
+are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
+A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
+the same way. The reply check: ``premature_call``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from reactgraph import prompts
+from reactgraph.answers.confidence import numbers_in
+from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
+from reactgraph.graph.deps import ASK_USER
+from reactgraph.state import Action, runs
+from reactgraph.tools.builtin import BUILTINS
+from reactgraph.tools.builtin.calculator import CONSTANTS, FUNCTIONS
+
+CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
+"""The built-in tools that compute from the numbers they are given."""
+PLAIN = frozenset({Decimal(0), Decimal(1)})
+"""Numbers any call may use without having read them anywhere."""
+
+
+def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
+    """The numbers of the question and of every tool result of the run so far."""
+    return {n for text in [state.get("question") or "", *results(state)] for n in numbers_in(text)}
+
+
+def results(state: Mapping[str, Any]) -> list[str]:
+    """The text of every tool result of the run so far (the ok observations)."""
+    return [o.get("content") or "" for step in state.get("steps") or [] for o in step.get("observations") or []
+            if o.get("status") == "ok"]
+
+
+def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
+    """``actions``, each calculation whose numbers are not all ``known``, or that writes names where numbers go,
+    turned into a premature_call rejection when another call of the same reply is a lookup (a call of an ``offered``
+    tool, not a calculation, with no number in its arguments)."""
+    lookable = offered - {ASK_USER} - CALCULATIONS
+    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(_numbers(a.get("args")), None) is None]
+    if not lookups:
+        return list(actions)
+    out = []
+    for action in actions:
+        calculation = runs(action) and action["tool"] in CALCULATIONS
+        guessed = sorted({n for n in _numbers(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
+        names = _names(action.get("args")) if calculation else []
+        if guessed or names:
+            problem = prompts.PREMATURE_CALL.format(
+                tool=action["tool"],
+                numbers="on numbers that neither the question nor a tool result holds" if guessed else "on names, not numbers",
+                lookups=", ".join(sorted(set(lookups))),
+            )
+            action = {**action, "rejection_kind": ErrorKind.PREMATURE_CALL.value,
+                      "rejection": error_text(ErrorKind.PREMATURE_CALL, problem=problem)}
+        out.append(action)
+    return out
+
+
+def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """A calculation on guessed numbers (or on names) made beside a lookup is not run (``premature``)."""
+    if len(reply.actions) < 2:
+        return None
+    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names)))
+
+
+def _names(value: Any) -> list[str]:
+    """The names an argument's strings use where numbers go (not the calculator's functions and constants), in order."""
+    found: list[str] = []
+    for text in _strings(value):
+        try:
+            tree = ast.parse(text.strip(), mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        found += [n.id for n in ast.walk(tree)
+                  if isinstance(n, ast.Name) and id(n) not in called and n.id not in CONSTANTS and n.id not in FUNCTIONS]
+    return list(dict.fromkeys(found))
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """The strings in an argument value, at any depth."""
+    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
+
+
+def _numbers(value: Any) -> Iterator[Decimal]:
+    """The numbers in an argument value: numbers themselves and the numbers written in strings, at any depth."""
+    for leaf in _leaves(value):
+        if isinstance(leaf, str):
+            yield from numbers_in(leaf)
+        elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
+            yield Decimal(str(leaf))
+
+
+def _leaves(value: Any) -> Iterable[Any]:
+    """The values in an argument value that are not mappings, lists or tuples, at any depth."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
