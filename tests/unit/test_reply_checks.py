@@ -207,17 +207,14 @@ def test_a_question_only_the_user_can_answer_still_pauses_the_run():
     assert clarifying_agent(off, reply_checks=without("said_already")).run("My name is Ada.").termination_reason is TerminationReason.CLARIFICATION
 
 
-def test_an_answered_clarification_is_not_asked_again():
-    model = ScriptedChatModel(responses=[ask("How many boxes are there?"), ask("How many boxes are there?"),
-                                         tool_call("calculator", {"expression": "7 * 24"}), "168"])
+def test_an_answered_clarification_asked_again_goes_to_the_user_again():
+    """asked_before went (it acted in no measured run; on the walkthrough's python-clarification task the model guessed
+    the numbers instead of asking): the same question asked after its answer pauses the run again."""
+    model = ScriptedChatModel(responses=[ask("How many boxes are there?"), ask("How many boxes are there?")])
     agent = clarifying_agent(model)
-    paused = agent.run("Each box holds 24 cans. How many cans in all?", thread_id="boxes")
-    assert paused.termination_reason is TerminationReason.CLARIFICATION
-    result = agent.resume("boxes", "7")
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "168")
-    again = result.trace.steps[1]
-    assert again.observations[0].content == "(The user was not asked again: they answered this before.) The user answered: 7"
-    assert again.checks[0].check == "asked_before"
+    assert agent.run("Each box holds 24 cans. How many cans in all?", thread_id="boxes").termination_reason is TerminationReason.CLARIFICATION
+    again = agent.resume("boxes", "7")
+    assert (again.termination_reason, again.termination_detail) == (TerminationReason.CLARIFICATION, "How many boxes are there?")
 
 
 def test_an_answer_that_leaves_out_part_of_what_the_question_names_stands_with_less_confidence():
@@ -230,13 +227,3 @@ def test_an_answer_that_leaves_out_part_of_what_the_question_names_stands_with_l
     assert once.final_answer == "Yes." and once.confidence_signals["uncovered"].effect == -0.2
     assert once.confidence_signals["uncovered"].detail == "no tool call or result covers Paris, 2026-05-01"
     assert not [c for s in once.trace.steps for c in s.checks]
-
-
-def test_a_question_answered_in_an_earlier_turn_is_not_asked_again():
-    model = ScriptedChatModel(responses=[ask("How many boxes are there?"), "Noted: 7 boxes.",
-                                         ask("How many boxes are there?"), tool_call("calculator", {"expression": "7 * 24"}), "168"])
-    agent = clarifying_agent(model)
-    assert agent.run("I have some boxes.", thread_id="t").termination_reason is TerminationReason.CLARIFICATION
-    assert agent.resume("t", "7").final_answer == "Noted: 7 boxes."
-    result = agent.run("Each box holds 24 cans. How many cans in all?", thread_id="t")
-    assert result.final_answer == "168" and result.trace.steps[0].checks[0].check == "asked_before"

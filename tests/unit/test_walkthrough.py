@@ -188,8 +188,8 @@ def test_a_clarification_answered_goes_on_and_one_asked_again_is_wrong():
     right = run_one(task, lucky_reply(asks_again=False))
     assert (right.correct, right.reason, right.answer) == (True, "success", "Your lucky numbers multiply to 42.")
     wrong = run_one(task, lucky_reply(asks_again=True))  # the question asked again is answered with the user's answer
-    assert not wrong.correct and wrong.reason == "stalled"  # (asked_before), never put to the user twice: it stalls
-    assert wrong.problems[0].startswith("turn 2 (answer '6 and 7') ended stalled: the same action 3 times in a row")
+    assert not wrong.correct and wrong.reason == "clarification"  # the question asked again goes to the user again
+    assert wrong.problems[0].startswith("turn 2 (answer '6 and 7') ended clarification: What are your two lucky numbers?")
     assert "no multiply(a=6, b=7) ran" in wrong.problems[-1]
 
 
@@ -253,7 +253,7 @@ def test_a_command_line_task_that_waits_is_resumed_by_resume_and_one_without_the
     })
     assert run_one(task, lucky_reply(asks_again=False), command=cli.main).correct  # run exits 3, resume --answer
     wrong = run_one(task, lucky_reply(asks_again=True), command=cli.main)
-    assert wrong.reason == "stalled" and not wrong.correct  # asked again: answered with the user's answer (asked_before)
+    assert wrong.reason == "clarification" and not wrong.correct  # asked again: the user is asked again
     alone = run_one(task, lucky_reply(asks_again=False))
     assert alone.problems == ["turn 1 ('Multiply my two lucky numbers.') did not run: a cli task needs the command line "
                               "(run it with reactgraph eval)", "turn 2 not run: answer '6 and 7'"]

@@ -39,7 +39,6 @@ DEFAULT_REPLY_CHECKS = (
     "unsupported_number",
     "unfounded_name",
     "said_already",
-    "asked_before",
     "one_question",
     "thought_required",
     "fan_out",

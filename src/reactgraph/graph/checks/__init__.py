@@ -16,7 +16,6 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
-| ``asked_before`` | calls | ``ask_user`` for what the user answered before in the conversation: ``Rewrite``, answered with that answer |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
@@ -39,7 +38,7 @@ from reactgraph.errors import did_you_mean
 from reactgraph.graph.checks._answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.graph.checks._calls import one_question, thought_required
-from reactgraph.graph.checks._clarify import asked_before, said_already
+from reactgraph.graph.checks._clarify import said_already
 from reactgraph.graph.checks._fan_out import fan_out
 from reactgraph.graph.checks._grounded import unfounded_name, unsupported_number
 from reactgraph.graph.checks._grounding import premature_call
@@ -56,7 +55,6 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "unsupported_number": unsupported_number,
     "unfounded_name": unfounded_name,
     "said_already": said_already,
-    "asked_before": asked_before,
     "one_question": one_question,
     "thought_required": thought_required,
     "fan_out": fan_out,
@@ -65,7 +63,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
 }
 """The built-in checks by name, in their default order."""
 
-REMOVED = frozenset({"copied_result", "untried_give_up", "uncovered_parts", "tools_question", "named_values"})
+REMOVED = frozenset({"copied_result", "untried_give_up", "uncovered_parts", "tools_question", "named_values", "asked_before"})
 """Built-in checks that went (no measured gain on the local model: benchmarks/RESULTS.md, "Each reply check,
 measured"): a config that still names one is told so."""
 

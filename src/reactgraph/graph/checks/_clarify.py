@@ -1,26 +1,21 @@
-"""Questions back to the user only when the user must answer: an ``ask_user`` call whose answer the conversation
-already holds is answered by the agent, as the call's observation, and the run goes on without pausing.
-
-``said_already``: the question is the user's own question, or asks for a fact they told ("What is your name?" after
-"My name is Ada."), or asks for the values of a question that gives them ("What is the expression
-you want to evaluate?" for "What is 48 divided by 6, times 7?"). ``asked_before``: the same question was asked in
-this conversation and answered: the answer the user gave then is the answer."""
+"""Questions back to the user only when the user must answer (``said_already``): an ``ask_user`` call that is the
+user's own question, or asks for a fact they told ("What is your name?" after "My name is Ada."), or asks for the
+values of a question that gives them ("What is the expression you want to evaluate?" for "What is 48 divided by 6,
+times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
-from reactgraph.graph.conversation import chat_results, with_results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, runs
 
-ANSWERED = "The user answered: "  # how act reports a clarification's answer
 ASKING = frozenset(
     "you your want would like please provide give tell specify clarify confirm mean meant which what whats how many "
     "much is are do does the a an to of for in on me know need".split()
@@ -42,21 +37,6 @@ def said_already(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Re
     ])
 
 
-def asked_before(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """An ``ask_user`` question asked and answered before in the conversation is answered with that answer."""
-    chat = chat_results(state.get("messages") or [])  # an earlier turn's record leaves its results to the chat
-    turns = [with_results(turn, chat) for turn in state.get("turns") or []]
-    earlier = list(clarifications([*(s for t in turns for s in t.get("steps") or []), *(state.get("steps") or [])]))
-    out = []
-    for action in reply.actions:
-        found = next((answer for question, answer in reversed(earlier)
-                      if asking(action) and similar(asked(action), question)), None)
-        if found is not None:
-            action = answered(action, f"(The user was not asked again: they answered this before.) {ANSWERED}{found}")
-        out.append(action)
-    return rewritten(reply, out)
-
-
 def asking(action: Action) -> bool:
     return runs(action) and action.get("tool") == ASK_USER
 
@@ -67,15 +47,6 @@ def asked(action: Action) -> str:
 
 def answered(action: Action, text: str) -> Action:
     return {**action, "answered": text}
-
-
-def clarifications(steps: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
-    """(question, answer) of every answered ``ask_user`` call of ``steps``."""
-    for step in steps:
-        for action, seen in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
-            content = seen.get("content") or ""
-            if action.get("tool") == ASK_USER and seen.get("status") == "ok" and content.startswith(ANSWERED):
-                yield str((action.get("args") or {}).get("question", "")), content.removeprefix(ANSWERED)
 
 
 def own_words(text: str) -> set[str]:
