@@ -152,7 +152,9 @@ class TestRepositoryServer:
             if json_type:
                 assert fields[name]["type"] == json_type, name
         assert fields["model"]["__template_metadata__"] == {"kind": "llm"}  # Studio's model picker
-        assert fields["max_iterations"]["default"] == 10
+        limits = context["$defs"][fields["limits"]["$ref"].rsplit("/", 1)[1]]["properties"]
+        assert limits["max_iterations"]["default"] == 10  # the documented form: the limits group, with its defaults
+        assert "default" not in fields["max_iterations"]  # the flat form a 0.1 client sends: no default a form would send
         assert "termination_callback" not in fields  # a Python callable is no form field
 
     def ended_turn(self, server: Server, **run) -> tuple[list, dict]:
