@@ -64,8 +64,8 @@ BUILTIN_CHECKS: dict[str, Check] = {
 """The built-in checks by name, in their default order."""
 
 REMOVED = frozenset({"copied_result", "untried_give_up", "uncovered_parts", "tools_question", "named_values", "asked_before"})
-"""Built-in checks that went (no measured gain on the local model: benchmarks/RESULTS.md, "Each reply check,
-measured"): a config that still names one is told so."""
+"""Built-in checks that went (no measured gain on the local model: benchmarks/results/reply-checks.md): a config
+that still names one is told so."""
 
 
 def resolved_checks(names: Sequence[str], own: Mapping[str, Check] | None = None) -> tuple[tuple[str, Check], ...]:
