@@ -18,7 +18,7 @@ from reactgraph.state import Action, runs
 
 ASKING = frozenset(
     "you your want would like please provide give tell specify clarify confirm mean meant which what whats how many "
-    "much is are do does the a an to of for in on me know need".split()
+    "much is are do does the a an to of for in on me know need result answer".split()
 )
 """The words of a question for the user that ask rather than name what is asked about."""
 VALUES = re.compile(r"\b(expression|equation|calculation|formula|numbers?|values?|amounts?|figures?|inputs?)\b", re.IGNORECASE)
@@ -59,10 +59,14 @@ CHOICE = re.compile(r"\bor\b|\bmean\b|^\W*which\b", re.IGNORECASE)
 
 
 def restates(action: Action, said: list[str]) -> bool:
-    """The question offers no choice and is one the user asked (``similar``), or asks for a fact the user told ("What
+    """The question offers no choice and is one the user asked (``similar``, ``worked_out``), or asks for a fact the user told ("What
     is your name?" after "My name is Ada.": one of its words, then ``is`` / ``:`` / ``=`` and a value)."""
     question = asked(action)
-    if CHOICE.search(question) or not (words := own_words(question)):
+    if CHOICE.search(question):
+        return False
+    if any(worked_out(question, text) for text in said):
+        return True
+    if not (words := own_words(question)):
         return False
     if any(similar(question, text) for text in said):
         return True
@@ -70,6 +74,15 @@ def restates(action: Action, said: list[str]) -> bool:
                for word in words for text in said)
 
 
+def worked_out(question: str, earlier: str) -> bool:
+    """The question asks for a result of values the user gave, in their words ("What is the result of 12.5 times 8?"
+    for "What is 12.5 times 8? Mail it to ann@example.com"): its numbers and its own words are all theirs."""
+    numbers = numbers_in(question)
+    return bool(numbers) and set(numbers) <= set(numbers_in(earlier)) and own_words(question) <= set(keywords(earlier))
+
+
 def similar(question: str, earlier: str) -> bool:
+    """Most of the question's own words are the earlier text's, and its numbers all are."""
     words, before = own_words(question), own_words(earlier)
-    return bool(words) and len(words & before) >= SIMILAR * len(words | before)
+    return (bool(words) and len(words & before) >= SIMILAR * len(words | before)
+            and set(numbers_in(question)) <= set(numbers_in(earlier)))
