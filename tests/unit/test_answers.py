@@ -26,6 +26,8 @@ TOOLS = ["calculator", "percent_of", "search_documents"]
         ("To find the opening year, I will use the search_documents function with the query.", "says it will call a tool"),
         ("We can use the calculator function provided by the tools.", "says it will call a tool"),
         ("Let's use the tools provided to get the required information.", "says it will call a tool"),
+        ('To double the number 397.8, you can use the calculator function with the expression "397.8 * 2".',
+         "tells the user to call a tool"),
     ],
 )
 def test_non_answers(reply, problem):
@@ -41,6 +43,7 @@ def test_non_answers(reply, problem):
         "The search failed three times, so I cannot complete the task: the panel count is unknown.",
         "The tool times_three does not exist, so I tripled 14 myself: 42.",
         "You can use the calculator to check: 12% of 250 is 30.",
+        "Doubled, it is 795.6; you could use the calculator to check it.",
     ],
 )
 def test_answers(reply):

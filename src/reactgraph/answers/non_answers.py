@@ -20,6 +20,10 @@ ANNOUNCED = (
     r"\b(?:(?:i|we)(?:'ll| will| am going to| are going to| need to| can| should| must)|let(?:'s| us| me))"
     r"\s+(?:now\s+)?(?:use|call|invoke|run)\b"
 )
+# "To double 397.8, you can use the calculator function with the expression "397.8 * 2"": the user told to call it
+ADVISED = r"\byou\s+(?:can|could|should|may|need to|would need to)\s+(?:now\s+)?(?:use|call|invoke|run)\b"
+# "... is 30", "= 30": a result given beside the advice ("You can use the calculator to check: 12% of 250 is 30.")
+GIVES_RESULT = re.compile(r"(?:\bis|\bare|\bwas|=|\bequals|\bgives)\s*[-+$€£]?\d", re.IGNORECASE)
 # "```output\n435\n```" after a code block: the model wrote the code and the output it imagined.
 MADE_UP_OUTPUT = re.compile(r"```[^\S\n]*(?:output|result|stdout|console)[^\S\n]*\n", re.IGNORECASE)
 MIN_WORDS = 5
@@ -94,11 +98,14 @@ def _pairs(words: list[str]) -> set[tuple[str, str]]:
 
 
 def announced_call(answer: str, tools: Iterable[str]) -> str | None:
-    """Why ``answer`` is no answer when it says it will call one of ``tools`` (or "the tool") and
-    calls none; None otherwise. A give-up is checked before this: it may say what it would call."""
+    """Why ``answer`` is no answer when it says it will call one of ``tools`` (or "the tool"), or tells the user to
+    and gives no result, and calls none; None otherwise. A give-up is checked before this: it may say what it would
+    call."""
     names = "|".join(["tools?", "functions?", *(re.escape(name) for name in tools)])
     if re.search(rf"{ANNOUNCED}[^.\n]{{0,80}}?\b(?:{names})\b", answer, re.IGNORECASE):
         return "Your reply says it will call a tool, but it calls none and gives no answer"
+    if re.search(rf"{ADVISED}[^.\n]{{0,80}}?\b(?:{names})\b", answer, re.IGNORECASE) and not GIVES_RESULT.search(answer):
+        return "Your reply tells the user to call a tool, but it calls none and gives no answer: call it yourself"
     return None
 
 
