@@ -239,3 +239,16 @@ def test_a_call_on_a_number_nothing_had_given_lowers_the_score():
     assert guessed.confidence_signals["guessed"].numbers == ["5.4", "5.4"]
     assert guessed.confidence_signals["guessed"].effect == -0.3
     assert guessed.confidence < honest.confidence
+
+
+def test_an_answer_after_a_reply_sent_back_as_no_answer_scores_lower(math_tools):
+    """The suite's arith-avg: code with the output it imagined, sent back, then the sum where the average was asked
+    (0.90 and wrong before ``stumbled``). A give-up after such a reply is not marked."""
+    made_up = "```python\nprint(2 + 3)\n```\n```output\n5\n```"
+    straight, _ = run([ADD, "2 + 3 = 5"], math_tools)
+    stumbled, _ = run([made_up, ADD, "2 + 3 = 5"], math_tools)
+    assert stumbled.confidence_signals["stumbled"].effect == -0.2
+    assert stumbled.confidence_signals["stumbled"].detail == "1 reply sent back as no answer"
+    assert round(straight.confidence - stumbled.confidence, 3) == 0.2 and "stumbled" not in straight.confidence_signals
+    gave_up, _ = run([made_up, ADD, "I cannot complete the task: the tools failed."], math_tools)
+    assert "stumbled" not in gave_up.confidence_signals

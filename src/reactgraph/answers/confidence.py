@@ -19,6 +19,10 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    ``guessed`` — -0.3 when a call that gave a result was made on a number with decimals that neither the question,
    an earlier answer of the conversation nor a result before that call holds (``guessed_inputs``): the model wrote
    a value it had not been given yet (the area of a circle, before the lookup that gives it came back).
+   ``stumbled`` — -0.2 when the run ended with an answer after a reply of the model's was sent back as no answer
+   (code with the output it imagined, a call announced but not made, a copy of the prompt): the answer came after
+   the model had worked it out its own way. On 15 recorded suite runs of the local model it raised the AUROC in
+   every one (mean 0.64 -> 0.77; benchmarks/results/eval-suite.md).
 3. ``tool_errors`` — -0.1 for each tool call that failed (a retry did not recover it), at most -0.3.
 4. ``retries`` — -0.03 for each retry a recovered tool call needed, at most -0.1.
 5. ``clamp`` — the sum so far, kept within [0, 1].
@@ -57,6 +61,8 @@ SUPPORTED, UNSUPPORTED = 0.2, -0.25
 UNCOVERED = -0.2  # parts of the question no tool call or result covers
 GUESSED = -0.3  # a call made on a number with decimals nothing had given yet
 SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
+STUMBLED = -0.2
+NO_ANSWER_KINDS = frozenset({"non_answer", "empty_reply"})  # ErrorKind's values for a reply sent back as no answer
 TOOL_ERROR, MAX_TOOL_ERRORS = -0.1, -0.3
 RETRY, MAX_RETRIES = -0.03, -0.1
 OWN_WEIGHT = 0.3
@@ -147,6 +153,8 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
         signals["unchecked"] = ConfidenceSignal(
             effect=0.0, detail=f"no tool was called for the number(s) {', '.join(shown)}", numbers=shown
         )
+    if reason == "success" and (refused := no_answer_replies(state)):
+        signals["stumbled"] = ConfidenceSignal(effect=STUMBLED, detail=f"{refused} repl{'y' if refused == 1 else 'ies'} sent back as no answer")
     errors = [e for e in state.get("errors") or [] if e.get("tool") != MODEL_REPLY]
     if failed := sum(not e.get("recovered") for e in errors):
         signals["tool_errors"] = ConfidenceSignal(
@@ -173,6 +181,11 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
 def called(state: Mapping[str, Any]) -> list[str]:
     """The arguments of every tool call of the run, as text."""
     return [str(a.get("args") or "") for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("tool")]
+
+
+def no_answer_replies(state: Mapping[str, Any]) -> int:
+    """How many of the run's replies were sent back as no answer (their observations' error kind)."""
+    return sum(o.get("error_kind") in NO_ANSWER_KINDS for step in state.get("steps") or [] for o in step.get("observations") or [])
 
 
 def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
