@@ -254,11 +254,12 @@ def send_email(to: str, body: str) -> str:
 
 
 def names_the_tool(reply: Any, state: Any, config: Any) -> Any:
-    """The docs' own reply check (docs/middleware.md): an answer must say which tool gave its number."""
+    """The docs' own reply check (docs/middleware.md): an answer must name the tool that gave its number."""
     from reactgraph.graph.checks import SendBack
 
-    if reply.answer is not None and "multiply" not in reply.answer:
-        return SendBack("Say which tool gave the number.")
+    used = sorted({a["tool"] for step in state["steps"] for a in step["actions"] if a["tool"]})
+    if reply.answer is not None and used and not any(tool in reply.answer for tool in used):
+        return SendBack(f"Say which tool gave the number, by its name: {', '.join(used)}.")
     return None
 
 

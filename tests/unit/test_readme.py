@@ -75,7 +75,7 @@ def multiplying(messages: list[BaseMessage]) -> Any:
 @notes_or
 def naming_the_tool(messages: list[BaseMessage]) -> Any:
     """12.5 times 8 with the multiply tool; the answer again, naming the tool, once a check asks for it."""
-    if "Say which tool gave the number." in text(messages):
+    if "Say which tool gave the number, by its name: multiply." in text(messages):
         return "12.5 times 8 is 100 (multiply)."
     return multiplying(messages)
 
