@@ -10,6 +10,7 @@ from reactgraph import ReActAgent, TerminationReason
 from reactgraph.answers.confidence import confidence_of, read_estimate
 from reactgraph.persistence.reading import thread_config
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
+from reactgraph.tools import ToolRegistry
 
 ADD = tool_call("add", {"a": 2, "b": 3}, thought="Add them.")
 
@@ -252,3 +253,19 @@ def test_an_answer_after_a_reply_sent_back_as_no_answer_scores_lower(math_tools)
     assert round(straight.confidence - stumbled.confidence, 3) == 0.2 and "stumbled" not in straight.confidence_signals
     gave_up, _ = run([made_up, ADD, "I cannot complete the task: the tools failed."], math_tools)
     assert "stumbled" not in gave_up.confidence_signals
+
+
+def test_a_calculation_on_whole_numbers_nobody_gave_lowers_the_score():
+    """The walkthrough's python-clarification: "my two lucky numbers" multiplied as 7 and 13 (0.90 and wrong before).
+    A calculation with one given number (397.8 * 2), or on numbers a result of the same reply gives (6*7 + 2*4 as
+    multiply, multiply, add(42, 8)), is no guess."""
+    from reactgraph.testing import add, multiply
+
+    lucky, _ = run([tool_call("multiply", {"a": 7, "b": 13}), "91"], [multiply], question="Multiply my two lucky numbers.")
+    assert lucky.confidence_signals["guessed"].numbers == ["7", "13"]
+    doubled, _ = run([tool_call("calculator", {"expression": "397.8 * 2"}), "795.6"],
+                     ToolRegistry.with_builtins(["calculator"]), question="What is 397.8 doubled?")
+    together = tool_calls([("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4}), ("add", {"a": 42, "b": 8})])
+    playbook, _ = run([together, "50"], [multiply, add], question="What is 6*7 + 2*4?")
+    assert "guessed" not in doubled.confidence_signals and "guessed" not in playbook.confidence_signals
+    assert lucky.confidence < playbook.confidence

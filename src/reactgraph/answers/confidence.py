@@ -17,8 +17,9 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    ``uncovered`` — -0.2 when the question names two or more things (places, names, dates) and the run's tool calls
    and results hold some of them but not the others: part of the question has nothing behind it.
    ``guessed`` — -0.3 when a call that gave a result was made on a number with decimals that neither the question,
-   an earlier answer of the conversation nor a result before that call holds (``guessed_inputs``): the model wrote
-   a value it had not been given yet (the area of a circle, before the lookup that gives it came back).
+   an earlier answer of the conversation nor a result of that reply or before it holds, or is a calculation on
+   whole numbers none of which was given (``guessed_inputs``): the model wrote a value it had not been given (the
+   area of a circle, before the lookup that gives it came back; "my two lucky numbers" as 7 and 13).
    ``stumbled`` — -0.2 when the run ended with an answer after a reply of the model's was sent back as no answer
    (code with the output it imagined, a call announced but not made, a copy of the prompt): the answer came after
    the model had worked it out its own way. On 15 recorded suite runs of the local model it raised the AUROC in
@@ -62,6 +63,8 @@ UNCOVERED = -0.2  # parts of the question no tool call or result covers
 GUESSED = -0.3  # a call made on a number with decimals nothing had given yet
 SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
 STUMBLED = -0.2
+PLAIN = frozenset({Decimal(0), Decimal(1)})  # numbers any call may use without having read them anywhere
+ARITHMETIC = re.compile(r"[\d\s.,+\-*/()%^x×÷]*\d[\d\s.,+\-*/()%^x×÷]*")
 NO_ANSWER_KINDS = frozenset({"non_answer", "empty_reply"})  # ErrorKind's values for a reply sent back as no answer
 TOOL_ERROR, MAX_TOOL_ERRORS = -0.1, -0.3
 RETRY, MAX_RETRIES = -0.03, -0.1
@@ -189,22 +192,32 @@ def no_answer_replies(state: Mapping[str, Any]) -> int:
 
 
 def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
-    """The numbers with decimals in the arguments of the run's calls that gave a result which neither the question, an
-    earlier turn's answer nor a result of an earlier step holds (whole numbers are left out: counts, limits and
-    constants such as 100 are written freely)."""
+    """The numbers in the arguments of the run's calls that gave a result which neither the question, an earlier
+    turn's answer nor a result of that reply or an earlier one holds: numbers with decimals, and the whole numbers
+    of a calculation none of whose numbers was given (``multiply(a=7, b=13)`` for "my two lucky numbers"). Other
+    whole numbers are left out: counts, limits and factors such as 2 or 100 are written freely."""
     earlier = [state.get("question") or "", *(t.get("answer") or "" for t in state.get("turns") or [])]
     known = [n for text in earlier for n in numbers_in(text)]
     out: list[Decimal] = []
     for step in state.get("steps") or []:
-        given = []
-        for action, seen in zip(step.get("actions") or [], step.get("observations") or [], strict=False):
-            if not action.get("tool") or seen.get("status") != "ok":
-                continue
-            written = numbers_in(json.dumps(action.get("args") or {}, default=str))
-            out += [n for n in written if n != n.to_integral_value() and not any(_same_number(n, k) or _same_number(k, n) for k in known)]
-            given += numbers_in(seen.get("content") or "")
-        known += given
+        ran = [(a, seen) for a, seen in zip(step.get("actions") or [], step.get("observations") or [], strict=False)
+               if a.get("tool") and seen.get("status") == "ok"]
+        known += [n for _, seen in ran for n in numbers_in(seen.get("content") or "")]
+        for action, _ in ran:
+            args = action.get("args") or {}
+            new = [n for n in numbers_in(json.dumps(args, default=str))
+                   if n not in PLAIN and not any(_same_number(n, k) or _same_number(k, n) for k in known)]
+            whole = _calculation(args) and len(new) == len([n for n in numbers_in(json.dumps(args, default=str)) if n not in PLAIN])
+            out += [n for n in new if whole or n != n.to_integral_value()]
     return out
+
+
+def _calculation(args: Mapping[str, Any]) -> bool:
+    """Whether every argument is a number or an arithmetic expression of numbers (``"7 * 13"``)."""
+    return bool(args) and all(
+        (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and ARITHMETIC.fullmatch(v) is not None)
+        for v in args.values()
+    )
 
 
 def _ended(reason: str, partial: bool) -> ConfidenceSignal:
