@@ -209,18 +209,6 @@ def test_a_question_for_the_result_of_the_users_own_numbers_is_not_put_to_them()
     assert clarifying_agent(other).run("What is 12.5 times 8?").termination_reason is TerminationReason.CLARIFICATION
 
 
-def test_ask_user_is_not_offered_again_once_the_agent_answered_it_with_the_users_words():
-    """The walkthrough's cli-documents task stalled: the model asked the user's own question three times."""
-    question = "How many layers does the architecture have?"
-    model = ScriptedChatModel(responses=[ask(question), tool_call("calculator", {"expression": "6 * 2 + 1"}), "It has 13 layers."])
-    result = clarifying_agent(model).run(question)
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "It has 13 layers.")
-    assert [call["tools"] for call in model.calls] == [["calculator", "ask_user"], ["calculator"], ["calculator"]]
-    later = ScriptedChatModel(responses=["Hi."])
-    clarifying_agent(later).run("Say hi.")
-    assert later.calls[0]["tools"] == ["calculator", "ask_user"]
-
-
 def test_a_question_only_the_user_can_answer_still_pauses_the_run():
     for question in ("Which Springfield do you mean?", "Do you want it in Celsius or Fahrenheit?", "Which city?"):
         model = ScriptedChatModel(responses=[ask(question)])

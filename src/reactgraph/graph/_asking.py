@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from reactgraph.answers.typed import answer_shape
 from reactgraph.config import AgentConfig
 from reactgraph.graph._scratchpad import think_messages
-from reactgraph.graph.deps import ASK_USER, NodeDeps
+from reactgraph.graph.deps import NodeDeps
 from reactgraph.graph.middleware import model_call, request_prompt, with_hook
 from reactgraph.graph.runtime import middleware_runtime
 from reactgraph.models.calls import CallCut, invoke_within
@@ -55,11 +55,9 @@ class Bounds(NamedTuple):
 
 
 def offered(deps: NodeDeps, cfg: AgentConfig, state: ReActState) -> Offer:
-    """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user (not after the
-    agent answered a question of the model's with the user's own words, ``said_already``: asked again, it stalls)."""
+    """The tools of the turn: the run's selection without the ones the breaker took out, and ask_user."""
     disabled = disabled_tools(tool_stats(state).get("failures"), cfg)
-    answered = any(c.get("check") == "said_already" for step in state.get("steps") or [] for c in step.get("checks") or [])
-    tools = deps.offered_tools(cfg, disabled | {ASK_USER} if answered else disabled)
+    tools = deps.offered_tools(cfg, disabled)
     return Offer(tools, deps.specs(tools), disabled, Tags.from_config(cfg))
 
 

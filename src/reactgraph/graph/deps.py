@@ -185,9 +185,9 @@ class NodeDeps:
             return self._models[key]
 
     def offered_tools(self, cfg: AgentConfig, disabled: set[str]) -> list[Any]:
-        """Tools bound to the model this turn: the run's selection, minus disabled ones, plus ask_user (unless disabled)."""
+        """Tools bound to the model this turn: the run's selection, minus disabled ones, plus ask_user."""
         tools: list[Any] = [self.registry[n].tool for n in self.registry.select(cfg.tools) if n not in disabled]
-        if cfg.allow_clarification and ASK_USER not in disabled:
+        if cfg.allow_clarification:
             tools.append(ASK_USER_TOOL)
         return tools
 
