@@ -22,8 +22,8 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    area of a circle, before the lookup that gives it came back; "my two lucky numbers" as 7 and 13).
    ``stumbled`` — -0.2 when the run ended with an answer after a reply of the model's was sent back as no answer
    (code with the output it imagined, a call announced but not made, a copy of the prompt): the answer came after
-   the model had worked it out its own way. On 15 recorded suite runs of the local model it raised the AUROC in
-   every one (mean 0.64 -> 0.77; benchmarks/results/eval-suite.md).
+   the model had worked it out its own way. Replayed on 14 recorded runs of the local model it raised the AUROC in
+   every suite run and changed no walkthrough run (mean 0.65 -> 0.77; benchmarks/confidence_replay.py).
 3. ``tool_errors`` — -0.1 for each tool call that failed (a retry did not recover it), at most -0.3.
 4. ``retries`` — -0.03 for each retry a recovered tool call needed, at most -0.1.
 5. ``clamp`` — the sum so far, kept within [0, 1].
@@ -62,7 +62,7 @@ SUPPORTED, UNSUPPORTED = 0.2, -0.25
 UNCOVERED = -0.2  # parts of the question no tool call or result covers
 GUESSED = -0.3  # a call made on a number nothing had given yet (guessed_inputs)
 SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
-STUMBLED = -0.2
+STUMBLED = -0.2  # an answer after a reply sent back as no answer
 PLAIN = frozenset({Decimal(0), Decimal(1)})  # numbers any call may use without having read them anywhere
 ARITHMETIC = re.compile(r"[\d\s.,+\-*/()%^x×÷]*\d[\d\s.,+\-*/()%^x×÷]*")
 NO_ANSWER_KINDS = frozenset({"non_answer", "empty_reply"})  # ErrorKind's values for a reply sent back as no answer

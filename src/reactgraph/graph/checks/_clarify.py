@@ -59,8 +59,9 @@ CHOICE = re.compile(r"\bor\b|\bmean\b|^\W*which\b", re.IGNORECASE)
 
 
 def restates(action: Action, said: list[str]) -> bool:
-    """The question offers no choice and is one the user asked (``similar``, ``worked_out``), or asks for a fact the user told ("What
-    is your name?" after "My name is Ada.": one of its words, then ``is`` / ``:`` / ``=`` and a value)."""
+    """The question offers no choice and is one the user asked (``similar``, ``worked_out``), or asks for a fact the
+    user told ("What is your name?" after "My name is Ada.": one of its words, then ``is`` / ``:`` / ``=`` and a
+    value)."""
     question = asked(action)
     if CHOICE.search(question):
         return False
