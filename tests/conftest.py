@@ -34,10 +34,10 @@ FAST = (
     "tests/unit/test_architecture.py",  # the layers; the old module paths
     "tests/unit/test_moved_modules.py",
     "tests/unit/test_fast_subset.py",
-    "tests/unit/test_core_runs.py",  # agent: runs, streaming, approvals
-    "tests/unit/test_streaming_callbacks.py",
+    "tests/unit/agent/test_core_runs.py",  # agent: runs, streaming, approvals
+    "tests/unit/agent/test_streaming_callbacks.py",
     "tests/unit/test_approval.py",
-    "tests/unit/test_query_input.py",  # state and the served graph's input
+    "tests/unit/state/test_query_input.py",  # state and the served graph's input
     "tests/unit/test_answers.py",  # answers: results, typed output, confidence
     "tests/unit/test_typed_output.py",
     "tests/unit/test_typed_answers.py",
