@@ -38,18 +38,18 @@ FAST = (
     "tests/unit/agent/test_streaming_callbacks.py",
     "tests/unit/test_approval.py",
     "tests/unit/state/test_query_input.py",  # state and the served graph's input
-    "tests/unit/test_answers.py",  # answers: results, typed output, confidence
-    "tests/unit/test_typed_output.py",
-    "tests/unit/test_typed_answers.py",
-    "tests/unit/test_confidence.py",
-    "tests/unit/test_core_loop.py",  # graph: the loop, its stops, checks, middleware, sub-agents
-    "tests/unit/test_core_termination.py",
-    "tests/unit/test_reply_checks.py",
-    "tests/unit/test_answer_checks.py",
-    "tests/unit/test_middleware.py",
-    "tests/unit/test_custom_nodes.py",
-    "tests/unit/test_fan_out.py",
-    "tests/unit/test_subagents.py",
+    "tests/unit/answers/test_answers.py",  # answers: results, typed output, confidence
+    "tests/unit/answers/test_typed_output.py",
+    "tests/unit/answers/test_typed_answers.py",
+    "tests/unit/answers/test_confidence.py",
+    "tests/unit/graph/test_core_loop.py",  # graph: the loop, its stops, checks, middleware, sub-agents
+    "tests/unit/graph/test_core_termination.py",
+    "tests/unit/graph/checks/test_reply_checks.py",
+    "tests/unit/graph/checks/test_answer_checks.py",
+    "tests/unit/graph/test_middleware.py",
+    "tests/unit/graph/test_custom_nodes.py",
+    "tests/unit/graph/checks/test_fan_out.py",
+    "tests/unit/graph/test_subagents.py",
     "tests/unit/test_parsing.py",  # tool_calling: the formats
     "tests/unit/test_formats_auto.py",
     "tests/unit/test_tools_registry.py",  # tools: registry, execution, built-ins, injection, isolation's policy
@@ -62,11 +62,11 @@ FAST = (
     "tests/unit/test_isolation_policy.py",
     "tests/unit/test_mcp_config.py",
     "tests/unit/test_checkpoints.py",  # persistence: the SQLite file, traces read back
-    "tests/unit/test_trace_record.py",
+    "tests/unit/graph/test_trace_record.py",
     "tests/unit/test_playbook.py",  # playbook
     "tests/unit/test_models.py",  # models: resolving, tokens, chat clients
     "tests/unit/test_tokens.py",
-    "tests/unit/test_chat_clients.py",
+    "tests/unit/graph/test_chat_clients.py",
     "tests/unit/test_error_kinds.py",  # errors
     "tests/unit/test_config_groups.py",  # config: the groups, the flat names
     "tests/unit/test_evaluation.py",  # evaluation: the suite, reports, BFCL's bare agent
