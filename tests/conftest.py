@@ -36,7 +36,7 @@ FAST = (
     "tests/unit/test_fast_subset.py",
     "tests/unit/agent/test_core_runs.py",  # agent: runs, streaming, approvals
     "tests/unit/agent/test_streaming_callbacks.py",
-    "tests/unit/test_approval.py",
+    "tests/unit/tools/test_approval.py",
     "tests/unit/state/test_query_input.py",  # state and the served graph's input
     "tests/unit/answers/test_answers.py",  # answers: results, typed output, confidence
     "tests/unit/answers/test_typed_output.py",
@@ -50,24 +50,24 @@ FAST = (
     "tests/unit/graph/test_custom_nodes.py",
     "tests/unit/graph/checks/test_fan_out.py",
     "tests/unit/graph/test_subagents.py",
-    "tests/unit/test_parsing.py",  # tool_calling: the formats
-    "tests/unit/test_formats_auto.py",
-    "tests/unit/test_tools_registry.py",  # tools: registry, execution, built-ins, injection, isolation's policy
-    "tests/unit/test_tools_execution.py",
-    "tests/unit/test_tools_builtins.py",
-    "tests/unit/test_tools_json_schema.py",
-    "tests/unit/test_tool_values.py",
-    "tests/unit/test_tool_content_blocks.py",
-    "tests/unit/test_injected_args.py",
-    "tests/unit/test_isolation_policy.py",
-    "tests/unit/test_mcp_config.py",
+    "tests/unit/tool_calling/test_parsing.py",  # tool_calling: the formats
+    "tests/unit/tool_calling/test_formats_auto.py",
+    "tests/unit/tools/test_tools_registry.py",  # tools: registry, execution, built-ins, injection, isolation's policy
+    "tests/unit/tools/test_tools_execution.py",
+    "tests/unit/tools/test_tools_builtins.py",
+    "tests/unit/tools/test_tools_json_schema.py",
+    "tests/unit/tools/test_tool_values.py",
+    "tests/unit/tools/test_tool_content_blocks.py",
+    "tests/unit/tools/test_injected_args.py",
+    "tests/unit/tools/isolation/test_isolation_policy.py",
+    "tests/unit/tools/test_mcp_config.py",
     "tests/unit/test_checkpoints.py",  # persistence: the SQLite file, traces read back
     "tests/unit/graph/test_trace_record.py",
     "tests/unit/test_playbook.py",  # playbook
     "tests/unit/test_models.py",  # models: resolving, tokens, chat clients
     "tests/unit/test_tokens.py",
     "tests/unit/graph/test_chat_clients.py",
-    "tests/unit/test_error_kinds.py",  # errors
+    "tests/unit/tools/test_error_kinds.py",  # errors
     "tests/unit/test_config_groups.py",  # config: the groups, the flat names
     "tests/unit/test_evaluation.py",  # evaluation: the suite, reports, BFCL's bare agent
     "tests/unit/test_calibration.py",
