@@ -61,18 +61,18 @@ FAST = (
     "tests/unit/tools/test_injected_args.py",
     "tests/unit/tools/isolation/test_isolation_policy.py",
     "tests/unit/tools/test_mcp_config.py",
-    "tests/unit/test_checkpoints.py",  # persistence: the SQLite file, traces read back
+    "tests/unit/persistence/test_checkpoints.py",  # persistence: the SQLite file, traces read back
     "tests/unit/graph/test_trace_record.py",
-    "tests/unit/test_playbook.py",  # playbook
-    "tests/unit/test_models.py",  # models: resolving, tokens, chat clients
-    "tests/unit/test_tokens.py",
+    "tests/unit/playbook/test_playbook.py",  # playbook
+    "tests/unit/models/test_models.py",  # models: resolving, tokens, chat clients
+    "tests/unit/models/test_tokens.py",
     "tests/unit/graph/test_chat_clients.py",
     "tests/unit/tools/test_error_kinds.py",  # errors
-    "tests/unit/test_config_groups.py",  # config: the groups, the flat names
+    "tests/unit/config/test_config_groups.py",  # config: the groups, the flat names
     "tests/unit/test_evaluation.py",  # evaluation: the suite, reports, BFCL's bare agent
     "tests/unit/test_calibration.py",
     "tests/unit/test_bfcl_bare.py",
-    "tests/unit/test_queue_settled.py",  # queue (without a database)
+    "tests/unit/queue/test_queue_settled.py",  # queue (without a database)
     "tests/unit/test_startup.py::test_help_and_usage_errors_load_no_heavy_package",  # cli and commands
     "tests/unit/test_cli.py::test_help_lists_the_exit_codes",
     "tests/unit/test_cli.py::test_usage_errors_exit_2[args0",
