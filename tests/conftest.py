@@ -69,15 +69,15 @@ FAST = (
     "tests/unit/graph/test_chat_clients.py",
     "tests/unit/tools/test_error_kinds.py",  # errors
     "tests/unit/config/test_config_groups.py",  # config: the groups, the flat names
-    "tests/unit/test_evaluation.py",  # evaluation: the suite, reports, BFCL's bare agent
-    "tests/unit/test_calibration.py",
-    "tests/unit/test_bfcl_bare.py",
+    "tests/unit/evaluation/test_evaluation.py",  # evaluation: the suite, reports, BFCL's bare agent
+    "tests/unit/evaluation/test_calibration.py",
+    "tests/unit/evaluation/bfcl/test_bfcl_bare.py",
     "tests/unit/queue/test_queue_settled.py",  # queue (without a database)
-    "tests/unit/test_startup.py::test_help_and_usage_errors_load_no_heavy_package",  # cli and commands
-    "tests/unit/test_cli.py::test_help_lists_the_exit_codes",
-    "tests/unit/test_cli.py::test_usage_errors_exit_2[args0",
-    "tests/unit/test_cli.py::test_usage_errors_exit_2[args5",
-    "tests/unit/test_cli.py::test_live_view_shows_summary_updates_failed_calls_and_answers_sent_back",
+    "tests/unit/cli/test_startup.py::test_help_and_usage_errors_load_no_heavy_package",  # cli and commands
+    "tests/unit/cli/test_cli.py::test_help_lists_the_exit_codes",
+    "tests/unit/cli/test_cli.py::test_usage_errors_exit_2[args0",
+    "tests/unit/cli/test_cli.py::test_usage_errors_exit_2[args5",
+    "tests/unit/cli/test_cli.py::test_live_view_shows_summary_updates_failed_calls_and_answers_sent_back",
     "tests/unit/test_readme.py",  # the README's code blocks and command lines
     "tests/unit/test_doc_links.py",  # the docs' and the results' links
 )
