@@ -12,7 +12,7 @@ import sqlite3
 import threading
 import time
 
-from tests.unit.isolated_tools import me
+from tests.unit.tools.isolation.isolated_tools import me
 
 PR_SET_CHILD_SUBREAPER = 36
 

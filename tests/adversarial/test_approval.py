@@ -105,9 +105,9 @@ def test_a_star_or_a_policy_gate_reaches_the_sub_agent_too(tmp_path, math_tools,
 
 def test_tool_isolation_reaches_the_sub_agent():
     """Item 3: the parent isolates its tools; the child's call of the same kind of tool used to run in the agent."""
-    from tests.unit import isolated_tools
-    from tests.unit.isolated_tools import me
-    from tests.unit.test_isolation import pid_in
+    from tests.unit.tools.isolation import isolated_tools
+    from tests.unit.tools.isolation.isolated_tools import me
+    from tests.unit.tools.isolation.test_isolation import pid_in
 
     child_model = ScriptedChatModel(responses=[tool_call("where", {"label": "child"}, id="c1"), "done"])
     child = ReActAgent(model=child_model, tools=[isolated_tools.where], checkpointer=None, summary_every=0)

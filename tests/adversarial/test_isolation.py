@@ -23,8 +23,8 @@ from reactgraph.tools import ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from tests.adversarial import hostile_tools as hostile
-from tests.unit import isolated_tools as tools
-from tests.unit.test_isolation import action, alive, ended, recorded
+from tests.unit.tools.isolation import isolated_tools as tools
+from tests.unit.tools.isolation.test_isolation import action, alive, ended, recorded
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ from reactgraph.persistence import thread_config
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolPolicy, ToolRegistrationError
 from reactgraph.tools.base import RegisteredTool, ToolMetadata
-from tests.unit.test_model_calls import HangingModel
+from tests.unit.models.test_model_calls import HangingModel
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ VALUES = {"a": "A-VALUE", "b": "B-VALUE", "c": "C-VALUE", "d": "D-VALUE"}
 
 
 def me() -> str:
-    """This process as tests/unit/isolated_tools.py names one: pid@pid-namespace@start time (a worker process has a
+    """This process as tests/unit/tools/isolation/isolated_tools.py names one: pid@pid-namespace@start time (a worker process has a
     PID namespace of its own)."""
     with open("/proc/self/stat") as stat:
         started = stat.read().rsplit(")", 1)[1].split()[19]

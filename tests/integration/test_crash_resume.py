@@ -21,7 +21,7 @@ import pytest
 
 from reactgraph import ReActAgent
 from reactgraph.state import iteration_of
-from tests.unit.test_isolation import alive
+from tests.unit.tools.isolation.test_isolation import alive
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 WAIT_LIMIT = 60.0  # seconds: a bound on each wait, not an assertion on timing

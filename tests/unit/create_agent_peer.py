@@ -1,5 +1,5 @@
 """The same LangChain tools (or middleware) run by ``create_agent`` and by reactgraph on the same script: what each
-run's tool calls returned, to compare (``tests/unit/test_injected_args.py`` and its neighbours)."""
+run's tool calls returned, to compare (``tests/unit/tools/test_injected_args.py`` and its neighbours)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 REACTGRAPH = Path(sys.executable).with_name("reactgraph")
 FIXTURES = "tests.integration.cli_fixtures"
 MODEL = {

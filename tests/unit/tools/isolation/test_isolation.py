@@ -19,8 +19,8 @@ from reactgraph.tools import ToolPolicy, ToolRegistrationError, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
 from reactgraph.tools.isolation.processes import running
-from tests.unit import isolated_tools as tools
-from tests.unit.isolated_tools import me
+from tests.unit.tools.isolation import isolated_tools as tools
+from tests.unit.tools.isolation.isolated_tools import me
 
 WAIT = 20.0  # seconds: a bound on a wait, not an assertion on timing
 
@@ -226,7 +226,7 @@ def test_tools_run_isolated_from_a_main_module_that_is_no_file():
         "from reactgraph.config import AgentConfig\n"
         "from reactgraph.tools import ToolPolicy, ToolRegistry\n"
         "from reactgraph.tools.execution import execute\n"
-        "from tests.unit.isolated_tools import where\n"
+        "from tests.unit.tools.isolation.isolated_tools import where\n"
         "def pid(label: str) -> str:\n"
         "    'Say which process ran the call.'\n"
         "    return f'{label} {os.getpid()}'\n"
@@ -237,7 +237,7 @@ def test_tools_run_isolated_from_a_main_module_that_is_no_file():
         "    print(execute({'id': 'c', 'index': 0, 'tool': name, 'args': {'label': label}}, registry, AgentConfig())['content'])\n"
         "print(os.getpid())\n"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[4]
     done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=root, timeout=120)
     by_reference, by_value, agent = done.stdout.strip().splitlines()
     assert by_reference.startswith("module: pid "), done.stderr
@@ -254,7 +254,7 @@ def test_an_agent_process_that_exits_during_a_call_stops_the_worker_instead_of_w
         "from reactgraph.config import AgentConfig\n"
         "from reactgraph.tools import ToolPolicy, ToolRegistry\n"
         "from reactgraph.tools.execution import execute\n"
-        "from tests.unit.isolated_tools import busy\n"
+        "from tests.unit.tools.isolation.isolated_tools import busy\n"
         "if __name__ == '__main__':\n"
         "    registry = ToolRegistry()\n"
         "    registry.register(busy, policy=ToolPolicy(isolation='process'))\n"
@@ -263,7 +263,7 @@ def test_an_agent_process_that_exits_during_a_call_stops_the_worker_instead_of_w
         f"    while not Path({str(pids)!r}).exists():\n"
         "        time.sleep(0.02)\n"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[4]
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root, env=env, timeout=120)
     assert done.returncode == 0, done.stderr

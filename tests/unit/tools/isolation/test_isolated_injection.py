@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 
 from reactgraph import Progress, ReActAgent, ToolRegistrationError
 from reactgraph.testing import ScriptedChatModel, tool_call
-from tests.unit import isolated_langchain_tools as tools
+from tests.unit.tools.isolation import isolated_langchain_tools as tools
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes need Linux")
 

@@ -16,7 +16,7 @@ from reactgraph.evaluation.runner import run_suite
 from reactgraph.evaluation.suite import Expectation, Task, shipped_suite
 from reactgraph.testing import ScriptedChatModel, tool_call
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TASK = Task(id="mult", category="arithmetic", question="What is 6*7?", tools=["calculator"], expect=Expectation(kind="numeric", value=42))
 
 

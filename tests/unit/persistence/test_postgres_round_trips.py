@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.postgres import counted, create_database
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ROUND_TRIPS_BEFORE = 88.7  # per run with a test of every connection taken from the pools (main at e2e4ea3)
 SCRIPT = """
 import asyncio, sys

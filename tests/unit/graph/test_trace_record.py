@@ -10,7 +10,7 @@ from reactgraph import ReActAgent, TerminationReason, TokenUsage
 from reactgraph.answers.result import ReActResult
 from reactgraph.state import current_turn
 from reactgraph.testing import ScriptedChatModel, tool_call
-from tests.unit.test_context import OBSERVATION_MARK, long_page
+from tests.unit.graph.test_context import OBSERVATION_MARK, long_page
 
 
 def step_tokens(result: ReActResult) -> int:

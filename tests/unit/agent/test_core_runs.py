@@ -15,7 +15,7 @@ from reactgraph.config import AgentConfig
 from reactgraph.graph.deps import NodeDeps
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools.registry import ToolRegistry
-from tests.unit.parsing_corpus import TextOnlyModel
+from tests.unit.tool_calling.parsing_corpus import TextOnlyModel
 
 
 def test_a_new_question_on_a_paused_thread_is_refused_and_changes_nothing(math_tools):

@@ -17,7 +17,7 @@ from reactgraph.persistence.base import CheckpointStoreError
 from reactgraph.persistence.sqlite import sqlite_saver
 from reactgraph.testing import ScriptedChatModel, tool_call
 
-WORKER = Path(__file__).parents[1] / "integration" / "crash_worker.py"
+WORKER = Path(__file__).parents[2] / "integration" / "crash_worker.py"
 PAYLOAD = 2048  # characters each tool call returns
 
 

@@ -13,9 +13,9 @@ from reactgraph import TerminationReason as R
 from reactgraph.config import ResourceLimits
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolPolicy, ToolRegistrationError, ToolRegistry
-from tests.unit import isolated_tools as tools
-from tests.unit.isolated_tools import me
-from tests.unit.test_isolation import WAIT, alive, pid_in, recorded, tool_threads
+from tests.unit.tools.isolation import isolated_tools as tools
+from tests.unit.tools.isolation.isolated_tools import me
+from tests.unit.tools.isolation.test_isolation import WAIT, alive, pid_in, recorded, tool_threads
 
 
 def isolated(*functions, **policy) -> ToolRegistry:

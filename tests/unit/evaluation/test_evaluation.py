@@ -178,20 +178,20 @@ def test_eval_command_through_the_cli_writes_reports(tmp_path, monkeypatch, caps
     from reactgraph import cli
 
     args = ["eval", "--only", "arith-mul,text-upper", "--out", str(tmp_path), "--set", "max_iterations=4",
-            "--model", "tests.unit.test_evaluation:answers_10063"]
+            "--model", "tests.unit.evaluation.test_evaluation:answers_10063"]
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "reactgraph: correct 1/2" in out  # arith-mul is right, text-upper is not
     assert "reactgraph arith-mul: ok (success" in out  # not a terminal: a line per run
     data = json.loads((tmp_path / "eval.json").read_text())
     assert [(r["task_id"], r["correct"], r["max_iterations"]) for r in data["runs"]] == [("arith-mul", True, 4), ("text-upper", False, 4)]
-    assert "reactgraph eval --model tests.unit.test_evaluation:answers_10063 --repeat 1 --set max_iterations=4" in (tmp_path / "eval.md").read_text()
+    assert "reactgraph eval --model tests.unit.evaluation.test_evaluation:answers_10063 --repeat 1 --set max_iterations=4" in (tmp_path / "eval.md").read_text()
 
 
 def test_eval_command_rejects_a_bad_setting(tmp_path):
     from reactgraph import cli
 
-    model = ["--model", "tests.unit.test_evaluation:answers_10063"]
+    model = ["--model", "tests.unit.evaluation.test_evaluation:answers_10063"]
     assert cli.main(["eval", "--set", "max_iterations=0", "--out", str(tmp_path), *model]) == 2
     assert cli.main(["eval", "--suite", str(tmp_path / "missing"), "--out", str(tmp_path), *model]) == 2
     assert cli.main(["eval", "--set", "tool_calling", "--out", str(tmp_path), *model]) == 2
@@ -218,7 +218,7 @@ def test_eval_runs_chosen_agents_and_reports_a_baseline_beside_them(tmp_path, ca
     """--agents prebuilt runs only the prebuilt agent; --baseline puts its saved runs beside a later run."""
     from reactgraph import cli
 
-    model = ["--model", "tests.unit.test_evaluation:answers_10063", "--only", "arith-mul,text-upper"]
+    model = ["--model", "tests.unit.evaluation.test_evaluation:answers_10063", "--only", "arith-mul,text-upper"]
     assert cli.main(["eval", "--agents", "prebuilt", "--out", str(tmp_path / "base"), *model]) == 0
     saved = json.loads((tmp_path / "base" / "eval.json").read_text())
     assert {r["agent"] for r in saved["runs"]} == {"prebuilt"}
@@ -256,7 +256,7 @@ def test_answers_that_copy_an_error_are_refused_and_counted_for_both_agents():
 def test_eval_compares_with_langchains_create_agent(tmp_path):
     from reactgraph import cli
 
-    model = ["--model", "tests.unit.test_evaluation:answers_10063", "--only", "arith-mul"]
+    model = ["--model", "tests.unit.evaluation.test_evaluation:answers_10063", "--only", "arith-mul"]
     assert cli.main(["eval", "--compare", "create_agent", "--out", str(tmp_path), *model]) == 0
     report = json.loads((tmp_path / "eval.json").read_text())
     assert [(r["agent"], r["task_id"]) for r in report["runs"]] == [("reactgraph", "arith-mul"), ("create_agent", "arith-mul")]
@@ -295,7 +295,7 @@ def test_eval_learn_fills_a_playbook_on_one_half_and_measures_the_other_with_it(
     (tmp_path / "suite.json").write_text(json.dumps(tasks))
     (tmp_path / "files").mkdir()
     (tmp_path / "docs").mkdir()
-    common = ["--suite", str(tmp_path / "suite.json"), "--model", "tests.unit.test_evaluation:sums_model"]
+    common = ["--suite", str(tmp_path / "suite.json"), "--model", "tests.unit.evaluation.test_evaluation:sums_model"]
     assert cli.main(["eval", "--learn", "--out", str(tmp_path / "learn"), *common]) == 0
     data = json.loads((tmp_path / "learn" / "eval.json").read_text())
     assert [(r["agent"], r["task_id"], r["correct"]) for r in data["runs"]] == [

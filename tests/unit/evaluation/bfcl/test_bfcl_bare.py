@@ -13,9 +13,9 @@ from langchain_core.messages import SystemMessage
 
 from reactgraph import cli
 from reactgraph.testing import ScriptedChatModel, tool_calls
-from tests.unit.test_bfcl import HAVE_BFCL, MODEL, truth, write_factory
+from tests.unit.evaluation.bfcl.test_bfcl import HAVE_BFCL, MODEL, truth, write_factory
 
-pytestmark = pytest.mark.skipif(not HAVE_BFCL, reason="needs bfcl-eval at reactgraph's pin (see tests/unit/test_bfcl.py)")
+pytestmark = pytest.mark.skipif(not HAVE_BFCL, reason="needs bfcl-eval at reactgraph's pin (see tests/unit/evaluation/bfcl/test_bfcl.py)")
 
 if HAVE_BFCL:
     from reactgraph.evaluation.bfcl.bare import DECODER_FAILED, bare_messages
@@ -96,7 +96,7 @@ def test_an_offset_picks_a_later_slice_of_each_category_in_bfcls_order():
 BFCL_TEXT_MODEL = """
 from reactgraph.evaluation.bfcl.entries import select
 from reactgraph.testing import ScriptedChatModel, by_prompt
-from tests.unit.test_bfcl_bare import as_bfcl_text
+from tests.unit.evaluation.bfcl.test_bfcl_bare import as_bfcl_text
 def model():
     es = select(["simple_python"], offset=100, limit=2)
     return ScriptedChatModel(responses=[by_prompt(*[(e.question, as_bfcl_text(e)) for e in es], default="?")], repeat_last=True)

@@ -42,7 +42,7 @@ from reactgraph.graph.checks._answers import NULLS
 from reactgraph.tool_calling import PARSE_FAILURE_KINDS
 from reactgraph.tool_calling._binding import unquote
 
-CORPUS = Path(os.environ.get("REACTGRAPH_CORPUS", Path(__file__).resolve().parents[3] / "shared/corpus/react-trajectories"))
+CORPUS = Path(os.environ.get("REACTGRAPH_CORPUS", Path(__file__).resolve().parents[4] / "shared/corpus/react-trajectories"))
 FILES = ("fever_davinci.jsonl", "hotpotqa_fireact_llama-2-7b.jsonl", "hotpotqa_fireact_gpt-3.5-turbo-ft.jsonl")
 WELL_FORMED = re.compile(r"(search|lookup|finish)\[(.*)\]", re.IGNORECASE)
 PARAM = {"search": "query", "lookup": "keyword"}

@@ -20,7 +20,7 @@ from reactgraph.loading import load_object
 from reactgraph.models.tokens import message_text
 from reactgraph.testing import SENT_EMAILS, ScriptedChatModel, tool_call
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WALKTHROUGH = shipped_suite("walkthrough")
 
 
@@ -54,7 +54,7 @@ def percent_reply(doubled: str):
 
 
 def percent_model() -> ScriptedChatModel:
-    """A model that doubles the last answer (right): `--model tests.unit.test_walkthrough:percent_model`."""
+    """A model that doubles the last answer (right): `--model tests.unit.evaluation.test_walkthrough:percent_model`."""
     return ScriptedChatModel(responses=[percent_reply("2 * 397.8")], repeat_last=True)
 
 
@@ -261,7 +261,7 @@ def test_a_command_line_task_that_waits_is_resumed_by_resume_and_one_without_the
 
 def test_reactgraph_eval_runs_the_walkthrough_by_name_and_reports_what_went_wrong(tmp_path, capsys):
     common = ["eval", "--suite", "walkthrough", "--only", "cli-percent-follow-up,served-percent"]
-    assert cli.main([*common, "--model", "tests.unit.test_walkthrough:confused_model", "--out", str(tmp_path)]) == 0
+    assert cli.main([*common, "--model", "tests.unit.evaluation.test_walkthrough:confused_model", "--out", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "eval.json").read_text())
     assert [(r["task_id"], r["correct"]) for r in report["runs"]] == [("cli-percent-follow-up", False), ("served-percent", False)]
     markdown = (tmp_path / "eval.md").read_text()
@@ -269,7 +269,7 @@ def test_reactgraph_eval_runs_the_walkthrough_by_name_and_reports_what_went_wron
     assert "- reactgraph `served-percent`: turn 2 ('Now double that number.') answered 'Doubled, it is 35.6.'" in markdown
     assert "  - turn 2 tools: called calculator(expression='2 * 17.8'); got '35.6'" in markdown
     assert "answered 'Doubled, it is 35.6.'" in capsys.readouterr().out  # said as it happens too
-    assert cli.main([*common, "--model", "tests.unit.test_walkthrough:percent_model", "--out", str(tmp_path)]) == 0
+    assert cli.main([*common, "--model", "tests.unit.evaluation.test_walkthrough:percent_model", "--out", str(tmp_path)]) == 0
     assert all(r["correct"] for r in json.loads((tmp_path / "eval.json").read_text())["runs"])
 
 

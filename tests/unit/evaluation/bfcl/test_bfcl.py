@@ -171,7 +171,7 @@ GROUND_TRUTH_MODEL = """
 import json
 from reactgraph.evaluation.bfcl.entries import select
 from reactgraph.testing import ScriptedChatModel, by_prompt, tool_calls
-from tests.unit.test_bfcl import truth
+from tests.unit.evaluation.bfcl.test_bfcl import truth
 CALLS = []
 def model():
     es = select(["simple_python", "irrelevance"], limit=2)
@@ -261,7 +261,7 @@ def test_a_reply_with_a_native_call_to_a_tool_not_on_offer_is_no_call():
 
 
 def test_the_pin_is_the_one_the_install_instructions_give():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
     for name in ("pyproject.toml", os.path.join("docs", "evaluation.md")):
         with open(os.path.join(root, name)) as file:
             assert REQUIREMENT in file.read(), name
@@ -476,7 +476,7 @@ def test_the_multi_turn_command_reports_its_accuracy_with_no_first_reply_figure(
 
 MULTI_TURN_MODEL = """
 from reactgraph.evaluation.bfcl.entries import select
-from tests.unit.test_bfcl import conversation_model
+from tests.unit.evaluation.bfcl.test_bfcl import conversation_model
 def model():
     return conversation_model(select(["multi_turn_base"], limit=1)[0])
 """

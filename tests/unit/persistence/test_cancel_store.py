@@ -10,7 +10,7 @@ import pytest
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.testing import ScriptedChatModel, tool_call
-from tests.unit.test_model_calls import HangingModel, wait_until
+from tests.unit.models.test_model_calls import HangingModel, wait_until
 
 
 class Crash(BaseException):

@@ -9,9 +9,9 @@ from reactgraph.config import AgentConfig, ResourceLimits
 from reactgraph.tools import ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
-from tests.unit import isolated_tools as tools
-from tests.unit.isolated_tools import me
-from tests.unit.test_isolation import action, alive, ended, host_pid, recorded
+from tests.unit.tools.isolation import isolated_tools as tools
+from tests.unit.tools.isolation.isolated_tools import me
+from tests.unit.tools.isolation.test_isolation import action, alive, ended, host_pid, recorded
 
 MiB = 1 << 20
 
