@@ -105,8 +105,6 @@ def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action
         return found if isinstance(found, str) else found[0]
     elif (call := command_line(line, ctx)) is not None:
         return call
-    elif (call := signature_then_json(line, ctx)) is not None:
-        return call
     else:
         return reject(ErrorKind.MALFORMED_OUTPUT, _line_problem(line, ctx), ctx)
     if name.lower() in FINISH_VERBS and ctx.find(name) is None:
@@ -136,18 +134,6 @@ def command_line(line: str, ctx: ReadContext) -> Action | None:
     if len(words) == 1 and (len(spec.params) == 1 or len(spec.required) == 1):
         return bind_call(spec.name, {(spec.required or spec.params)[0]: words[0]}, ctx)
     return None
-
-
-def signature_then_json(line: str, ctx: ReadContext) -> Action | None:
-    """A call written as the tool's signature from the prompt, then its arguments as a JSON object
-    (``calculator[expression]{"expression": "397.8 * 2"}``): that object, bound (a wrong name among them gets the
-    tool's own error); None when the line is not that."""
-    match = re.fullmatch(r"([\w.-]+)\s*(\[[^\]]*\])\s*(\{.*\})", line, re.DOTALL)
-    spec = ctx.find(match.group(1)) if match else None
-    if match is None or spec is None or match.group(2) != spec.signature()[len(spec.name):]:
-        return None
-    value = loads_lenient(match.group(3))
-    return bind_call(spec.name, value, ctx) if isinstance(value, dict) else None
 
 
 def _json_on_line(line: str, ctx: ReadContext) -> list[Action] | str | None:

@@ -160,9 +160,6 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     ("react words after a one-input tool are prose", "Thought: t\nAction: search the capital of France", True, ("error", "malformed_output")),
     ("react shell-style, too many inputs", "Thought: t\nAction: add 1 2 3", True, ("error", "malformed_output")),
     ("react sentence is no command", "Thought: t\nAction: I will search for it", True, ("error", "malformed_output")),
-    # Issue 41, the walkthrough's chat follow-up: the tool's signature from the prompt, then its arguments as JSON.
-    ("react signature then json", 'Thought: t\nAction: calculator[expression]{"expression": "397.8 * 2"}', True, ("call", [("calculator", {"expression": "397.8 * 2"})])),
-    ("react signature then json of other names", 'Thought: t\nAction: calculator[expression]{"operation": "*", "num1": 397.8, "num2": 2}', True, ("error", "invalid_parameters")),
 ]
 
 
