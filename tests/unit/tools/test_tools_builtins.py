@@ -154,17 +154,3 @@ def test_a_tool_that_fails_on_its_input_again_shows_how_to_write_it():
     assert second.endswith('calculator failed on how its input was written again. Write it like this example: '
                            'calculator(expression="sqrt(16) + 2**3")')
     assert third == "397.8" and result.final_answer == "397.8"
-
-
-def test_another_tool_written_into_the_calculators_expression_is_pointed_at():
-    """Agent Chat UI's follow-up on the local model: `calculator("percent_of(17, 2340)")` three times, stalled."""
-    from reactgraph import ReActAgent
-    from reactgraph.testing import ScriptedChatModel, tool_call
-
-    nested = tool_call("calculator", {"expression": "percent_of(17, 2340)"})
-    model = ScriptedChatModel(responses=[nested, tool_call("calculator", {"expression": "sinh2(3)"}), "I cannot tell."])
-    agent = ReActAgent(model=model, tools=ToolRegistry.with_builtins(["calculator", "percent_of"]), checkpointer=None, summary_every=0)
-    first, second = (step.observations[0].content for step in agent.run("What is that plus 100?").trace.steps[:2])
-    assert first.endswith("percent_of is a tool of its own, not a function of calculator: call percent_of itself, "
-                          "then use the number it gives (or a number an earlier answer gave).")
-    assert "unknown function 'sinh2'" in second and "tool of its own" not in second  # not a tool: the error alone

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -169,16 +168,10 @@ MISWRITTEN = frozenset({ErrorKind.INVALID_PARAMETERS, ErrorKind.EXECUTION_FAILED
 
 
 def how_to_write(o: Outcome, steps: Sequence[dict[str, Any]], registry: ToolRegistry) -> str | None:
-    """For a call that failed on its input: when it wrote another tool into its input as a function
-    (``calculator("percent_of(17, 2340)")``), that the tool is called on its own; when the tool's last call failed
-    too, how to write the input, from the tool's first example (a model that repeats a form the tool cannot read is
-    shown one it can)."""
+    """For a call that failed on its input when the tool's last call failed too: how to write the input, from the
+    tool's first example (a model that repeats a form the tool cannot read is shown one it can)."""
     if o.get("status") != "error" or o.get("error_kind") not in MISWRITTEN:
         return None
-    named = re.search(r"unknown function '([\w.-]+)'", o.get("content") or "")
-    if named and named.group(1) != o.get("tool") and registry.get(named.group(1)) is not None:
-        return (f"{named.group(1)} is a tool of its own, not a function of {o['tool']}: call {named.group(1)} itself, "
-                f"then use the number it gives (or a number an earlier answer gave).")
     if (tool := registry.get(o.get("tool") or "")) is None or not tool.examples:
         return None
     earlier = [p for step in steps for p in step.get("observations") or [] if p.get("tool") == o["tool"]]
