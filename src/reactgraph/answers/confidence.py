@@ -205,9 +205,9 @@ def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
         known += [n for _, seen in ran for n in numbers_in(seen.get("content") or "")]
         for action, _ in ran:
             args = action.get("args") or {}
-            new = [n for n in numbers_in(json.dumps(args, default=str))
-                   if n not in PLAIN and not any(_same_number(n, k) or _same_number(k, n) for k in known)]
-            whole = _calculation(args) and len(new) == len([n for n in numbers_in(json.dumps(args, default=str)) if n not in PLAIN])
+            written = [n for n in numbers_in(json.dumps(args, default=str)) if n not in PLAIN]
+            new = [n for n in written if not any(_same_number(n, k) or _same_number(k, n) for k in known)]
+            whole = _calculation(args) and len(new) == len(written)  # a calculation on nothing it was given
             out += [n for n in new if whole or n != n.to_integral_value()]
     return out
 
