@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from reactgraph import prompts
-from reactgraph.answers.confidence import numbers_in
+from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
@@ -27,8 +27,6 @@ from reactgraph.tools.builtin.calculator import CONSTANTS, FUNCTIONS
 
 CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
 """The built-in tools that compute from the numbers they are given."""
-PLAIN = frozenset({Decimal(0), Decimal(1)})
-"""Numbers any call may use without having read them anywhere."""
 
 
 def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
