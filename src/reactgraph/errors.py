@@ -44,6 +44,7 @@ class ErrorKind(StrEnum):
     INVALID_OUTPUT = "invalid_output"  # a final answer that does not fit the output schema (output_schema)
     UNVERIFIED_ANSWER = "unverified_answer"  # a final answer sent back once to be checked with a tool (answer_checks)
     PREMATURE_CALL = "premature_call"  # a call on numbers nothing gave yet, made beside the lookup that gives them
+    REPEATED_PLAN = "repeated_plan"  # a call after the same reasoning as the step before, which was carried out
 
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"
@@ -65,6 +66,7 @@ TEXTS: dict[str, str] = {  # keyed by ErrorKind (a StrEnum member and its string
     ErrorKind.INVALID_OUTPUT: "Error (invalid_output): your final answer does not fit the answer's schema: {problem}.",
     ErrorKind.UNVERIFIED_ANSWER: "Not accepted yet (unverified_answer): {problem}.",
     ErrorKind.PREMATURE_CALL: "Not run yet (premature_call): {problem}.",
+    ErrorKind.REPEATED_PLAN: "Not run (repeated_plan): {problem}.",
 }
 DEFAULT_TEXT = "Error ({kind}): {problem}."  # the reply kinds: the prompt adds the expected format
 ADVICE = "Check the arguments, or try another approach."

@@ -90,6 +90,12 @@ PREMATURE_CALL = (
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
 
+# Calls after the same reasoning as the step before, which carried it out (reactgraph.graph.checks._calls.repeated_plan).
+REPEATED_PLAN = (
+    "your reasoning is the step before's, word for word, and that step was carried out: {gave}. If that answers the "
+    "question, reply with the answer now; if the question needs another step, say which, then call"
+)
+
 # A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):
 # sent back once (think).
 UNFOUNDED_NAME = (

@@ -40,6 +40,7 @@ DEFAULT_REPLY_CHECKS = (
     "unfounded_name",
     "said_already",
     "one_question",
+    "repeated_plan",
     "thought_required",
     "fan_out",
     "premature_call",

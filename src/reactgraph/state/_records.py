@@ -75,6 +75,17 @@ class Action(TypedDict, total=False):
     answered: str  # an answer the agent gives itself (an ask_user question about its tools): act reports it, nothing runs
 
 
+def normalise(value: Any) -> Any:
+    """Arguments as compared for stall detection (and by the ``repeated_plan`` check): case, spacing and key order do not matter."""
+    if isinstance(value, str):
+        return " ".join(value.lower().split())
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
 def runs(action: Action) -> bool:
     """Whether act runs ``action``'s tool (it reports a rejection or the agent's own answer instead)."""
     return "rejection" not in action and "answered" not in action

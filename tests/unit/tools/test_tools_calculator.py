@@ -77,7 +77,9 @@ def test_arithmetic_and_functions(expression, expected):
         ("1 << 2", "BinOp is not allowed"),
         ("round(1.5, ndigits=1)", "plain positional arguments only"),
         ("max(*[1, 2])", "plain positional arguments only"),
-        ("min()", "math error"),
+        ("min()", "min() does not take 0 argument(s)"),
+        ("percent_of(17)", "percent_of() does not take 1 argument(s)"),
+        ("percentage_change(0, 5)", "division by zero"),
         ("", "empty expression"),
         ("2 +", "not a valid expression"),
         ("1" * 501, "longer than 500 characters"),
@@ -178,6 +180,10 @@ def _evaluates_or_refuses(expression: str) -> None:
     ("15% of 80 + 2", "14"),
     ("10 % 3", "1"),  # a remainder, as before
     ("max(1,234)", "234"),  # a function's arguments keep their commas
+    # the percentage tools written into an expression, as the chat UI's follow-up had it (issue 43)
+    ("percent_of(17, 2340) + 100", "497.8"),
+    ("percentage_change(80, 100)", "25"),
+    ("what_percent(12, 80)", "15"),
 ])
 def test_the_calculator_reads_what_people_write(expression, expected):
     if expected is None:

@@ -17,6 +17,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
+| ``repeated_plan`` | calls | reasoning that repeats the step before's word for word, after its calls gave results: ``Rewrite``, the calls not run; the model is shown what that step gave |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
 | ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
@@ -37,7 +38,7 @@ from reactgraph.config import DEFAULT_REPLY_CHECKS, ConfigError
 from reactgraph.errors import did_you_mean
 from reactgraph.graph.checks._answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
-from reactgraph.graph.checks._calls import one_question, thought_required
+from reactgraph.graph.checks._calls import one_question, repeated_plan, thought_required
 from reactgraph.graph.checks._clarify import said_already
 from reactgraph.graph.checks._fan_out import fan_out
 from reactgraph.graph.checks._grounded import unfounded_name, unsupported_number
@@ -56,6 +57,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "unfounded_name": unfounded_name,
     "said_already": said_already,
     "one_question": one_question,
+    "repeated_plan": repeated_plan,
     "thought_required": thought_required,
     "fan_out": fan_out,
     "premature_call": premature_call,

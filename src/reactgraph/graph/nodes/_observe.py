@@ -27,24 +27,13 @@ from reactgraph.state import (
     add_usage,
     current_turn,
     iteration_of,
+    normalise,
     stopped,
     sum_usage,
     tool_stats,
 )
 from reactgraph.tools.breaker import count_failure
 from reactgraph.tools.registry import ToolRegistry
-
-
-def normalise(value: Any) -> Any:
-    """Arguments as compared for stall detection: case, spacing and key order do not matter."""
-    if isinstance(value, str):
-        return " ".join(value.lower().split())
-    if isinstance(value, dict):
-        return {k: normalise(v) for k, v in sorted(value.items())}
-    if isinstance(value, list | tuple):
-        return [normalise(v) for v in value]
-    return value
-
 
 STALL_TEXTS = frozenset({"action_text", "observation_text"})  # only for the detail of a stall stop, in its step
 

@@ -1,7 +1,7 @@
 """calculator: arithmetic and common math functions, by walking a whitelisted AST (never ``eval``).
 
 What people write is read first (``as_written``: ``17% of 2,340``, ``12.5 x 8``, ``×``, ``÷``, ``^``). Only numbers, + - * / // % **, unary signs, parentheses, the constants pi, e and tau and
-the functions in FUNCTIONS are allowed. Names, attributes, strings, subscripts, keywords
+the functions in FUNCTIONS (math's, and the percentage tools' ``percent_of(17, 2340)``) are allowed. Names, attributes, strings, subscripts, keywords
 and everything else are refused with a clear error, as are division by zero, overflow and
 results too large to be useful.
 """
@@ -70,6 +70,10 @@ FUNCTIONS: dict[str, Callable[..., Number]] = {
     "floor": math.floor,
     "ceil": math.ceil,
     "factorial": _factorial,
+    # The percentage tools, as models write them into an expression ("percent_of(17, 2340) + 100"):
+    "percent_of": lambda percent, value: percent / 100 * value,
+    "percentage_change": lambda old, new: (new - old) / old * 100,
+    "what_percent": lambda part, whole: part / whole * 100,
 }
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
@@ -171,7 +175,10 @@ def _call(node: ast.Call) -> Number:
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise CalculatorError(f"{node.func.id}() takes plain positional arguments only")
     args = [_eval(a) for a in node.args]
-    return _checked(FUNCTIONS[node.func.id](*args))
+    try:
+        return _checked(FUNCTIONS[node.func.id](*args))
+    except TypeError:
+        raise CalculatorError(f"{node.func.id}() does not take {len(args)} argument(s)") from None
 
 
 def _check_power(base: Number, exponent: Number) -> None:
