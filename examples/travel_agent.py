@@ -1,7 +1,7 @@
 """A travel assistant on the demo weather and flight service (``reactgraph.testing.DEMO_TOOLS``: fixed, made-up
 data, so what the tools say is the same on every run).
 
-    python examples/travel_agent.py "Is it warmer in Rome than in Paris? Which flights go there on 2026-05-01?"
+    python examples/travel_agent.py "Is it warmer in Rome than in Paris? Which flights go from Paris to Rome on 2026-05-01?"
     python examples/travel_agent.py --model ollama:qwen2.5-coder:1.5b "What is the weather in Tokyo?"
 
 Without --model the agent uses the default model (see "Which model" in docs/models.md).

@@ -104,7 +104,7 @@ def test_the_travel_example_runs_its_tools_and_shows_each_call(capsys, monkeypat
         "Rome is warmer (24 °C against 18 °C); RG666 leaves at 08:30.",
     ])
     monkeypatch.setattr(example, "make_agent", lambda spec=None, make=example.make_agent: make(model))
-    example.main(["Is it warmer in Rome than in Paris? Which flights go there on 2026-05-01?"])
+    example.main(["Is it warmer in Rome than in Paris? Which flights go from Paris to Rome on 2026-05-01?"])
     flights = search_flights("Paris", "Rome", "2026-05-01")
     assert capsys.readouterr().out == "\n".join([
         "get_weather(city='Rome') -> Rome: 24 °C, sunny",  # each step's first call (the turn called two)
