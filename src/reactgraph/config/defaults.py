@@ -38,6 +38,7 @@ DEFAULT_REPLY_CHECKS = (
     "made_up_output",
     "unsupported_number",
     "unfounded_name",
+    "answers_each",
     "said_already",
     "one_question",
     "repeated_plan",

@@ -15,6 +15,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
+| ``answers_each`` | answer | a short answer ("Yes") to a question that asks two or more things: ``SendBack`` to be checked, each question named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``repeated_plan`` | calls | reasoning that repeats the step before's word for word, after its calls gave results: ``Rewrite``, the calls not run; the model is shown what that step gave |
@@ -41,7 +42,7 @@ from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrit
 from reactgraph.graph.checks._calls import one_question, repeated_plan, thought_required
 from reactgraph.graph.checks._clarify import said_already
 from reactgraph.graph.checks._fan_out import fan_out
-from reactgraph.graph.checks._grounded import unfounded_name, unsupported_number
+from reactgraph.graph.checks._grounded import answers_each, unfounded_name, unsupported_number
 from reactgraph.graph.checks._grounding import premature_call
 from reactgraph.graph.checks._output import output_schema
 from reactgraph.graph.checks._pipeline import Verdict, judged, update_of
@@ -55,6 +56,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "made_up_output": made_up_output,
     "unsupported_number": unsupported_number,
     "unfounded_name": unfounded_name,
+    "answers_each": answers_each,
     "said_already": said_already,
     "one_question": one_question,
     "repeated_plan": repeated_plan,

@@ -1,9 +1,10 @@
 """Checks that send a final answer or give-up back once to be checked with a tool (``unverified_answer``: the model
 is shown its answer as it gave it, and the request; ``answer_checks`` bounds them in a turn, and the next reply
-stands): an answer no tool result backs, a name nothing gave."""
+stands): an answer no tool result backs, a name nothing gave, one short answer to several questions."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,27 @@ def unfounded_name(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     if not (names := unfounded_names(reply.answer, [state.get("question") or "", *found])):
         return None
     return SendBack(prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names))))
+
+
+SHORT_ANSWER = 4  # words: a yes or no, a number, a name
+SENTENCE_END = re.compile(r"(?<=[?!.])\s+")
+
+
+def answers_each(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
+    """A short answer (``SHORT_ANSWER`` words at most: "Yes") to a question that asks two or more things ("Is it
+    warmer in Rome than in Paris? Which flights go from Paris to Rome on 2026-05-01?") is sent back, each question
+    named."""
+    if reply.answer is None or len(reply.answer.split()) > SHORT_ANSWER:
+        return None
+    if len(asked := questions_in(state.get("question") or "")) < 2:
+        return None
+    listed = " ".join(f"({i}) {q}" for i, q in enumerate(asked, 1))
+    return SendBack(prompts.ANSWER_EACH.format(answer=reply.answer.strip(), count=len(asked), questions=listed))
+
+
+def questions_in(text: str) -> list[str]:
+    """The sentences of ``text`` that end with a question mark, in order."""
+    return [s.strip() for s in SENTENCE_END.split(text.strip()) if s.strip().endswith("?")]
 
 
 def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:
