@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reactgraph import prompts
-from reactgraph.answers.confidence import PLAIN, numbers_in
+from reactgraph.answers.confidence import PLAIN, calculation, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
@@ -55,9 +55,10 @@ def thought_required(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -
 
 
 def repeated_plan(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """Calls on a result of the step before, after reasoning that repeats that step's word for word (its calls all
-    gave a result), are not run: that step carried the plan out, and this applies it to its own result (the local
-    model added 100 again to 497.8, what ``397.8 + 100`` gave). The model is shown what the step gave; made again,
+    """Calculations on a number the step before worked out (in its results, not in the question or its calls), after
+    reasoning that repeats that step's word for word (its calls all gave a result), are not run: that step carried
+    the plan out, and this applies it to its own result (the local model added 100 again to 497.8, what
+    ``397.8 + 100`` gave). A search refined with what a result said runs (the recorded trajectories have those). The model is shown what the step gave; made again,
     right after, the calls run. The same calls again are left to the stall rule (``stall_threshold``)."""
     steps = state.get("steps") or []
     thought = " ".join(reply.thought.split())
@@ -69,8 +70,10 @@ def repeated_plan(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> R
         return None
     if _calls(reply.actions) == _calls(before.get("actions") or []):
         return None
-    results = {n for o in seen for n in numbers_in(o.get("content") or "")} - PLAIN
-    if not results.intersection(n for a in reply.actions if runs(a) for n in numbers_in(json.dumps(a.get("args") or {}))):
+    given = {*numbers_in(state.get("question") or ""), *(n for a in before.get("actions") or [] for n in _numbers(a)), *PLAIN}
+    made = {n for o in seen for n in numbers_in(o.get("content") or "")} - given  # what the step worked out
+    redone = [a for a in reply.actions if runs(a) and calculation(a.get("args") or {})]
+    if not made.intersection(n for a in redone for n in _numbers(a)):
         return None
     gave = "; ".join(f"{render_action(a['tool'], a.get('args') or {})} gave {o.get('content', '')}"
                      for a, o in zip(before.get("actions") or [], seen, strict=False))
@@ -83,3 +86,7 @@ def repeated_plan(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> R
 def _calls(actions: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     """Calls as the stall rule compares them (``normalise``: case, spacing and key order do not matter)."""
     return [(a.get("tool") or "", normalise(a.get("args") or {})) for a in actions]
+
+
+def _numbers(action: Mapping[str, Any]) -> list[Any]:
+    return numbers_in(json.dumps(action.get("args") or {}))
