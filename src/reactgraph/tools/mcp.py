@@ -250,7 +250,17 @@ def _reason(exc: BaseException, timeout: float) -> str:
     """Why a server failed, from the exceptions inside the task groups the MCP client raises."""
     if isinstance(exc, TimeoutError):
         return f"no answer within {timeout:g}s"
-    return "; ".join(exception_text(leaf) for leaf in leaves(exc))
+    return "; ".join(dict.fromkeys(CLOSED if _closed(leaf) else exception_text(leaf) for leaf in leaves(exc)))
+
+
+# A server that exits at once surfaces as the MCP client's "Connection closed", or as anyio's error for the pipe it
+# wrote to first: which one is a race (a loaded machine showed both), so both read the same.
+CLOSED = "Connection closed: the server exited or closed its output before it answered (its stderr says why)"
+PIPE_ERRORS = frozenset({"BrokenResourceError", "ClosedResourceError", "EndOfStream"})
+
+
+def _closed(exc: BaseException) -> bool:
+    return type(exc).__name__ in PIPE_ERRORS or str(exc).strip() == "Connection closed"
 
 
 def _safe(name: str) -> str:

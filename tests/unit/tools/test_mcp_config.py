@@ -66,3 +66,16 @@ def test_without_the_mcp_extra_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "langchain_mcp_adapters.client", None)  # as if it were not installed
     with pytest.raises(MCPUnavailableError, match=r"pip install 'reactgraph\[mcp\]'"):
         load_mcp_tools({"a": {"command": "x"}})
+
+
+def test_a_server_that_exits_at_once_reads_the_same_whichever_error_wins_the_race():
+    """The MCP client's "Connection closed" or anyio's error for the pipe written first: a loaded machine gave both
+    for the same server (issue 42's flake), and both say the server closed its output."""
+    import anyio
+
+    from reactgraph.tools.mcp import _reason
+
+    raced = [ExceptionGroup("x", [anyio.BrokenResourceError()]), ExceptionGroup("x", [RuntimeError("Connection closed")]),
+             ExceptionGroup("x", [anyio.ClosedResourceError(), RuntimeError("Connection closed")])]
+    assert {_reason(e, 30) for e in raced} == {"Connection closed: the server exited or closed its output before it answered (its stderr says why)"}
+    assert _reason(ExceptionGroup("x", [OSError("No such file")]), 30) == "OSError: No such file"
