@@ -207,12 +207,12 @@ def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
             args = action.get("args") or {}
             written = [n for n in numbers_in(json.dumps(args, default=str)) if n not in PLAIN]
             new = [n for n in written if not any(_same_number(n, k) or _same_number(k, n) for k in known)]
-            whole = calculation(args) and len(new) == len(written)  # a calculation on nothing it was given
+            whole = _calculation(args) and len(new) == len(written)  # a calculation on nothing it was given
             out += [n for n in new if whole or n != n.to_integral_value()]
     return out
 
 
-def calculation(args: Mapping[str, Any]) -> bool:
+def _calculation(args: Mapping[str, Any]) -> bool:
     """Whether every argument is a number or an arithmetic expression of numbers (``"7 * 13"``)."""
     return bool(args) and all(
         (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and ARITHMETIC.fullmatch(v) is not None)

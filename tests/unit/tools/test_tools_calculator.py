@@ -183,6 +183,7 @@ def _evaluates_or_refuses(expression: str) -> None:
     # the percentage tools written into an expression, as the chat UI's follow-up had it (issue 43)
     ("percent_of(17, 2340) + 100", "497.8"),
     ("percentage_change(80, 100)", "25"),
+    ("percentage_change(-50, -25)", "50"),  # as the percentage_change tool has it
     ("what_percent(12, 80)", "15"),
 ])
 def test_the_calculator_reads_what_people_write(expression, expected):

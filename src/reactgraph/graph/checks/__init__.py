@@ -15,10 +15,10 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
-| ``answers_each`` | answer | a short answer ("Yes") to a question that asks two or more things: ``SendBack`` to be checked, each question named |
+| ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
-| ``repeated_plan`` | calls | reasoning that repeats the step before's word for word, after its calls gave results: ``Rewrite``, the calls not run; the model is shown what that step gave |
+| ``repeated_plan`` | calls | the step before's call again with its result in place of one of its numbers, under the same reasoning word for word (497.8 + 100 after 397.8 + 100 gave 497.8): ``Rewrite``, not run; made again, it runs |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
 | ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |

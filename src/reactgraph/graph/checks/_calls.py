@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from reactgraph import prompts
-from reactgraph.answers.confidence import PLAIN, calculation, numbers_in
+from reactgraph.answers.confidence import NUMBER
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.deps import ASK_USER
+from reactgraph.models.tokens import truncate
 from reactgraph.state import Action, normalise, runs
 from reactgraph.tool_calling.text import render_action
 
@@ -55,38 +56,44 @@ def thought_required(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -
 
 
 def repeated_plan(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """Calculations on a number the step before worked out (in its results, not in the question or its calls), after
-    reasoning that repeats that step's word for word (its calls all gave a result), are not run: that step carried
-    the plan out, and this applies it to its own result (the local model added 100 again to 497.8, what
-    ``397.8 + 100`` gave). A search refined with what a result said runs (the recorded trajectories have those). The model is shown what the step gave; made again,
-    right after, the calls run. The same calls again are left to the stall rule (``stall_threshold``)."""
+    """A call that is a call of the step before with that call's result put in place of one of its numbers, after
+    reasoning that repeats that step's word for word, is not run: the step carried the plan out, and this applies
+    it again to its own result (the local model added 100 to 497.8, what ``397.8 + 100`` had given, under "I need to
+    add 100 to the result of the previous calculation."). The model is shown that call and its result; made again
+    right after, the call runs (a rate compounded twice). Other calls of the reply run; the same calls again are
+    left to the stall rule (``stall_threshold``)."""
     steps = state.get("steps") or []
     thought = " ".join(reply.thought.split())
-    if not thought or not steps or not any(runs(a) for a in reply.actions):
+    if not thought or not steps:
         return None
     before = steps[-1]
-    seen = before.get("observations") or []
-    if " ".join((before.get("thought") or "").split()) != thought or not seen or any(o.get("status") != "ok" for o in seen):
+    done = list(zip(before.get("actions") or [], before.get("observations") or [], strict=False))
+    if " ".join((before.get("thought") or "").split()) != thought or not done or any(o.get("status") != "ok" for _, o in done):
         return None
-    if _calls(reply.actions) == _calls(before.get("actions") or []):
-        return None
-    given = {*numbers_in(state.get("question") or ""), *(n for a in before.get("actions") or [] for n in _numbers(a)), *PLAIN}
-    made = {n for o in seen for n in numbers_in(o.get("content") or "")} - given  # what the step worked out
-    redone = [a for a in reply.actions if runs(a) and calculation(a.get("args") or {})]
-    if not made.intersection(n for a in redone for n in _numbers(a)):
-        return None
-    gave = "; ".join(f"{render_action(a['tool'], a.get('args') or {})} gave {o.get('content', '')}"
-                     for a, o in zip(before.get("actions") or [], seen, strict=False))
-    problem = prompts.REPEATED_PLAN.format(gave=gave)
-    return rewritten(reply, [
-        {**a, "rejection_kind": ErrorKind.REPEATED_PLAN.value, "rejection": problem} if runs(a) else a for a in reply.actions
-    ])
+    out, held = [], False
+    for action in reply.actions:
+        if runs(action) and (again := next(((a, o) for a, o in done if reapplied(action, a, o.get("content") or "")), None)):
+            call, result = again
+            shown = f"{render_action(call['tool'], call.get('args') or {})} gave {truncate(result.get('content') or '', GAVE_TOKENS)[0]}"
+            action = {**action, "rejection_kind": ErrorKind.REPEATED_PLAN.value, "rejection": prompts.REPEATED_PLAN.format(gave=shown)}
+            held = True
+        out.append(action)
+    return rewritten(reply, out) if held else None
 
 
-def _calls(actions: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
-    """Calls as the stall rule compares them (``normalise``: case, spacing and key order do not matter)."""
-    return [(a.get("tool") or "", normalise(a.get("args") or {})) for a in actions]
+GAVE_TOKENS = 60  # of the earlier result, in the refusal
 
 
-def _numbers(action: Mapping[str, Any]) -> list[Any]:
-    return numbers_in(json.dumps(action.get("args") or {}))
+def reapplied(new: Mapping[str, Any], old: Mapping[str, Any], result: str) -> bool:
+    """Whether ``new`` is ``old`` (same tool, arguments compared as the stall rule does) with ``result`` in place of
+    one of old's numbers: ``calculator("497.8 + 100")`` after ``calculator("397.8 + 100")`` gave 497.8."""
+    value = result.strip()
+    if new.get("tool") != old.get("tool") or NUMBER.fullmatch(value) is None:
+        return False
+    target, text = _text(new), _text(old)
+    return any(text[: m.start()] + value + text[m.end():] == target for m in NUMBER.finditer(text))
+
+
+def _text(action: Mapping[str, Any]) -> str:
+    args = action.get("args")
+    return json.dumps(normalise(args if isinstance(args, dict) else {}), sort_keys=True, ensure_ascii=False, default=str)

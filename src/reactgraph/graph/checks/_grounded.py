@@ -1,6 +1,6 @@
 """Checks that send a final answer or give-up back once to be checked with a tool (``unverified_answer``: the model
 is shown its answer as it gave it, and the request; ``answer_checks`` bounds them in a turn, and the next reply
-stands): an answer no tool result backs, a name nothing gave, one short answer to several questions."""
+stands): an answer no tool result backs, a name nothing gave, a bare yes to a question that also asks which."""
 
 from __future__ import annotations
 
@@ -44,25 +44,31 @@ def unfounded_name(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     return SendBack(prompts.UNFOUNDED_NAME.format(names=" ".join(dict.fromkeys(names))))
 
 
-SHORT_ANSWER = 4  # words: a yes or no, a number, a name
+SHORT_ANSWER = 4  # words: "Yes", "No, it is not."
+YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
+OPEN_QUESTION = re.compile(r"^\W*(?:which|what|when|where|who|whom|whose|why|how)\b", re.IGNORECASE)
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']*\?[^']*'")
 SENTENCE_END = re.compile(r"(?<=[?!.])\s+")
 
 
 def answers_each(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """A short answer (``SHORT_ANSWER`` words at most: "Yes") to a question that asks two or more things ("Is it
-    warmer in Rome than in Paris? Which flights go from Paris to Rome on 2026-05-01?") is sent back, each question
-    named."""
-    if reply.answer is None or len(reply.answer.split()) > SHORT_ANSWER:
+    """A bare yes or no ("Yes", four words at most) to a question that also asks which, what, when, where, who, why or
+    how ("Is it warmer in Rome than in Paris? Which flights go from Paris to Rome on 2026-05-01?") is sent back, each
+    question named: a yes cannot answer a "which". Not with an output schema (its answer is the schema's)."""
+    answer = reply.answer
+    if answer is None or reply.schema is not None or len(answer.split()) > SHORT_ANSWER or not YES_NO.match(answer):
         return None
-    if len(asked := questions_in(state.get("question") or "")) < 2:
+    asked = questions_in(state.get("question") or "")
+    if len(asked) < 2 or not any(OPEN_QUESTION.match(q) for q in asked):
         return None
     listed = " ".join(f"({i}) {q}" for i, q in enumerate(asked, 1))
-    return SendBack(prompts.ANSWER_EACH.format(answer=reply.answer.strip(), count=len(asked), questions=listed))
+    return SendBack(prompts.ANSWER_EACH.format(answer=answer.strip(), count=len(asked), questions=listed))
 
 
 def questions_in(text: str) -> list[str]:
-    """The sentences of ``text`` that end with a question mark, in order."""
-    return [s.strip() for s in SENTENCE_END.split(text.strip()) if s.strip().endswith("?")]
+    """The sentences of ``text`` (quotes left out) that end with a question mark and have three words or more."""
+    sentences = SENTENCE_END.split(QUOTED.sub(" ", text).strip())
+    return [s.strip() for s in sentences if s.strip().endswith("?") and len(s.split()) >= 3]
 
 
 def tools_could_answer(question: str, specs: Sequence[ToolSpec]) -> bool:

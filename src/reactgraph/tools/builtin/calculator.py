@@ -72,7 +72,7 @@ FUNCTIONS: dict[str, Callable[..., Number]] = {
     "factorial": _factorial,
     # The percentage tools, as models write them into an expression ("percent_of(17, 2340) + 100"):
     "percent_of": lambda percent, value: percent / 100 * value,
-    "percentage_change": lambda old, new: (new - old) / old * 100,
+    "percentage_change": lambda old, new: (new - old) / abs(old) * 100,  # as the tool of that name
     "what_percent": lambda part, whole: part / whole * 100,
 }
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}

@@ -1,5 +1,5 @@
-"""An answer covers the question: one short answer ("Yes") to a question that asks two things is sent back once,
-each question named; the local model answered the travel example's two questions with "Yes"."""
+"""An answer covers the question: a bare yes or no to a question that also asks which (what, when, ...) is sent back
+once, each question named; the local model answered the travel example's two questions with "Yes"."""
 
 from __future__ import annotations
 
@@ -45,7 +45,33 @@ def test_one_question_a_long_answer_or_the_check_left_out_lets_the_answer_throug
     assert off.final_answer == "Yes"
 
 
-def test_questions_are_the_sentences_that_end_with_a_question_mark():
+def test_questions_are_the_sentences_of_three_words_or_more_that_end_with_a_question_mark_outside_quotes():
     assert questions_in(QUESTION) == ["Is it warmer in Rome than in Paris?", "Which flights go from Paris to Rome on 2026-05-01?"]
     assert questions_in("Take 2.5 kg. What is 10% of it?") == ["What is 10% of it?"]
     assert questions_in("What is 17% of 2,340? Then double it.") == ["What is 17% of 2,340?"]
+    assert questions_in("Really?? Why? Is it warm in Rome?") == ["Is it warm in Rome?"]
+    assert questions_in('He asked: "Why? Who?". Is that rude?') == ["Is that rude?"]
+
+
+def test_other_answers_and_questions_are_not_sent_back():
+    cases = [
+        ("What is 2+2? And what is 3+3?", "4 and 6"),  # not a yes or no
+        ("Can you help me? What is 17% of 2,340?", "397.8"),
+        ("Is it warm in Rome? Is it warm in Paris?", "Yes"),  # two yes-or-no questions: a yes may be meant for both
+        ("Is it warmer in Rome than in Paris? Which flights go there?", "Yes: RG666 and RG251 at 08:30"),
+    ]
+    for question, answer in cases:
+        result = agent(ScriptedChatModel(responses=[LOOKUPS, answer, answer])).run(question)  # other checks may ask again
+        assert result.final_answer == answer and "answers_each" not in [c.check for s in result.trace.steps for c in s.checks], question
+
+
+def test_with_an_output_schema_the_answer_is_the_schemas():
+    from pydantic import BaseModel
+
+    class Trip(BaseModel):
+        warmer: bool
+        flights: list[str]
+
+    typed = '{"warmer": true, "flights": []}'
+    result = agent(ScriptedChatModel(responses=[LOOKUPS, typed]), output_schema=Trip).run(QUESTION)
+    assert "answers_each" not in [c.check for s in result.trace.steps for c in s.checks]

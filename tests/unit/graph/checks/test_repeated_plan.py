@@ -1,12 +1,12 @@
-"""A plan carried out is not carried out again: calls after reasoning that repeats the step before's word for word,
-when that step's calls gave results and these calls are others, are not run (the local model added 100 twice to
-"that" in Agent Chat UI); made again right after, they run. The same calls again are the stall rule's."""
+"""A plan carried out is not carried out again: a call that is the step before's call with its result in place of one
+of its numbers, after the same reasoning word for word, is not run (the local model added 100 twice to "that" in
+Agent Chat UI); made again right after, it runs. Other calls run; the same calls again are the stall rule's."""
 
 from __future__ import annotations
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.config import DEFAULT_REPLY_CHECKS
-from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 
 PLAN = "I need to add 100 to the result of the previous calculation."
@@ -26,7 +26,7 @@ def test_the_same_reasoning_after_its_step_ran_is_not_carried_out_again():
     assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "497.8")
     held = result.trace.steps[1].observations[0]
     assert (held.status, held.error_kind) == ("error", "repeated_plan")
-    assert "calculator[397.8 + 100] gave 497.8" in held.content
+    assert held.content.startswith("your reasoning is the step before's") and "calculator[397.8 + 100] gave 497.8" in held.content
     assert result.tool_usage == {"calculator": 1}  # 497.8 + 100 never ran
 
 
@@ -80,3 +80,31 @@ def test_the_same_reasoning_on_new_values_runs():
     ])
     result = ReActAgent(model, [read_page], checkpointer=None, summary_every=0).run("When did the bridge open?")
     assert pages == [1, 2, 3] and result.final_answer == "The first three pages do not say."
+
+
+def test_a_lookup_then_a_calculation_or_a_chain_of_other_operations_under_one_thought_runs():
+    def get_price(item: str) -> str:
+        """The price of an item."""
+        return "42.50"
+
+    plan = "I need the widget's price, then add 20% tax, then 3."
+    model = ScriptedChatModel(responses=[
+        tool_call("get_price", {"item": "widget"}, thought=plan),
+        tool_call("calculator", {"expression": "42.50 * 1.2"}, thought=plan),  # works on the lookup's result
+        tool_call("calculator", {"expression": "51 + 3"}, thought=plan),  # another operation on the result
+        "54",
+    ])
+    tools = ToolRegistry.with_builtins(["calculator"])
+    tools.register("get_price", get_price)
+    result = ReActAgent(model, tools, checkpointer=None, summary_every=0).run("What does a widget cost with 20% tax, plus 3?")
+    assert [o.status for s in result.trace.steps for o in s.observations] == ["ok", "ok", "ok"]
+
+
+def test_only_the_call_that_applies_the_step_again_is_held_back():
+    model = ScriptedChatModel(responses=[
+        tool_call("calculator", {"expression": "397.8 + 100"}, thought=PLAN),
+        tool_calls([("calculator", {"expression": "497.8 + 100"}), ("calculator", {"expression": "2 * 3"})], thought=PLAN),
+        "497.8",
+    ])
+    steps = agent(model).run("17% of 2,340 is 397.8. What is that plus 100?").trace.steps
+    assert [(o.status, o.error_kind) for o in steps[1].observations] == [("error", "repeated_plan"), ("ok", None)]
