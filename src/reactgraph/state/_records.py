@@ -187,7 +187,8 @@ def current_turn(state: Mapping[str, Any]) -> Turn:
             carried = message.response_metadata.get(TURN_KEY)
             if carried is None or _place(carried) <= _place(kept):
                 return kept
-            return {**carried, "thought": message.text}
+            # a plain str: pydantic refuses a str subclass (message.text's) that holds a lone surrogate
+            return {**carried, "thought": str(message.text)}
     return kept
 
 

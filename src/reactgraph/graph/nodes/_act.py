@@ -221,11 +221,11 @@ def through_middleware(
         if message is result:
             return outcome | {"middleware": names, "retries": retried(outcome, runs)}, usage, update
     # the middleware answered itself: its text, on the last run's outcome when there was one
-    last = runs[-1][1] if runs else None
+    last, text = runs[-1][1] if runs else None, str(result.text)  # a plain str (see state.current_turn)
     if result.status == "error":
-        outcome = (last or error_outcome(action, ErrorKind.EXECUTION_FAILED, result.text)) | {"status": "error", "content": result.text}
+        outcome = (last or error_outcome(action, ErrorKind.EXECUTION_FAILED, text)) | {"status": "error", "content": text}
     else:
-        outcome = (last or ok_outcome(action, result.text)) | {"status": "ok", "error_kind": None, "content": result.text}
+        outcome = (last or ok_outcome(action, text)) | {"status": "ok", "error_kind": None, "content": text}
     return {**outcome, "middleware": names, "retries": retried(outcome, runs)}, runs[-1][2] if runs else None, update
 
 
@@ -279,7 +279,7 @@ def outcome_of(message: ToolMessage) -> Outcome:
     artifact = message.artifact or {}
     status = "ok" if message.status == "success" else "error"
     outcome: Outcome = {**artifact, "call_id": message.tool_call_id, "status": status,  # type: ignore[typeddict-item]
-                        "content": artifact.get("content", message.text)}
+                        "content": artifact.get("content", str(message.text))}
     if message.name:  # act's always; one written by hand may name no tool (``turn_outcomes`` has the call's)
         outcome["tool"] = message.name
     return outcome
