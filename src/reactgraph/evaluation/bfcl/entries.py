@@ -118,11 +118,15 @@ def select(
 ) -> list[Entry]:
     """The entries to run: of each category a slice, ``limit`` entries from the ``offset``-th in BFCL's order (to the
     end without a limit; ``offset=100, limit=25``: entries 100-124, a held-out slice beside the first 25), or the
-    ``only`` ids among them. A category shorter than ``offset`` gives none."""
+    ``only`` ids among them. An ``offset`` at or past a category's end is a ConfigError that says its size (a run of
+    nothing is no measurement)."""
     categories, wanted = list(categories), set(only)
     chosen: list[Entry] = []
     for category in categories:
-        entries = load_category(category)[offset:]
+        everything = load_category(category)
+        if offset and offset >= len(everything):
+            raise ConfigError(f"--offset {offset}: bfcl:{category} has {len(everything)} entries (0-{len(everything) - 1})")
+        entries = everything[offset:]
         if wanted:
             entries = [e for e in entries if e.id in wanted]
         chosen += entries[:limit] if limit is not None else entries

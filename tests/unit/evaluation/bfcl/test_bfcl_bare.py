@@ -87,7 +87,8 @@ def test_an_offset_picks_a_later_slice_of_each_category_in_bfcls_order():
     assert len([e for e in later if e.category == "irrelevance"]) == 25
     first = {e.id for e in select(["parallel"], limit=25)}
     assert first.isdisjoint(e.id for e in later)
-    assert select(["parallel"], offset=len(everything)) == []
+    with pytest.raises(ValueError, match=rf"--offset {len(everything)}: bfcl:parallel has {len(everything)} entries"):
+        select(["parallel"], offset=len(everything))  # a run of nothing, said before it starts
     assert [e.id for e in select(["parallel"], offset=100, only=[everything[101].id])] == [everything[101].id]
     with pytest.raises(ValueError, match="from entry 100 on"):
         select(["parallel"], offset=100, only=[everything[3].id])
