@@ -54,7 +54,6 @@ def thought_required(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -
     return rewritten(reply, refused)
 
 
-
 def repeated_plan(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
     """A call that is a call of the step before with that call's result put in place of one of its numbers, after
     reasoning that repeats that step's word for word, is not run: the step carried the plan out, and this applies
