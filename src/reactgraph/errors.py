@@ -44,7 +44,7 @@ class ErrorKind(StrEnum):
     INVALID_OUTPUT = "invalid_output"  # a final answer that does not fit the output schema (output_schema)
     UNVERIFIED_ANSWER = "unverified_answer"  # a final answer sent back once to be checked with a tool (answer_checks)
     PREMATURE_CALL = "premature_call"  # a call on numbers nothing gave yet, made beside the lookup that gives them
-    REPEATED_PLAN = "repeated_plan"  # a call after the same reasoning as the step before, which was carried out
+    REPEATED_PLAN = "repeated_plan"  # the step before's call made again on its own result, under the same reasoning
 
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"

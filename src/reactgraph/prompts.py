@@ -90,13 +90,13 @@ PREMATURE_CALL = (
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
 
-# One short answer to a question that asks several things (reactgraph.graph.checks._grounded.answers_each).
+# A bare yes or no to a question that also asks which, what, ... (reactgraph.graph.checks._grounded.answers_each).
 ANSWER_EACH = (
     "Your answer ({answer}) is one short answer, and the question asks {count} things: {questions}. Answer each of "
     "them, from the tool results"
 )
 
-# Calls after the same reasoning as the step before, which carried it out (reactgraph.graph.checks._calls.repeated_plan).
+# The step before's call made again on its own result, under the same reasoning (reactgraph.graph.checks._calls.repeated_plan).
 REPEATED_PLAN = (
     "your reasoning is the step before's, word for word, and that step was carried out: {gave}. If that answers the "
     "question, reply with the answer now; if the question needs another step, say which, then call"

@@ -70,9 +70,9 @@ FUNCTIONS: dict[str, Callable[..., Number]] = {
     "floor": math.floor,
     "ceil": math.ceil,
     "factorial": _factorial,
-    # The percentage tools, as models write them into an expression ("percent_of(17, 2340) + 100"):
+    # The percentage tools (tools.builtin.geometry computes with these), as models write them into an expression:
     "percent_of": lambda percent, value: percent / 100 * value,
-    "percentage_change": lambda old, new: (new - old) / abs(old) * 100,  # as the tool of that name
+    "percentage_change": lambda old, new: (new - old) / abs(old) * 100,
     "what_percent": lambda part, whole: part / whole * 100,
 }
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from reactgraph.tools.builtin.calculator import format_number
+from reactgraph.tools.builtin.calculator import FUNCTIONS, format_number
 from reactgraph.tools.policy import InvalidArguments
 
 Length = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -47,7 +47,7 @@ def percent_of(
     value: Annotated[Finite, Field(description="The value to take it of.")],
 ) -> str:
     """What is `percent`% of `value`? e.g. percent_of(15, 80) = 12."""
-    return _finite(percent / 100 * value)
+    return _finite(FUNCTIONS["percent_of"](percent, value))  # the formula the calculator reads too
 
 
 def percentage_change(
@@ -57,7 +57,7 @@ def percentage_change(
     """Percentage change from `old` to `new`, e.g. 80 -> 100 is 25% (an increase); negative is a decrease."""
     if old == 0:
         raise InvalidArguments("percentage change from 0 is undefined")
-    return _finite((new - old) / abs(old) * 100) + "%"
+    return _finite(FUNCTIONS["percentage_change"](old, new)) + "%"
 
 
 def what_percent(
@@ -67,4 +67,4 @@ def what_percent(
     """What percent of `whole` is `part`? e.g. what_percent(12, 80) = 15%."""
     if whole == 0:
         raise InvalidArguments("the whole must not be 0")
-    return _finite(part / whole * 100) + "%"
+    return _finite(FUNCTIONS["what_percent"](part, whole)) + "%"
