@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage
 from reactgraph.answers.typed import answer_not_call
 from reactgraph.config import AgentConfig
 from reactgraph.graph import stops
+from reactgraph.graph._answered import answered_again
 from reactgraph.graph._asking import Bounds, Exchange, Offer, asked, offered
 from reactgraph.graph._learning import shown_block
 from reactgraph.graph._scratchpad import left_out, left_out_notice, not_answers, status_text
@@ -103,6 +104,7 @@ def read(
     the prompt showed that is no answer and, with an output schema, how the model's structured output types it."""
     text = reply_text(exchange.reply)
     parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), text, deps.output_schema)
+    parsed = answered_again(parsed, text, state.get("steps") or [], exchange.ctx)
     parsed.actions = refused(parsed.actions, offer.disabled, cfg)
     shown = not_answers(state, cfg, exchange.fmt, exchange.ctx, status_text(state, cfg, now, iteration))
     structure = None
