@@ -40,6 +40,7 @@ DEFAULT_REPLY_CHECKS = (
     "unfounded_name",
     "answers_each",
     "said_already",
+    "guessed_values",
     "one_question",
     "repeated_plan",
     "thought_required",

@@ -261,7 +261,8 @@ def test_a_calculation_on_whole_numbers_nobody_gave_lowers_the_score():
     multiply, multiply, add(42, 8)), is no guess."""
     from reactgraph.testing import add, multiply
 
-    lucky, _ = run([tool_call("multiply", {"a": 7, "b": 13}), "91"], [multiply], question="Multiply my two lucky numbers.")
+    guess = tool_call("multiply", {"a": 7, "b": 13})  # held back once (guessed_values), made again: it runs
+    lucky, _ = run([guess, guess, "91"], [multiply], question="Multiply my two lucky numbers.")
     assert lucky.confidence_signals["guessed"].numbers == ["7", "13"]
     doubled, _ = run([tool_call("calculator", {"expression": "397.8 * 2"}), "795.6"],
                      ToolRegistry.with_builtins(["calculator"]), question="What is 397.8 doubled?")

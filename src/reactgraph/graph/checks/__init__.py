@@ -17,6 +17,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
+| ``guessed_values`` | calls | with ``ask_user`` on offer, a call on numbers neither the user nor a tool result gave, for a question about the user's own things ("my two lucky numbers"): ``Rewrite``, not run, the model told to ask; made again, it runs |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``repeated_plan`` | calls | the step before's call again with its result in place of one of its numbers, under the same reasoning word for word (497.8 + 100 after 397.8 + 100 gave 497.8): ``Rewrite``, not run; made again, it runs |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
@@ -40,7 +41,7 @@ from reactgraph.errors import did_you_mean
 from reactgraph.graph.checks._answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.graph.checks._calls import one_question, repeated_plan, thought_required
-from reactgraph.graph.checks._clarify import said_already
+from reactgraph.graph.checks._clarify import guessed_values, said_already
 from reactgraph.graph.checks._fan_out import fan_out
 from reactgraph.graph.checks._grounded import answers_each, unfounded_name, unsupported_number
 from reactgraph.graph.checks._grounding import premature_call
@@ -58,6 +59,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "unfounded_name": unfounded_name,
     "answers_each": answers_each,
     "said_already": said_already,
+    "guessed_values": guessed_values,
     "one_question": one_question,
     "repeated_plan": repeated_plan,
     "thought_required": thought_required,

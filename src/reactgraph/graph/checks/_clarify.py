@@ -1,7 +1,9 @@
 """Questions back to the user only when the user must answer (``said_already``): an ``ask_user`` call that is the
 user's own question, or asks for a fact they told ("What is your name?" after "My name is Ada."), or asks for the
 values of a question that gives them ("What is the expression you want to evaluate?" for "What is 48 divided by 6,
-times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on."""
+times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on. And asked
+when only the user can answer (``guessed_values``): a call on numbers from nowhere, for a question about the user's
+own things ("Multiply my two lucky numbers."), is not run; the model is told to ask."""
 
 from __future__ import annotations
 
@@ -9,9 +11,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reactgraph.answers.confidence import numbers_in
+from reactgraph import prompts
+from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._grounding import numbers_of, results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, runs
@@ -87,3 +92,36 @@ def similar(question: str, earlier: str) -> bool:
     words, before = own_words(question), own_words(earlier)
     return (bool(words) and len(words & before) >= SIMILAR * len(words | before)
             and set(numbers_in(question)) <= set(numbers_in(earlier)))
+
+
+OWN = re.compile(r"\b(?:my|our)\s+([\w' -]{1,40}?)(?=[.,;:?!]|$|\s+(?:and|by|with|to|from|of|times|plus|minus)\b)", re.IGNORECASE)
+"""The user's own things a question names ("my two lucky numbers"): values only the user knows."""
+
+
+def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """With ``ask_user`` on offer, a call whose numbers neither the user (the question, the earlier turns) nor a tool
+    result gave, for a question about the user's own things ("Multiply my two lucky numbers."), is not run: only the
+    user knows them (the local model multiplied 7 by 13 and answered 91). The model is told to ask; made again, the
+    call runs (once a turn)."""
+    question = state.get("question") or ""
+    if ASK_USER not in reply.tool_names or not (own := OWN.search(question)) or held_before(state):
+        return None
+    said = [question, *(str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer"))]
+    known = {n for text in [*said, *results(state)] for n in numbers_in(text)}
+    out, held = [], False
+    for action in reply.actions:
+        numbers = sorted(set(numbers_of(action.get("args"))) - PLAIN) if runs(action) and action["tool"] != ASK_USER else []
+        if numbers and not any(n in known for n in numbers):
+            problem = prompts.GUESSED_VALUES.format(
+                tool=action["tool"], numbers=" and ".join(str(n) for n in numbers), own=f"{own.group(0).strip()}"
+            )
+            action = {**action, "rejection_kind": ErrorKind.GUESSED_VALUES.value, "rejection": problem}
+            held = True
+        out.append(action)
+    return rewritten(reply, out) if held else None
+
+
+def held_before(state: Mapping[str, Any]) -> bool:
+    """Whether a call of this turn was held back as ``guessed_values`` already."""
+    return any(o.get("error_kind") == ErrorKind.GUESSED_VALUES for step in state.get("steps") or []
+               for o in step.get("observations") or [])

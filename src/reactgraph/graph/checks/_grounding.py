@@ -45,13 +45,13 @@ def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str])
     turned into a premature_call rejection when another call of the same reply is a lookup (a call of an ``offered``
     tool, not a calculation, with no number in its arguments)."""
     lookable = offered - {ASK_USER} - CALCULATIONS
-    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(_numbers(a.get("args")), None) is None]
+    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
         return list(actions)
     out = []
     for action in actions:
         calculation = runs(action) and action["tool"] in CALCULATIONS
-        guessed = sorted({n for n in _numbers(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
+        guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         names = _names(action.get("args")) if calculation else []
         if guessed or names:
             problem = prompts.PREMATURE_CALL.format(
@@ -91,7 +91,7 @@ def _strings(value: Any) -> Iterable[str]:
     return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
 
 
-def _numbers(value: Any) -> Iterator[Decimal]:
+def numbers_of(value: Any) -> Iterator[Decimal]:
     """The numbers in an argument value: numbers themselves and the numbers written in strings, at any depth."""
     for leaf in _leaves(value):
         if isinstance(leaf, str):
