@@ -95,6 +95,8 @@ def several_calls(line: str, ctx: ReadContext) -> list[Action] | None:
 def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action | str:
     """One action line: a call, a final answer (``Finish[answer]``), or a rejection."""
     bracket = re.fullmatch(r"([\w.-]+)\s*\[(.*)\]", line, re.DOTALL)
+    if (copied := signature_then_json(line, ctx)) is not None:
+        return copied
     if bracket:
         name, raw = bracket.group(1), bracket.group(2)
     elif re.fullmatch(r"[\w.-]+", line) and (action_input is not None or ctx.find(line) is not None):
@@ -115,6 +117,18 @@ def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action
         if isinstance(value, dict):
             return bind_call(name, value, ctx)
     return bind_call(name, raw, ctx)
+
+
+def signature_then_json(line: str, ctx: ReadContext) -> Action | None:
+    """``calculator[expression]{"expression": "2 * 3"}``: a tool's signature as the prompt lists it (its parameters'
+    names in the brackets), then its arguments as a JSON object: the call with those arguments (wrong ones are
+    then an ``invalid_parameters`` error naming the tool's, not an unreadable line); None when the line is not that."""
+    match = re.fullmatch(r"([\w.-]+)\s*\[([\w\s,]*)\]\s*(\{.*\})", line, re.DOTALL)
+    spec = ctx.find(match.group(1)) if match else None
+    if match is None or spec is None or not set(match.group(2).replace(",", " ").split()) <= set(spec.params):
+        return None
+    value = loads_lenient(match.group(3))
+    return bind_call(spec.name, value, ctx) if isinstance(value, dict) else None
 
 
 def command_line(line: str, ctx: ReadContext) -> Action | None:
