@@ -85,8 +85,12 @@ def error_text(
     transient: bool = False,
 ) -> str:
     """The observation the model sees for an error of ``kind``; ``transient``: an execution failure
-    that a retry may get past (the model is told so)."""
-    return TEXTS.get(kind, DEFAULT_TEXT).format(  # a StrEnum member and its string are the same key
+    that a retry may get past (the model is told so). A problem that ends its sentence (a check's message) gets
+    no second period."""
+    text = TEXTS.get(kind, DEFAULT_TEXT)  # a StrEnum member and its string are the same key
+    if problem.endswith((".", "!", "?")) and "{problem}." in text:
+        text = text.replace("{problem}.", "{problem}")
+    return text.format(
         kind=str(kind), problem=problem, tool=tool, tried=tried, failures=failures,
         advice=TRANSIENT_ADVICE if transient else ADVICE,
     )

@@ -95,6 +95,9 @@ def test_the_texts_the_model_sees_come_from_the_errors_module():
     assert error_text(ErrorKind.MALFORMED_OUTPUT, problem="could not read the call") == (
         "Error (malformed_output): could not read the call."
     )
+    assert error_text(ErrorKind.UNVERIFIED_ANSWER, problem="Say which tool gave it: multiply.") == (
+        "Not accepted yet (unverified_answer): Say which tool gave it: multiply."  # one period, not two
+    )
 
 
 def test_network_errors_reach_the_trace_as_the_enum_and_trip_the_breaker(tmp_path):
