@@ -100,7 +100,8 @@ def read(
     bounds: Bounds,
 ) -> tuple[Reply, str]:
     """(the reply as the checks see it, the run's next format): read in the turn's format (an answer may be given as a
-    call when an output schema is set: ``answer_not_call``), calls of tools the breaker took out refused, with what
+    call when an output schema is set: ``answer_not_call``; calls made before with the answer written after them are
+    that answer: ``answered_again``), calls of tools the breaker took out refused, with what
     the prompt showed that is no answer and, with an output schema, how the model's structured output types it."""
     text = reply_text(exchange.reply)
     parsed = answer_not_call(exchange.fmt.read(exchange.reply, exchange.ctx), text, deps.output_schema)
