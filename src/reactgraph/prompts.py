@@ -102,11 +102,9 @@ REPEATED_PLAN = (
     "question, reply with the answer now; if the question needs another step, say which, then call"
 )
 
-# A call on numbers from nowhere, for a question about the user's own things (reactgraph.graph.checks._clarify.guessed_values).
-GUESSED_VALUES = (
-    "{tool} was called on {numbers}, which neither the user nor a tool result gave, and the question asks about "
-    "{own}: only the user knows them. Ask the user for them with ask_user; if the user gave them, call again"
-)
+# The agent's question for values only the user knows, asked in place of a call on guessed numbers
+# (reactgraph.graph.checks._clarify.guessed_values): "What are your two lucky numbers?".
+USERS_OWN = "What {verb} your {things}?"
 
 # A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):
 # sent back once (think).

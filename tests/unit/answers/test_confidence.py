@@ -256,13 +256,13 @@ def test_an_answer_after_a_reply_sent_back_as_no_answer_scores_lower(math_tools)
 
 
 def test_a_calculation_on_whole_numbers_nobody_gave_lowers_the_score():
-    """The walkthrough's python-clarification: "my two lucky numbers" multiplied as 7 and 13 (0.90 and wrong before).
+    """The walkthrough's python-clarification: "my two lucky numbers" multiplied as 7 and 13 (0.90 and wrong before;
+    with "my" the agent now asks, guessed_values, so the question here names no one's numbers).
     A calculation with one given number (397.8 * 2), or on numbers a result of the same reply gives (6*7 + 2*4 as
     multiply, multiply, add(42, 8)), is no guess."""
     from reactgraph.testing import add, multiply
 
-    guess = tool_call("multiply", {"a": 7, "b": 13})  # held back once (guessed_values), made again: it runs
-    lucky, _ = run([guess, guess, "91"], [multiply], question="Multiply my two lucky numbers.")
+    lucky, _ = run([tool_call("multiply", {"a": 7, "b": 13}), "91"], [multiply], question="Multiply two lucky numbers.")
     assert lucky.confidence_signals["guessed"].numbers == ["7", "13"]
     doubled, _ = run([tool_call("calculator", {"expression": "397.8 * 2"}), "795.6"],
                      ToolRegistry.with_builtins(["calculator"]), question="What is 397.8 doubled?")

@@ -17,7 +17,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
-| ``guessed_values`` | calls | with ``ask_user`` on offer, a call on numbers neither the user nor a tool result gave, for a question about the user's own things ("my two lucky numbers"): ``Rewrite``, not run, the model told to ask; made again, it runs |
+| ``guessed_values`` | calls | with ``ask_user`` on offer, calls on numbers neither the user nor a tool result gave, for a question about the user's own things ("my two lucky numbers"): ``Rewrite``, not run, the agent asks the user for them ("What are your two lucky numbers?"); once a turn |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``repeated_plan`` | calls | the step before's call again with its result in place of one of its numbers, under the same reasoning word for word (497.8 + 100 after 397.8 + 100 gave 497.8): ``Rewrite``, not run; made again, it runs |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |

@@ -3,18 +3,17 @@ user's own question, or asks for a fact they told ("What is your name?" after "M
 values of a question that gives them ("What is the expression you want to evaluate?" for "What is 48 divided by 6,
 times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on. And asked
 when only the user can answer (``guessed_values``): a call on numbers from nowhere, for a question about the user's
-own things ("Multiply my two lucky numbers."), is not run; the model is told to ask."""
+own things ("Multiply my two lucky numbers."), is not run: the agent asks the user for them."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from reactgraph import prompts
 from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
-from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.checks._grounding import numbers_of, results
 from reactgraph.graph.deps import ASK_USER
@@ -99,29 +98,22 @@ OWN = re.compile(r"\b(?:my|our)\s+([\w' -]{1,40}?)(?=[.,;:?!]|$|\s+(?:and|by|wit
 
 
 def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """With ``ask_user`` on offer, a call whose numbers neither the user (the question, the earlier turns) nor a tool
-    result gave, for a question about the user's own things ("Multiply my two lucky numbers."), is not run: only the
-    user knows them (the local model multiplied 7 by 13 and answered 91). The model is told to ask; made again, the
-    call runs (once a turn)."""
+    """With ``ask_user`` on offer, calls whose numbers neither the user (the question, the earlier turns) nor a tool
+    result gave, for a question about the user's own things ("Multiply my two lucky numbers."), are not run: only
+    the user knows them, and the agent asks them ("What are your two lucky numbers?") in place of the first (the
+    local model multiplied 7 by 13 and answered 91; told to ask, it answered that the user must give them). Once a
+    turn: made again, the calls run."""
     question = state.get("question") or ""
-    if ASK_USER not in reply.tool_names or not (own := OWN.search(question)) or held_before(state):
+    if ASK_USER not in reply.tool_names or not (own := OWN.search(question)) or any(asking(a) for a in reply.actions):
+        return None
+    if any(c.get("check") == "guessed_values" for step in state.get("steps") or [] for c in step.get("checks") or []):
         return None
     said = [question, *(str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer"))]
     known = {n for text in [*said, *results(state)] for n in numbers_in(text)}
-    out, held = [], False
-    for action in reply.actions:
-        numbers = sorted(set(numbers_of(action.get("args"))) - PLAIN) if runs(action) and action["tool"] != ASK_USER else []
-        if numbers and not any(n in known for n in numbers):
-            problem = prompts.GUESSED_VALUES.format(
-                tool=action["tool"], numbers=" and ".join(str(n) for n in numbers), own=f"{own.group(0).strip()}"
-            )
-            action = {**action, "rejection_kind": ErrorKind.GUESSED_VALUES.value, "rejection": problem}
-            held = True
-        out.append(action)
-    return rewritten(reply, out) if held else None
-
-
-def held_before(state: Mapping[str, Any]) -> bool:
-    """Whether a call of this turn was held back as ``guessed_values`` already."""
-    return any(o.get("error_kind") == ErrorKind.GUESSED_VALUES for step in state.get("steps") or []
-               for o in step.get("observations") or [])
+    guessed = [a for a in reply.actions if runs(a) and (numbers := set(numbers_of(a.get("args"))) - PLAIN) and not numbers & known]
+    if not guessed:
+        return None
+    things = own.group(1).strip()
+    asked_for = prompts.USERS_OWN.format(verb="are" if things.endswith("s") else "is", things=things)
+    ask = cast(Action, {k: v for k, v in guessed[0].items() if k in ("id", "index")} | {"tool": ASK_USER, "args": {"question": asked_for}})
+    return Rewrite(tuple(ask if a is guessed[0] else a for a in reply.actions if a is guessed[0] or a not in guessed))
