@@ -11,7 +11,7 @@ CUT = 200  # characters of an answer or a detail a problem quotes
 
 def turn_problems(number: int, turn: Turn, done: Driven) -> list[str]:
     """What turn ``number`` got wrong (empty: it is right): it did not run, ended for another reason, answered wrong,
-    left out a call it must make, or has no call waiting that must wait."""
+    left out a call it must make, has no call waiting that must wait, or a reply check that must act did not."""
     where = f"turn {number} ({shown(turn)})"
     if done.result is None:
         return [f"{where} did not run: {done.note}"]
@@ -27,6 +27,8 @@ def turn_problems(number: int, turn: Turn, done: Driven) -> list[str]:
         problems.append(f"{where}: no {call.tool}({args}) ran")
     pending = {call.tool for call in result.pending_approvals}
     problems += [f"{where}: no {tool} call waits for approval" for tool in turn.waiting if tool not in pending]
+    acted = {check.check for step in result.trace.steps for check in step.checks}
+    problems += [f"{where}: the reply check {name} did not act" for name in turn.checked if name not in acted]
     return problems
 
 

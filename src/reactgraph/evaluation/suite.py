@@ -54,6 +54,7 @@ class Outcome(BaseModel):
     expected_reason: TerminationReason = TerminationReason.SUCCESS
     ran: list[ExpectedCall] = Field(default_factory=list, description="calls that must have run in the turn")
     waiting: list[str] = Field(default_factory=list, description="tools whose calls must wait for approval at its end")
+    checked: list[str] = Field(default_factory=list, description="reply checks that must have acted in the turn (sent back, stopped, rewrote)")
 
 
 class Turn(Outcome):

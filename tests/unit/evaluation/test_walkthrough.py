@@ -232,6 +232,17 @@ def test_an_approval_resumed_runs_the_call_and_an_answer_instead_of_the_call_is_
     assert len(SENT_EMAILS) == sent + 1  # nothing more was sent
 
 
+def test_the_docs_reply_check_must_act_and_the_number_be_right():
+    """python-reply-check: the docs' names_the_tool must send the answer back; the answer must be 100 (the local
+    model never named the tool after the send-back, and the answer stood: what the docs say it does)."""
+    [task] = [t for t in load_suite(WALKTHROUGH) if t.id == "python-reply-check"]
+    product = tool_call("multiply", {"a": 12.5, "b": 8})
+    sent_back = run_one(task, ScriptedChatModel(responses=[product, "100.0", "100.0"]))
+    assert (sent_back.correct, sent_back.problems) == (True, [])
+    named = run_one(task, ScriptedChatModel(responses=[product, "multiply gave 100.0"]))
+    assert not named.correct and named.problems == ["turn 1 ('What is 12.5 times 8?'): the reply check names_the_tool did not act"]
+
+
 # -- the command line, in-process ----------------------------------------------------------------------------
 
 
