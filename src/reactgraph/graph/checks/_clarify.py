@@ -102,7 +102,7 @@ def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     result gave, for a question about the user's own things ("Multiply my two lucky numbers."), are not run: only
     the user knows them, and the agent asks them ("What are your two lucky numbers?") in place of the first (the
     local model multiplied 7 by 13 and answered 91; told to ask, it answered that the user must give them). Once a
-    turn: made again, the calls run."""
+    turn: after the user's answer, the calls run."""
     question = state.get("question") or ""
     if ASK_USER not in reply.tool_names or not (own := OWN.search(question)) or any(asking(a) for a in reply.actions):
         return None
