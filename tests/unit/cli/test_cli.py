@@ -20,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).parents[3]
 REACTGRAPH = Path(sys.executable).with_name("reactgraph")
+CAP = 300  # seconds a CLI subprocess may take: a cap, not a timing (a loaded machine took over 60, then over 120)
 FIXTURES = "tests.integration.cli_fixtures"
 MODEL = {
     name: f"{FIXTURES}:{name}"
@@ -36,7 +37,7 @@ def db(tmp_path) -> Path:
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     full_env.pop("COLUMNS", None)
-    return subprocess.run([str(REACTGRAPH), *args], capture_output=True, text=True, env=full_env, cwd=ROOT, stdin=subprocess.DEVNULL, timeout=120)
+    return subprocess.run([str(REACTGRAPH), *args], capture_output=True, text=True, env=full_env, cwd=ROOT, stdin=subprocess.DEVNULL, timeout=CAP)
 
 
 def test_run_shows_steps_live_then_answer_and_footer(db):
@@ -143,7 +144,7 @@ def in_terminal(args: list[str], replies: list[tuple[bytes, bytes]]) -> tuple[st
     proc = subprocess.Popen([str(REACTGRAPH), *args], stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     os.close(slave)
     seen = b""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + CAP
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([master], [], [], 0.1)
@@ -159,7 +160,7 @@ def in_terminal(args: list[str], replies: list[tuple[bytes, bytes]]) -> tuple[st
                 os.write(master, replies.pop(0)[1])
             if proc.poll() is not None and not ready:
                 break
-        proc.wait(timeout=180)  # a cap, not a timing: a loaded machine took over 60 s
+        proc.wait(timeout=CAP)
     finally:
         os.close(master)
         if proc.poll() is None:
@@ -400,11 +401,11 @@ def test_resume_after_sigkill_uses_the_runs_model_and_tools(db, tmp_path):
         [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db), "--thread", "k"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + CAP
     while not blocked.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     proc.kill()  # SIGKILL while the model is answering
-    proc.wait(timeout=180)  # a cap, not a timing: a loaded machine took over 60 s
+    proc.wait(timeout=CAP)
     proc.stderr.close()
     assert blocked.exists() and calls.read_text().split() == ["paris"]
     assert "interrupted" in cli("runs", "--db", str(db)).stdout
@@ -424,7 +425,7 @@ def test_runs_at_100_columns_keeps_whole_thread_ids_and_reasons(db):
     assert cli("run", question, "--model", MODEL["answering"], "--tools", TOOLS, "--db", str(db), "--thread", thread).returncode == 0
     for columns in ("100", "60"):
         env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": columns}  # cli() drops COLUMNS
-        shown = subprocess.run([str(REACTGRAPH), "runs", "--db", str(db)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+        shown = subprocess.run([str(REACTGRAPH), "runs", "--db", str(db)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=CAP)
         assert shown.returncode == 0, shown.stderr
         assert thread in shown.stdout and "success" in shown.stdout and "finished" in shown.stdout
         assert "Where is" in shown.stdout  # the question column is folded, not dropped
@@ -438,11 +439,11 @@ def test_run_names_its_thread_first_and_ctrl_c_says_how_to_resume(db, tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a `cmd &` without job control ignores SIGINT
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + CAP
     while not block.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)  # as Ctrl-C
-    out, err = proc.communicate(timeout=180)
+    out, err = proc.communicate(timeout=CAP)
     thread = out.splitlines()[0].removeprefix("thread ").strip()
     assert len(thread) == 32 and f"continue with `reactgraph resume {thread}`" in err
     assert proc.returncode == 130  # interrupted: not 1 (an error) nor 4 (a run that ended without an answer)
@@ -457,11 +458,11 @@ def test_a_run_cancelled_from_another_process_exits_4(db, tmp_path):
         [str(REACTGRAPH), "run", "Where is Paris?", "--model", f"{FIXTURES}:blocking", "--tools", TOOLS, "--db", str(db), "--thread", "c"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + CAP
     while not block.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert cli("cancel", "c", "--db", str(db)).returncode == 0
-    out, err = proc.communicate(timeout=180)
+    out, err = proc.communicate(timeout=CAP)
     assert proc.returncode == 4, err
     assert out.splitlines()[-1].startswith("cancelled |")
 
@@ -489,11 +490,11 @@ def test_the_env_file_in_the_current_directory_is_read_and_the_environment_wins(
     (tmp_path / ".env").write_text(f"REACTGRAPH_DB={tmp_path / 'from-env-file.sqlite'}\nOLLAMA_HOST=http://127.0.0.1:1\n")
     env = {k: v for k, v in os.environ.items() if k != "REACTGRAPH_DB"} | {"PYTHONPATH": str(ROOT)}
     done = subprocess.run([str(REACTGRAPH), "run", "Where is Paris?", "--model", MODEL["answering"], "--tools", TOOLS],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120)
+                          capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=CAP)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "from-env-file.sqlite").exists()  # REACTGRAPH_DB from .env
     done = subprocess.run([str(REACTGRAPH), "run", "Hi"], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          stdin=subprocess.DEVNULL, timeout=120)
+                          stdin=subprocess.DEVNULL, timeout=CAP)
     assert done.returncode == 1 and "http://127.0.0.1:9" in done.stderr  # OLLAMA_HOST of the environment, not .env's
 
 
@@ -511,7 +512,7 @@ def test_a_model_factory_in_the_current_directory_imports(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         [str(REACTGRAPH), "run", "Answer?", "--model", "my_local_model:make", "--db", str(tmp_path / "x.sqlite")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120,
+        capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=CAP,
     )
     assert done.returncode == 0, done.stderr
     assert "Answer: Forty-two." in done.stdout

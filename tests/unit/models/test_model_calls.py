@@ -80,8 +80,10 @@ def test_the_time_budget_cuts_a_hanging_model_call_and_the_partial_answer_call(m
     assert model.started == 3
 
 
-def test_the_partial_answer_call_after_a_timeout_gets_its_grace(math_tools, log):
-    """The think call is cut at the budget; a partial answer that comes within the grace is used."""
+def test_the_partial_answer_call_after_a_timeout_gets_its_grace(math_tools, log, monkeypatch):
+    """The think call is cut at the budget; a partial answer that comes within the grace is used. (The grace is
+    widened: a loaded machine took more than its 0.5 s to hand back the scripted reply; that there is one is tested.)"""
+    monkeypatch.setattr("reactgraph.graph.nodes._terminate.PARTIAL_ANSWER_GRACE", 5.0)
     model = HangingModel(quick=[tool_call("lookup", {"key": "paris"}, thought="Look it up.")], partial="France, so far.")
     agent = ReActAgent(model, math_tools, checkpointer=None, summary_every=0, limits=Limits(timeout_seconds=3, partial_answer_timeout_seconds=5))
     result = agent.run("Where is Paris?")
