@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reactgraph.state import normalise, runs
+from reactgraph.state import compared_call, runs
 from reactgraph.tool_calling import ParsedReply, ReadContext
 from reactgraph.tool_calling.tags import cut_invented, find_tag, outside_fences
 
@@ -22,9 +22,9 @@ def answered_again(parsed: ParsedReply, text: str, steps: Sequence[Mapping[str, 
     final answer after them; else ``parsed`` as it is."""
     if parsed.source != "text" or not parsed.actions or not all(runs(a) for a in parsed.actions):
         return parsed
-    done = {_key(a) for step in steps for a, o in zip(step.get("actions") or [], step.get("observations") or [], strict=False)
-            if o.get("status") == "ok"}
-    if not all(_key(a) in done for a in parsed.actions):
+    done = [compared_call(a) for step in steps for a, o in zip(step.get("actions") or [], step.get("observations") or [], strict=False)
+            if o.get("status") == "ok"]
+    if not all(compared_call(a) in done for a in parsed.actions):
         return parsed
     own = outside_fences(text)
     action, final = find_tag(own, ctx.tags.action), find_tag(own, ctx.tags.final_answer)
@@ -33,7 +33,3 @@ def answered_again(parsed: ParsedReply, text: str, steps: Sequence[Mapping[str, 
     answer = cut_invented(text[final.end() :], ctx.tags).strip()
     return ParsedReply(thought=parsed.thought, answer=answer) if answer else parsed
 
-
-def _key(action: Mapping[str, Any]) -> str:
-    args = action.get("args")
-    return repr((action.get("tool"), normalise(args if isinstance(args, dict) else {})))

@@ -40,6 +40,7 @@ from reactgraph.state._records import (
     ToolStats,
     Turn,
     add_usage,
+    compared_call,
     current_turn,
     iteration_of,
     normalise,
@@ -194,4 +195,4 @@ def _same(old: Any, new: Any) -> bool:
     """Equal, and not one mutable object that a node may have changed in place (its write then kept)."""
     return old == new and (old is not new or isinstance(new, IMMUTABLE))
 
-__all__ = ["ACCUMULATING", "ALWAYS_WRITTEN", "Action", "Chat", "DoublingDeltaChannel", "IMMUTABLE", "InputState", "InvalidInputError", "LIMIT_REASONS", "OUTCOME", "Outcome", "OutputState", "ReActState", "TURN_KEY", "Termination", "TerminationReason", "TokenCount", "ToolStats", "Turn", "add_message_batches", "add_usage", "append_batches", "changes", "checked_query", "checked_question", "checked_text", "checked_thread_id", "current_turn", "iteration_of", "merge_batches", "merge_outcomes", "merged", "message_lists_added", "normalise", "run_input", "runs", "stopped", "sum_usage", "summarized_through", "tokens_used", "tool_stats", "typed_output_state", "with_turn"]
+__all__ = ["ACCUMULATING", "ALWAYS_WRITTEN", "Action", "Chat", "DoublingDeltaChannel", "IMMUTABLE", "InputState", "InvalidInputError", "LIMIT_REASONS", "OUTCOME", "Outcome", "OutputState", "ReActState", "TURN_KEY", "Termination", "TerminationReason", "TokenCount", "ToolStats", "Turn", "add_message_batches", "add_usage", "append_batches", "changes", "checked_query", "checked_question", "checked_text", "checked_thread_id", "compared_call", "current_turn", "iteration_of", "merge_batches", "merge_outcomes", "merged", "message_lists_added", "normalise", "run_input", "runs", "stopped", "sum_usage", "summarized_through", "tokens_used", "tool_stats", "typed_output_state", "with_turn"]

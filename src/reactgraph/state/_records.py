@@ -86,6 +86,13 @@ def normalise(value: Any) -> Any:
     return value
 
 
+def compared_call(action: Mapping[str, Any]) -> list[Any]:
+    """A call as the stall rule compares calls (and ``answered_again`` finds one made before): its tool and its
+    arguments ``normalise``d."""
+    args = action.get("args")
+    return [action.get("tool"), normalise(args if isinstance(args, dict) else {})]
+
+
 def runs(action: Action) -> bool:
     """Whether act runs ``action``'s tool (it reports a rejection or the agent's own answer instead)."""
     return "rejection" not in action and "answered" not in action

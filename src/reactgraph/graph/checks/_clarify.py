@@ -15,7 +15,7 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
-from reactgraph.graph.checks._grounding import numbers_of, results
+from reactgraph.graph.checks._grounding import known_numbers, numbers_of
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, runs
@@ -108,8 +108,8 @@ def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
         return None
     if any(c.get("check") == "guessed_values" for step in state.get("steps") or [] for c in step.get("checks") or []):
         return None
-    said = [question, *(str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer"))]
-    known = {n for text in [*said, *results(state)] for n in numbers_in(text)}
+    earlier = [str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer")]
+    known = known_numbers(state) | {n for text in earlier for n in numbers_in(text)}
     guessed = [a for a in reply.actions if runs(a) and (numbers := set(numbers_of(a.get("args"))) - PLAIN) and not numbers & known]
     if not guessed:
         return None

@@ -25,9 +25,9 @@ from reactgraph.state import (
     TerminationReason,
     ToolStats,
     add_usage,
+    compared_call,
     current_turn,
     iteration_of,
-    normalise,
     stopped,
     sum_usage,
     tool_stats,
@@ -48,7 +48,7 @@ def stall_signals(previous: dict[str, Any], outcomes: list[Outcome]) -> dict[str
     outcomes = [o for o in outcomes if o.get("error_kind") != ErrorKind.INVALID_OUTPUT]
     if not outcomes:
         return {"action_repeats": 0, "observation_repeats": 0}
-    action = json.dumps([[o["tool"], normalise(o["args"])] for o in outcomes], sort_keys=True, ensure_ascii=False)
+    action = json.dumps([compared_call(o) for o in outcomes], sort_keys=True, ensure_ascii=False)
     observation = json.dumps([o["content"] for o in outcomes], ensure_ascii=False)
     signals: dict[str, Any] = {}
     for kind, text in (("action", action), ("observation", observation)):
