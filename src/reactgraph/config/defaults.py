@@ -36,6 +36,7 @@ DEFAULT_REPLY_CHECKS = (
     "null_answer",
     "announced_call",
     "made_up_output",
+    "asks_back",
     "unsupported_number",
     "unfounded_name",
     "answers_each",
@@ -46,6 +47,7 @@ DEFAULT_REPLY_CHECKS = (
     "thought_required",
     "fan_out",
     "premature_call",
+    "dotted_thousands",
     "output_schema",
 )
 DEFAULT_RETRYABLE_PATTERNS = (

@@ -214,3 +214,17 @@ def test_action_none_is_told_how_to_answer(math_tools, log):
     assert refused.error_kind == "malformed_output"
     assert "names no tool to call (to give the answer, use Final Answer: instead of Action:)" in refused.content
     assert result.final_answer == "France"
+
+
+def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools_example():
+    """The local model's reply for "Now double that number." (chat-follow-up): the calculator's signature, then JSON
+    arguments it does not take. The error shows the input whole, with the example its description gives."""
+    from reactgraph.tools import ToolRegistry
+
+    written = 'Thought: double it\nAction: calculator[expression]{"operation": "*", "num1": 397.8, "num2": 2}'
+    model = TextOnlyModel(responses=[written, "Thought: t\nAction: calculator[397.8 * 2]", "Thought: t\nFinal Answer: 795.6"])
+    result = run(model, ToolRegistry.with_builtins(["calculator"]))
+    first, second = (s.observations[0] for s in result.trace.steps[:2])
+    assert first.error_kind == "invalid_parameters"
+    assert first.content.endswith('its one input, whole, as in {"expression": "sqrt(16) + 2**3"}.')
+    assert (second.content, result.final_answer) == ("795.6", "795.6")
