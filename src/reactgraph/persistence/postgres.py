@@ -32,6 +32,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 from reactgraph.persistence._loop_pools import LoopPools
 from reactgraph.persistence.activity import Activity
 from reactgraph.persistence.base import ALL_RUNS, DECODE_ERRORS, CheckpointStoreError, Hold, RunStore, busy
+from reactgraph.persistence.pools import EndingPool
 
 CONNECT_TIMEOUT = 10  # seconds to reach the server before the URL is reported unusable
 POOL_SIZE = 4  # connections of the sync pool (the saver takes one at a time; cancel checks another)
@@ -159,7 +160,7 @@ class PostgresRunStore(RunStore):
         self, configure: Callable[[psycopg.AsyncConnection[Any]], Awaitable[None]]
     ) -> AsyncConnectionPool[psycopg.AsyncConnection[DictRow]]:
         """A loop's async pool, not opened yet, calling ``configure`` on each new connection."""
-        return AsyncConnectionPool(
+        return EndingPool(
             self.url, min_size=1, max_size=ASYNC_POOL_SIZE, kwargs=CONNECTION | {"connect_timeout": CONNECT_TIMEOUT},
             timeout=CONNECT_TIMEOUT, check=acheck_if_closed, configure=configure, open=False, name="reactgraph-async",
         )

@@ -15,6 +15,7 @@ from procrastinate.manager import JobManager
 from psycopg_pool import AsyncConnectionPool
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_delay, wait_exponential
 
+from reactgraph.persistence.pools import EndingPool
 from reactgraph.persistence.postgres import acheck_if_closed
 from reactgraph.queue._database import (
     QUEUE,
@@ -38,8 +39,8 @@ RUN_RETRY = procrastinate.RetryStrategy(max_attempts=30, linear_wait=1, retry_ex
 
 def queue_pool(**options: Any) -> AsyncConnectionPool:
     """procrastinate's pool, testing a connection it hands out with a round trip only when the server may have closed
-    it (``acheck_if_closed``), not before every query."""
-    return AsyncConnectionPool(**options | {"check": acheck_if_closed})
+    it (``acheck_if_closed``), not before every query; its workers end when the loop's end cancels them (``EndingPool``)."""
+    return EndingPool(**options | {"check": acheck_if_closed})
 
 
 class SettledJobs(JobManager):

@@ -22,16 +22,16 @@ def paris_model() -> ScriptedChatModel:
 
 @pytest.fixture
 def pools_opened(monkeypatch) -> list:
-    """Every async pool the store opens, in order (the real psycopg_pool class, counted). Held here, a pool the
+    """Every async pool the store opens, in order (the store's pool class, counted). Held here, a pool the
     store drops is not freed, so its connections end only when the store closes them."""
     opened: list = []
 
-    class Counted(postgres_module.AsyncConnectionPool):
+    class Counted(postgres_module.EndingPool):
         async def open(self, *args, **kwargs) -> None:
             opened.append(self)
             await super().open(*args, **kwargs)
 
-    monkeypatch.setattr(postgres_module, "AsyncConnectionPool", Counted)
+    monkeypatch.setattr(postgres_module, "EndingPool", Counted)
     return opened
 
 
