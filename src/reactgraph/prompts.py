@@ -93,9 +93,8 @@ PREMATURE_CALL = (
 # A final answer that asks for details before any tool was tried (reactgraph.graph.checks._answers.asks_back).
 ASKS_BACK = (
     "Your reply asks for details instead of answering, and no tool has been tried. Look for them with the tools "
-    "({tools}) first; then answer from what they give{ask}"
+    "that find things ({tools}) first; then answer from what they give"
 )
-ASKS_BACK_USER = ", and ask the user (ask_user) only what no tool can find"
 
 # A bare yes or no to a question that also asks which, what, ... (reactgraph.graph.checks._grounded.answers_each).
 ANSWER_EACH = (

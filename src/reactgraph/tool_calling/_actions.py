@@ -8,7 +8,7 @@ import shlex
 
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
-from reactgraph.tool_calling._binding import bind_call
+from reactgraph.tool_calling._binding import EXAMPLE, bind_call
 from reactgraph.tool_calling.json_blocks import (
     FINISH_VERBS,
     bracketed_spans,
@@ -128,7 +128,14 @@ def signature_then_json(line: str, ctx: ReadContext) -> Action | None:
     if match is None or spec is None or not set(match.group(2).replace(",", " ").split()) <= set(spec.params):
         return None
     value = loads_lenient(match.group(3))
-    return bind_call(spec.name, value, ctx) if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return None
+    action = bind_call(spec.name, value, ctx)
+    if action.get("rejection_kind") == ErrorKind.INVALID_PARAMETERS.value and len(spec.params) == 1 and (example := EXAMPLE.search(spec.description)):
+        problem = (f"{spec.name}[{spec.params[0]}] is how the tool list names its input; write the input itself in the "
+                   f"brackets, with nothing after them, e.g. {ctx.tags.action}: {spec.name}[{example.group(1)}]")
+        return reject(ErrorKind.INVALID_PARAMETERS, problem, ctx)
+    return action
 
 
 def command_line(line: str, ctx: ReadContext) -> Action | None:

@@ -218,7 +218,7 @@ def test_action_none_is_told_how_to_answer(math_tools, log):
 
 def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools_example():
     """The local model's reply for "Now double that number." (chat-follow-up): the calculator's signature, then JSON
-    arguments it does not take. The error shows the input whole, with the example its description gives."""
+    arguments it does not take. The error says the brackets hold the input itself, with the tool's own example."""
     from reactgraph.tools import ToolRegistry
 
     written = 'Thought: double it\nAction: calculator[expression]{"operation": "*", "num1": 397.8, "num2": 2}'
@@ -226,5 +226,17 @@ def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools
     result = run(model, ToolRegistry.with_builtins(["calculator"]))
     first, second = (s.observations[0] for s in result.trace.steps[:2])
     assert first.error_kind == "invalid_parameters"
-    assert first.content.endswith('its one input, whole, as in {"expression": "sqrt(16) + 2**3"}.')
+    assert first.content.endswith("calculator[expression] is how the tool list names its input; write the input itself in "
+                                  "the brackets, with nothing after them, e.g. Action: calculator[sqrt(16) + 2**3].")
     assert (second.content, result.final_answer) == ("795.6", "795.6")
+
+
+def test_json_arguments_without_the_one_input_show_the_tools_example():
+    from reactgraph.tool_calling._binding import bind_call
+    from reactgraph.tool_calling.reading import ReadContext
+    from reactgraph.tools import ToolRegistry
+    from reactgraph.tools.specs import tool_specs
+
+    ctx = ReadContext(tools=tool_specs(t.tool for t in ToolRegistry.with_builtins(["calculator"]).list()))
+    rejected = bind_call("calculator", {"operation": "*", "num1": 397.8, "num2": 2}, ctx)
+    assert rejected["rejection"].endswith('its one input, whole, as in {"expression": "sqrt(16) + 2**3"}.')

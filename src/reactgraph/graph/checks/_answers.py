@@ -16,7 +16,7 @@ from reactgraph.answers.non_answers import made_up_output as shows_made_up_outpu
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks._base import Reply, SendBack, Stop
-from reactgraph.graph.checks._grounding import results
+from reactgraph.graph.checks._grounding import CALCULATIONS, results
 from reactgraph.graph.checks._reply import find_phrase
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import TerminationReason
@@ -69,14 +69,13 @@ ASKING_BACK = re.compile(
 
 
 def asks_back(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """An answer that asks for details while no tool has been tried and tools that can look are on offer (a
-    sub-agent asked to count the architecture's layers: "Could you please provide more details?") is sent back
-    to be checked: look first, then answer (ask the user only what no tool can find)."""
-    lookers = [name for name in reply.tool_names if name != ASK_USER]
+    """An answer that asks for details while no tool has been tried and tools that find things are on offer (tools
+    that take text, not the built-in calculations; a sub-agent asked to count the architecture's layers: "Could you
+    please provide more details?") is sent back to be checked: look first, then answer."""
+    lookers = [s.name for s in reply.tools if s.name != ASK_USER and s.name not in CALCULATIONS and "string" in s.types]
     if reply.answer is None or not lookers or not ASKING_BACK.search(reply.answer) or tried(state):
         return None
-    ask = prompts.ASKS_BACK_USER if ASK_USER in reply.tool_names else ""
-    return SendBack(prompts.ASKS_BACK.format(tools=", ".join(lookers), ask=ask))
+    return SendBack(prompts.ASKS_BACK.format(tools=", ".join(lookers)))
 
 
 def tried(state: Mapping[str, Any]) -> bool:

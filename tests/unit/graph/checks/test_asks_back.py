@@ -26,8 +26,7 @@ def test_a_request_for_details_before_any_tool_is_sent_back_to_look_first():
     result = agent(ASKED, tool_call("lookup", {"key": "layers"}), "13").run("Count the layers of the architecture.")
     check = result.trace.steps[0]
     assert check.kind == "check" and check.checks[0].check == "asks_back"
-    assert "no tool has been tried. Look for them with the tools (lookup) first" in check.observations[0].content
-    assert "ask_user" not in check.observations[0].content  # not on offer
+    assert "no tool has been tried. Look for them with the tools that find things (lookup) first" in check.observations[0].content
     assert (result.termination_reason, result.final_answer, result.tool_usage) == (TerminationReason.SUCCESS, "13", {"lookup": 1})
 
 
@@ -49,3 +48,13 @@ def test_a_sub_agent_that_asks_back_looks_and_the_lead_gets_its_answer():
     result = lead.run("How many layers does the architecture have, times 3?")
     assert result.trace.steps[0].observations[0].content == "13"
     assert [a.tool for s in result.trace.steps[0].observations[0].trace.steps for a in s.actions if a.tool] == ["lookup"]
+
+
+def test_only_the_tools_that_find_things_are_named():
+    from reactgraph.tools import ToolRegistry as Registry
+
+    tools = Registry.with_builtins(["calculator", "percent_of"], tools=[lookup])
+    bot = ReActAgent(model=ScriptedChatModel(responses=[ASKED, "13"]), tools=tools, checkpointer=None, summary_every=0,
+                     allow_clarification=True)
+    sent = bot.run("Count the layers of the architecture.").trace.steps[0].observations[0].content
+    assert "the tools that find things (lookup) first" in sent
