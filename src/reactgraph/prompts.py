@@ -115,10 +115,6 @@ OWN_QUESTION = (
     "words, another tool), or answer from the results so far and say what they do not tell."
 )
 
-# The observation of an ask_user call about the agent's own tools ("What is the correct way to use the calculator
-# tool?"): the user does not know them; the tools the question names (all, when it names none), as the prompt lists them.
-TOOLS_ANSWER = "(The user was not asked: they do not know your tools.) {tools}. Call the one that fits, written that way."
-
 # The agent's question for values only the user knows, asked in place of a call on guessed numbers
 # (reactgraph.graph.checks._clarify.guessed_values): "What are your two lucky numbers?".
 USERS_OWN = "What {verb} your {things}?"

@@ -17,7 +17,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
-| ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives), or about the agent's tools: ``Rewrite``, the agent answers it with their words, or with the tools |
+| ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
 | ``guessed_values`` | calls | with ``ask_user`` on offer, calls on numbers neither the user nor a tool result gave, for a question about the user's own things ("my two lucky numbers"): ``Rewrite``, not run, the agent asks the user for them ("What are your two lucky numbers?"); once a turn |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``repeated_plan`` | calls | the step before's call again with its result in place of one of its numbers, under the same reasoning word for word (497.8 + 100 after 397.8 + 100 gave 497.8): ``Rewrite``, not run; made again, it runs |
@@ -40,14 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from reactgraph.config import DEFAULT_REPLY_CHECKS, ConfigError
 from reactgraph.errors import did_you_mean
-from reactgraph.graph.checks._answers import (
-    announced_call,
-    answer_stands,
-    asks_back,
-    made_up_output,
-    no_answer,
-    null_answer,
-)
+from reactgraph.graph.checks._answers import announced_call, answer_stands, asks_back, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.graph.checks._calls import one_question, repeated_plan, thought_required
 from reactgraph.graph.checks._clarify import guessed_values, said_already

@@ -1,8 +1,7 @@
 """Questions back to the user only when the user must answer (``said_already``): an ``ask_user`` call that is the
 user's own question, or asks for a fact they told ("What is your name?" after "My name is Ada."), or asks for the
 values of a question that gives them ("What is the expression you want to evaluate?" for "What is 48 divided by 6,
-times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on; one about the
-agent's own tools ("What is the correct way to use the calculator tool?") is answered with those tools. And asked
+times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on. And asked
 when only the user can answer (``guessed_values``): a call on numbers from nowhere, for a question about the user's
 own things ("Multiply my two lucky numbers."), is not run: the agent asks the user for them."""
 
@@ -20,7 +19,6 @@ from reactgraph.graph.checks._grounding import known_numbers, numbers_of
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, runs
-from reactgraph.tools.specs import ToolSpec
 
 ASKING = frozenset(
     "you your want would like please provide give tell specify clarify confirm mean meant which what whats how many "
@@ -32,52 +30,16 @@ SIMILAR = 0.75  # of a question's own words that an earlier question shares, to 
 
 
 def said_already(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """An ``ask_user`` question the user's own words answer is answered with them, and one about the agent's tools
-    with those tools: the user is not asked."""
+    """An ``ask_user`` question the user's own words answer is answered with them: the user is not asked."""
     said = [state.get("question") or "", *(t.get("question") or "" for t in state.get("turns") or [])]
-    answers = [agents_answer(a, said, reply.tools) if asking(a) else None for a in reply.actions]
-    return rewritten(reply, [answered(a, text) if text else a for a, text in zip(reply.actions, answers, strict=True)])
-
-
-def agents_answer(action: Action, said: list[str], specs: tuple[ToolSpec, ...]) -> str | None:
-    """What the agent answers for the user to an ``ask_user`` call (``said``: the question first, then the earlier
-    turns'), or None when it is the user's to answer."""
-    question = asked(action)
-    if tools := asked_about_tools(question, specs):
-        return prompts.TOOLS_ANSWER.format(tools=described(tools))
-    if not (restates(action, said) or (VALUES.search(question) and numbers_in(said[0]))):
-        return None
-    if similar(question, said[0]):
-        return prompts.OWN_QUESTION
-    return (f"(The user was not asked: they said it already.) They wrote: {' / '.join(filter(None, said))}. "
+    question = state.get("question") or ""
+    told = (f"(The user was not asked: they said it already.) They wrote: {' / '.join(filter(None, said))}. "
             "Go on with what it gives: call a tool on it or answer.")
-
-
-TOOLS_QUESTION = re.compile(
-    r"\b(?:tools?|functions?)\b.*\b(?:what|which|how|available|can i|could i|should i|list|exist|way|use)\b"
-    r"|\b(?:what|which|how|available|can i|could i|should i|list|exist|way|use)\b.*\b(?:tools?|functions?)\b",
-    re.IGNORECASE | re.DOTALL,
-)
-"""A question about the agent's tools: which there are, how to call them ("What is the correct way to use the
-calculator tool?")."""
-
-
-def asked_about_tools(question: str, specs: tuple[ToolSpec, ...]) -> list[ToolSpec]:
-    """The tools a question for the user asks about: the ones it names, or all of them when it names none; none
-    when it is not about the tools."""
-    if not TOOLS_QUESTION.search(question):
-        return []
-    tools = [s for s in specs if s.name != ASK_USER]
-    named = [s for s in tools if re.search(rf"\b{re.escape(s.name)}\b", question, re.IGNORECASE)]
-    return named or tools
-
-
-def described(specs: list[ToolSpec]) -> str:
-    """Tools as the prompt lists them, with the example call of a tool with one input whose description gives one."""
-    return "; ".join(
-        f"{s.signature()}: {s.description}" + (f" Written: {s.name}[{s.example}]" if len(s.params) == 1 and s.example else "")
-        for s in specs
-    )
+    return rewritten(reply, [
+        answered(a, prompts.OWN_QUESTION if similar(asked(a), question) else told)
+        if asking(a) and (restates(a, said) or (VALUES.search(asked(a)) and numbers_in(question))) else a
+        for a in reply.actions
+    ])
 
 
 def asking(action: Action) -> bool:
