@@ -3,17 +3,14 @@ on numbers that neither the question nor any tool result so far holds, made in t
 something up (an offered tool whose arguments have no number: a search, a file read; a question to the user is
 none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on numbers
 it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is not run, and
-its observation asks for it again once the lookup's result is there, with the numbers it gives. A lookup may write
-numbers in words of its own (a sub-agent's task, "Count the layers and multiply by 3"), and a call of any tool given
-two numbers or more and nothing else (``multiply(a=5, b=3)`` beside that task) is a calculation too; other calls are
-never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
+its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
+are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
 A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
 the same way. The reply check: ``premature_call``."""
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -46,17 +43,14 @@ def results(state: Mapping[str, Any]) -> list[str]:
 def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known``, or that writes names where numbers go,
     turned into a premature_call rejection when another call of the same reply is a lookup (a call of an ``offered``
-    tool, not a calculation, with no number in its arguments or with a text of words: a query, a sub-agent's task).
-    A calculation is a call of a built-in calculation tool, or of any tool given two numbers or more and nothing else
-    (``multiply(a=5, b=3)``)."""
+    tool, not a calculation, with no number in its arguments)."""
     lookable = offered - {ASK_USER} - CALCULATIONS
-    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and not _numbers_only(a.get("args"))
-               and (next(numbers_of(a.get("args")), None) is None or _worded(a.get("args")))]
+    lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
         return list(actions)
     out = []
     for action in actions:
-        calculation = runs(action) and action["tool"] not in lookups and (action["tool"] in CALCULATIONS or _numbers_only(action.get("args")))
+        calculation = runs(action) and action["tool"] in CALCULATIONS
         guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         names = _names(action.get("args")) if calculation else []
         if guessed or names:
@@ -76,20 +70,6 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     if len(reply.actions) < 2:
         return None
     return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names)))
-
-
-def _numbers_only(args: Any) -> bool:
-    """Whether the arguments are two numbers or more, and nothing else (``{"a": 5, "b": 3}``; not ``{"sides": 6}``)."""
-    return isinstance(args, Mapping) and len(args) >= 2 and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in args.values())
-
-
-WORDS = 3  # words of an argument that make it a text (a query, a task), not a value
-
-
-def _worded(args: Any) -> bool:
-    """Whether an argument is a text of words (``"Count the layers and multiply by 3"``)."""
-    return any(len(re.findall(r"[^\W\d_]{2,}", text)) >= WORDS for text in _strings(args))
 
 
 def _names(value: Any) -> list[str]:

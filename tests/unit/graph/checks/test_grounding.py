@@ -1,9 +1,7 @@
-"""Calculations made too early: a calculation (built-in, or a tool given numbers only) on numbers that neither the question nor a
-tool result holds, made beside a lookup in the same reply, is not run; the lookup runs, and the call made again with the numbers the lookup gave does."""
+"""Calculations made too early: a built-in calculation on numbers that neither the question nor a tool result holds, made beside a lookup
+in the same reply, is not run; the lookup runs, and the call made again with the numbers the lookup gave does."""
 
 from __future__ import annotations
-
-from decimal import Decimal
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.graph.checks._grounding import known_numbers, premature
@@ -55,7 +53,7 @@ def test_numbers_from_the_question_or_without_a_lookup_beside_them_run_at_once()
     assert [o.status for o in steps[0].observations] == ["ok"] * 4  # 2 and 3 are in no text, but no lookup is beside them
 
 
-def test_premature_reads_numbers_at_any_depth_and_holds_back_only_calculations():
+def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_built_in_calculations():
     known = known_numbers({"question": "Costs were 64,100.", "steps": [
         {"observations": [{"status": "ok", "content": "Revenue: 92,400"}, {"status": "error", "content": "Error 7"}]}]})
     assert known == {64100, 92400}
@@ -66,21 +64,15 @@ def test_premature_reads_numbers_at_any_depth_and_holds_back_only_calculations()
         {"id": "c", "tool": "percentage_change", "args": {"old": 7, "new": 92400}},
         {"id": "d", "tool": "calculator", "args": {"expression": "3 + 4"}, "rejection": "bad", "rejection_kind": "malformed_output"},
         {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # not a calculation
-        {"id": "f", "tool": "roll", "args": {"sides": 6}},  # one number: the model may choose it
-        {"id": "g", "tool": "multiply", "args": {"a": 5, "b": 3}},  # numbers only: a calculation, 5 from nowhere
+        {"id": "f", "tool": "roll", "args": {"sides": 6}},  # not a built-in calculation: the model may choose its numbers
     ]
     out = premature(actions, known, offered)
-    assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None, "premature_call"]
+    assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None]
     assert "on numbers that neither the question nor a tool result holds" in out[2]["rejection"]
     unknown = [{"id": "n", "tool": "nope", "args": {}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
     assert premature(unknown, set(), offered) == unknown  # a tool not offered looks nothing up
     asked = [{"id": "q", "tool": "ask_user", "args": {"question": "Which city?"}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
     assert premature(asked, set(), offered) == asked  # a question to the user is no lookup
-    # a sub-agent's task writes a number of its own and is still a lookup; what is multiplied beside it waits
-    task = [{"id": "r", "tool": "researcher", "args": {"task": "Count the number of layers in the architecture and multiply by 3"}},
-            {"id": "m", "tool": "multiply", "args": {"a": 5, "b": 3}}]
-    held = premature(task, {Decimal(3)}, offered | {"researcher"})
-    assert [a.get("rejection_kind") for a in held] == [None, "premature_call"] and "same reply as researcher" in held[1]["rejection"]
 
 
 def read_file(path: str) -> str:
@@ -105,20 +97,3 @@ def test_a_calculation_on_names_waits_for_the_lookup():
     assert [o.error_kind for o in first.observations] == [None, "premature_call"] and "on names" in first.observations[1].content
     assert second.observations[0].status == "error"  # the calculator's own error: it takes numbers, not names
     assert third.observations[0].content == "28300" and result.tool_usage == {"read_file": 1, "calculator": 2}
-
-
-def test_a_product_beside_a_sub_agents_task_waits_for_its_answer():
-    """The walkthrough's lead wrote the researcher's task and ``multiply(5, 3)`` in one reply, then answered 45."""
-    from reactgraph.testing import multiply
-
-    researcher = ReActAgent(model=ScriptedChatModel(responses=["13"], repeat_last=True), tools=[multiply], checkpointer=None, summary_every=0)
-    registry = ToolRegistry([multiply])
-    registry.register_agent(researcher, "researcher", "Finds facts in the project's documents.")
-    task = {"task": "Count the number of layers in the architecture and multiply by 3"}
-    lead = ReActAgent(model=ScriptedChatModel(responses=[
-        tool_calls([("researcher", task), ("multiply", {"a": 5, "b": 3})]), tool_call("multiply", {"a": 13, "b": 3}), "39"]),
-        tools=registry, checkpointer=None, summary_every=0, allow_clarification=False)
-    result = lead.run("How many layers does the architecture have, times 3?")
-    first = result.trace.steps[0]
-    assert [o.error_kind for o in first.observations] == [None, "premature_call"] and first.observations[0].content == "13"
-    assert (result.final_answer, result.tool_usage) == ("39", {"researcher": 1, "multiply": 1})
