@@ -90,12 +90,6 @@ PREMATURE_CALL = (
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
 
-# A final answer that asks for details before any tool was tried (reactgraph.graph.checks._answers.asks_back).
-ASKS_BACK = (
-    "Your reply asks for details instead of answering, and no tool has been tried. Look for them with the tools "
-    "that find things ({tools}) first; then answer from what they give"
-)
-
 # A bare yes or no to a question that also asks which, what, ... (reactgraph.graph.checks._grounded.answers_each).
 ANSWER_EACH = (
     "Your answer ({answer}) is one short answer, and the question asks {count} things: {questions}. Answer each of "
@@ -106,13 +100,6 @@ ANSWER_EACH = (
 REPEATED_PLAN = (
     "your reasoning is the step before's, word for word, and that step was carried out: {gave}. If that answers the "
     "question, reply with the answer now; if the question needs another step, say which, then call"
-)
-
-# The observation of an ask_user call that asks the user their own question back (reactgraph.graph.checks._clarify.
-# said_already): the local model asked it three times after a search that did not hold the answer.
-OWN_QUESTION = (
-    "(The user was not asked: that is their own question, for you to answer.) Try the tools another way (other "
-    "words, another tool), or answer from the results so far and say what they do not tell."
 )
 
 # The agent's question for values only the user knows, asked in place of a call on guessed numbers

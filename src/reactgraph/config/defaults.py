@@ -36,7 +36,6 @@ DEFAULT_REPLY_CHECKS = (
     "null_answer",
     "announced_call",
     "made_up_output",
-    "asks_back",
     "unsupported_number",
     "unfounded_name",
     "answers_each",

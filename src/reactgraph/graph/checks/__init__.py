@@ -13,7 +13,6 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``null_answer`` | answer | ``None`` / ``null`` / ``N/A`` after a tool gave a result: ``SendBack`` as no answer |
 | ``announced_call`` | answer | says it will call a tool and calls none: ``SendBack`` as no answer |
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
-| ``asks_back`` | answer | asks for details ("Could you please provide more details?") before any tool was tried, with tools that look on offer: ``SendBack`` to be checked, told to look first |
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
@@ -40,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from reactgraph.config import DEFAULT_REPLY_CHECKS, ConfigError
 from reactgraph.errors import did_you_mean
-from reactgraph.graph.checks._answers import announced_call, answer_stands, asks_back, made_up_output, no_answer, null_answer
+from reactgraph.graph.checks._answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.graph.checks._calls import one_question, repeated_plan, thought_required
 from reactgraph.graph.checks._clarify import guessed_values, said_already
@@ -58,7 +57,6 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "null_answer": null_answer,
     "announced_call": announced_call,
     "made_up_output": made_up_output,
-    "asks_back": asks_back,
     "unsupported_number": unsupported_number,
     "unfounded_name": unfounded_name,
     "answers_each": answers_each,

@@ -1,11 +1,9 @@
 """Checks of whether a final reply is an answer at all: the first four send a reply back as no answer
-(``non_answer`` / ``empty_reply``, bounded by ``max_parse_retries`` in a row); ``asks_back`` sends back, to be
-checked, a request for details made before any tool was tried; ``answer_stands`` ends the run with an answer sent
-back to be checked when the reply to the check says nothing new."""
+(``non_answer`` / ``empty_reply``, bounded by ``max_parse_retries`` in a row); ``answer_stands`` ends the run with
+an answer sent back to be checked when the reply to the check says nothing new."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,9 +14,8 @@ from reactgraph.answers.non_answers import made_up_output as shows_made_up_outpu
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind
 from reactgraph.graph.checks._base import Reply, SendBack, Stop
-from reactgraph.graph.checks._grounding import CALCULATIONS, results
+from reactgraph.graph.checks._grounding import results
 from reactgraph.graph.checks._reply import find_phrase
-from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import TerminationReason
 
 NULLS = frozenset({"none", "null", "nil", "n/a", "na", "undefined", "nothing", "unknown", "-", "?"})
@@ -57,30 +54,6 @@ def made_up_output(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     if reply.answer is None or (problem := shows_made_up_output(reply.answer)) is None:
         return None
     return SendBack(prompts.NOT_AN_ANSWER.format(problem=problem), ErrorKind.NON_ANSWER)
-
-
-ASKING_BACK = re.compile(
-    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:provide|clarify|specify|share|tell|give|explain|let\s+me\s+know)\b"
-    r"|\bplease\s+(?:provide|clarify|specify|share)\b"
-    r"|\b(?:i|we)(?:'ll|\s+will|\s+would)?\s+need\s+(?:to\s+know\s+)?(?:more|additional|further|some)\s+(?:details|information|context)\b",
-    re.IGNORECASE,
-)
-"""An answer that asks for details: "Could you please provide more details?", "I'll need more information"."""
-
-
-def asks_back(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """An answer that asks for details while no tool has been tried and tools that find things are on offer (tools
-    that take text, not the built-in calculations; a sub-agent asked to count the architecture's layers: "Could you
-    please provide more details?") is sent back to be checked: look first, then answer."""
-    lookers = [s.name for s in reply.tools if s.name != ASK_USER and s.name not in CALCULATIONS and "string" in s.types]
-    if reply.answer is None or not lookers or not ASKING_BACK.search(reply.answer) or tried(state):
-        return None
-    return SendBack(prompts.ASKS_BACK.format(tools=", ".join(lookers)))
-
-
-def tried(state: Mapping[str, Any]) -> bool:
-    """Whether the run has called a tool (with any outcome) before this reply."""
-    return any(a.get("tool") for step in state.get("steps") or [] for a in step.get("actions") or [])
 
 
 def answer_stands(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Stop | None:

@@ -33,10 +33,9 @@ def said_already(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Re
     """An ``ask_user`` question the user's own words answer is answered with them: the user is not asked."""
     said = [state.get("question") or "", *(t.get("question") or "" for t in state.get("turns") or [])]
     question = state.get("question") or ""
-    told = (f"(The user was not asked: they said it already.) They wrote: {' / '.join(filter(None, said))}. "
-            "Go on with what it gives: call a tool on it or answer.")
     return rewritten(reply, [
-        answered(a, prompts.OWN_QUESTION if similar(asked(a), question) else told)
+        answered(a, f"(The user was not asked: they said it already.) They wrote: {' / '.join(filter(None, said))}. "
+                    "Go on with what it gives: call a tool on it or answer.")
         if asking(a) and (restates(a, said) or (VALUES.search(asked(a)) and numbers_in(question))) else a
         for a in reply.actions
     ])
