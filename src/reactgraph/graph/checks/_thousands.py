@@ -22,12 +22,13 @@ DOTTED = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d+,(?:\d{1,2}|\d{4,})(?![\d.,])")
 """A comma that can only be a decimal one: ``12,5``, ``0,25``, ``3,14159`` (not ``2,340``)."""
 DOT_GROUPING_WORDS = frozenset(
-    # German, Dutch, Spanish, Italian, Portuguese: common words that are not English words too
-    "wie viel viele sind von ist und der das mit für ein eine mein meine zwischen oder wieviel "
-    "hoeveel zijn van het een wat niet "
-    "cuánto cuanto cuántos cuantos cuánta son el los las del por qué cuál mi mis y "
-    "quanto quanti quanta sono di il della dello che per mio "
-    "quantos quantas são é do da dos das qual meu".split()
+    # German, Dutch, Spanish, Italian, Portuguese: common words that are not English words too ("do", "per", "van",
+    # "son" are, and stay out: "How much do I pay per 1.250 items?" is English)
+    "wie viel viele sind ist und der mit für ein eine mein meine zwischen oder wieviel "
+    "hoeveel zijn het een wat niet "
+    "cuánto cuanto cuántos cuantos cuánta es el los las del por qué cuál "
+    "quanto quanti quanta è il di sono della dello che mio "
+    "quantos quantas é são dos qual meu".split()
 )
 WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 """A number written in a call's string argument (``2.34`` in ``"2.34 * 0.17"``)."""

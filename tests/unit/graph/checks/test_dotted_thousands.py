@@ -48,3 +48,4 @@ def test_how_the_question_tells_its_way_of_writing_numbers():
     assert list(misread("What is 2,5 times 1.250?").values()) == [1250]  # a decimal comma: the dot groups
     assert misread("Add 1.234.567 and 2.5") == {}  # two dots group, but nothing reads as a decimal
     assert misread("What is 2.340 times 3?") == misread("Is 1.250 more than 1.25?") == {}
+    assert misread("How much do I pay per 1.250 items, da Silva or van Dijk?") == {}  # English words of those languages
