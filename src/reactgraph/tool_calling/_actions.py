@@ -8,7 +8,7 @@ import shlex
 
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
-from reactgraph.tool_calling._binding import EXAMPLE, bind_call
+from reactgraph.tool_calling._binding import bind_call
 from reactgraph.tool_calling.json_blocks import (
     FINISH_VERBS,
     bracketed_spans,
@@ -131,9 +131,9 @@ def signature_then_json(line: str, ctx: ReadContext) -> Action | None:
     if not isinstance(value, dict):
         return None
     action = bind_call(spec.name, value, ctx)
-    if action.get("rejection_kind") == ErrorKind.INVALID_PARAMETERS.value and len(spec.params) == 1 and (example := EXAMPLE.search(spec.description)):
+    if action.get("rejection_kind") == ErrorKind.INVALID_PARAMETERS.value and spec.example:
         problem = (f"{spec.name}[{spec.params[0]}] is how the tool list names its input; write the input itself in the "
-                   f"brackets, with nothing after them, e.g. {ctx.tags.action}: {spec.name}[{example.group(1)}]")
+                   f"brackets, with nothing after them, e.g. {ctx.tags.action}: {spec.name}[{spec.example}]")
         return reject(ErrorKind.INVALID_PARAMETERS, problem, ctx)
     return action
 

@@ -16,9 +16,6 @@ from reactgraph.state import Action
 from reactgraph.tool_calling.reading import ReadContext, new_id, reject
 from reactgraph.tools.specs import unknown_tool
 
-EXAMPLE = re.compile(r"\bExample:\s*\"([^\"]+)\"")
-"""The example input a tool's description gives (the calculator's ``Example: "sqrt(16) + 2**3"``)."""
-
 
 def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
     """A call to a known tool (any name, when no tools are known) with its arguments, or a rejection."""
@@ -46,8 +43,8 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
         return reject(ErrorKind.INVALID_PARAMETERS, f"{spec.name} takes {', '.join(spec.params)}: give them as a JSON object", ctx)
     if missing := [p for p in spec.required if p not in args or args[p] in ("", None)]:
         problem = f"{spec.name} needs {', '.join(missing)} (got {json.dumps(args, default=str)})"
-        if len(spec.params) == 1 and (example := EXAMPLE.search(spec.description)):
-            problem += f"; its one input, whole, as in {json.dumps({spec.params[0]: example.group(1)})}"
+        if spec.example:
+            problem += f"; its one input, whole, as in {json.dumps({spec.params[0]: spec.example})}"
         return reject(ErrorKind.INVALID_PARAMETERS, problem, ctx)
     return {"id": new_id(), "tool": spec.name, "args": args}
 

@@ -12,6 +12,9 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from reactgraph import prompts
 
+EXAMPLE = re.compile(r"\bExample:\s*\"([^\"]+)\"")
+"""How a tool's description gives an example input (the calculator's ``Example: "sqrt(16) + 2**3"``)."""
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -35,6 +38,12 @@ class ToolSpec:
         types = self.types or ("",) * len(self.params)
         typed = any(kind in ("integer", "number", "boolean") for kind in types[1 : len(values)])
         return typed and all(fits(value, kind) for value, kind in zip(values, types, strict=False))
+
+    @property
+    def example(self) -> str | None:
+        """The example input of a tool with one input, when its description gives one."""
+        found = EXAMPLE.search(self.description) if len(self.params) == 1 else None
+        return found.group(1) if found else None
 
     def signature(self) -> str:
         """How the text format writes a call: ``name[param, ...]``."""

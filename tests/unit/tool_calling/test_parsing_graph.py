@@ -8,6 +8,10 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from reactgraph import ReActAgent
 from reactgraph.config import AgentConfig
 from reactgraph.testing import ScriptedChatModel
+from reactgraph.tool_calling._binding import bind_call
+from reactgraph.tool_calling.reading import ReadContext
+from reactgraph.tools import ToolRegistry
+from reactgraph.tools.specs import tool_specs
 
 from .parsing_corpus import TextOnlyModel
 
@@ -219,8 +223,6 @@ def test_action_none_is_told_how_to_answer(math_tools, log):
 def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools_example():
     """The local model's reply for "Now double that number." (chat-follow-up): the calculator's signature, then JSON
     arguments it does not take. The error says the brackets hold the input itself, with the tool's own example."""
-    from reactgraph.tools import ToolRegistry
-
     written = 'Thought: double it\nAction: calculator[expression]{"operation": "*", "num1": 397.8, "num2": 2}'
     model = TextOnlyModel(responses=[written, "Thought: t\nAction: calculator[397.8 * 2]", "Thought: t\nFinal Answer: 795.6"])
     result = run(model, ToolRegistry.with_builtins(["calculator"]))
@@ -232,11 +234,6 @@ def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools
 
 
 def test_json_arguments_without_the_one_input_show_the_tools_example():
-    from reactgraph.tool_calling._binding import bind_call
-    from reactgraph.tool_calling.reading import ReadContext
-    from reactgraph.tools import ToolRegistry
-    from reactgraph.tools.specs import tool_specs
-
     ctx = ReadContext(tools=tool_specs(t.tool for t in ToolRegistry.with_builtins(["calculator"]).list()))
     rejected = bind_call("calculator", {"operation": "*", "num1": 397.8, "num2": 2}, ctx)
     assert rejected["rejection"].endswith('its one input, whole, as in {"expression": "sqrt(16) + 2**3"}.')
