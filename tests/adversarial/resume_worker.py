@@ -37,8 +37,12 @@ def sender(side: Path):
 
 
 def agent_on(db: str, side: Path) -> ReActAgent:
+    """An agent whose ``send`` waits for the release, however long the test takes to give it: with the default 30 s
+    tool timeout, a loaded machine (a CLI taking that long to start) saw the call time out, the run end and its hold
+    go before the test looked ("thread mail was not held")."""
     model = ScriptedChatModel(responses=["Sent."], repeat_last=True)
-    return ReActAgent(model=model, tools=[sender(side)], checkpointer=db, approve_tools=("send",), summary_every=0)
+    return ReActAgent(model=model, tools=[sender(side)], checkpointer=db, approve_tools=("send",), summary_every=0,
+                      tool_execution={"timeout_seconds": 2 * WAIT_LIMIT})
 
 
 def main() -> int:

@@ -35,7 +35,9 @@ def main() -> int:
 
     turns = iter(range(1, 100))
     model = ScriptedChatModel(responses=[lambda messages: tool_call("wait_for_release", {"n": next(turns)})], repeat_last=True)
-    agent = ReActAgent(model=model, tools=[wait_for_release], checkpointer=db, max_iterations=4, early_stopping="force")
+    # the call outlasts the default 30 s tool timeout when the cancel is slow to come (a loaded machine): it waits
+    agent = ReActAgent(model=model, tools=[wait_for_release], checkpointer=db, max_iterations=4, early_stopping="force",
+                       tool_execution={"timeout_seconds": 2 * WAIT_LIMIT})
     result = agent.run("Wait for the releases.", thread_id=thread)
     sys.stdout.write(result.model_dump_json())
     return 0
