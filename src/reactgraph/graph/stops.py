@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 
 from reactgraph.config import AgentConfig
+from reactgraph.models.tokens import count_tokens
 from reactgraph.state import (
     ReActState,
     Termination,
@@ -63,16 +64,29 @@ def time_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination 
 
 
 def token_budget(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:
-    """Stop when the tokens used, plus another call the size of the last one, would pass the budget."""
+    """Stop when the tokens used, plus the next call's (``next_call``), would pass the budget."""
     budget = cfg.limits.token_budget
     if budget is None:
         return None
     used = tokens_used(state).get("total_tokens", 0)
-    projected = used + (current_turn(state).get("usage") or {}).get("total_tokens", 0)
+    projected = used + next_call(state)
     if projected > budget:
         detail = f"{used} tokens used; another model call (~{projected - used}) would pass the budget of {budget}"
         return stopped(TerminationReason.TOKEN_BUDGET, detail, budget, used)
     return None
+
+
+def next_call(state: ReActState) -> int:
+    """The tokens of the next model call, foreseen: the last call's, plus what its turn adds to the next prompt (its
+    reply, and its tool results at ``CHARS_PER_TOKEN``). A call the size of the last fell short as the prompt grew: a
+    budget of 700 ended at 754."""
+    turn = current_turn(state)
+    usage = turn.get("usage") or {}
+    if not (last := usage.get("total_tokens", 0)):
+        return 0
+    steps = state.get("steps") or []
+    results = steps[-1].get("observations") or [] if steps and steps[-1].get("iteration") == turn.get("iteration") else []
+    return last + usage.get("output_tokens", 0) + count_tokens("".join(o.get("content") or "" for o in results))
 
 
 def stall(state: ReActState, cfg: AgentConfig, now: float) -> Termination | None:

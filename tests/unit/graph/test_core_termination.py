@@ -139,15 +139,35 @@ def test_varied_actions_do_not_stall(math_tools):
     assert agent.run("?").termination_reason is TerminationReason.SUCCESS
 
 
+PINNED = "You answer questions with tools."  # the token budget tests' prompt: their counts do not move with the default's
+
+
 def test_token_budget(math_tools, log):
     responses = [looping(tool_call("add", {"a": 1, "b": 1}, thought="x" * 400), "partial")] * 11
-    agent, model = agent_with(responses, math_tools, token_budget=700, max_iterations=10)
+    agent, model = agent_with(responses, math_tools, token_budget=700, max_iterations=10, system_prompt=PINNED)
     result = agent.run("Add forever")
     assert result.termination_reason is TerminationReason.TOKEN_BUDGET
     assert result.partial and result.final_answer == "partial"
     turns = [s.token_usage.total_tokens for s in result.trace.steps if s.kind == "tools"]
-    assert sum(turns) <= 700 < sum(turns) + turns[-1]  # stopped before a call the size of the last would pass it
-    assert len(log.calls) == len(turns) < 10
+    assert sum(turns) <= 700 and len(log.calls) == len(turns) < 10
+    foreseen = int(result.termination_detail.split("(~")[1].split(")")[0])
+    # the next call foreseen as the last one plus its 400-character reply: one the size of the last would fit the
+    # budget, and the call after it was bigger: the budget passed
+    assert foreseen > turns[-1] + 100 and sum(turns) + turns[-1] <= 700 < sum(turns) + foreseen
+
+
+def test_token_budget_foresees_the_tool_results_in_the_next_prompt(math_tools):
+    def fetch(key: str) -> str:
+        """Fetch a long page."""
+        return "word " * 1200  # kept as ~2,000 characters (max_tool_output_tokens): ~500 tokens into the next prompt
+
+    responses = [looping(tool_call("fetch", {"key": "a"}), "partial")] * 5
+    agent, _ = agent_with(responses, [*math_tools, fetch], token_budget=400, max_iterations=5, system_prompt=PINNED)
+    result = agent.run("Fetch it")
+    assert result.termination_reason is TerminationReason.TOKEN_BUDGET
+    turns = [s.token_usage.total_tokens for s in result.trace.steps if s.kind == "tools"]
+    # one call: a second its size would fit the budget, but not with the page it brought (the second was 574 tokens)
+    assert len(turns) == 1 and turns[0] * 2 < 400 < turns[0] + int(result.termination_detail.split("(~")[1].split(")")[0])
 
 
 def test_timeout_checked_before_model_call(math_tools):
