@@ -55,7 +55,9 @@ time is up, the run is cancelled or a limit is passed. Decisions, Linux only:
   leaves the session, signals the agent or writes its files (same user) is not stopped. RLIMIT_NPROC counts a
   user's processes, not a call's, so ``processes`` is watched, not enforced: a fork bomb faster than the 10 ms
   watch can pass the limit by what it forks in that time (a pids cgroup would hold it in the kernel; it needs a
-  writable cgroup tree, so it is not used). A call that leaves processes behind has its worker replaced. The
+  writable cgroup tree, so it is not used). The worker's session keeps the agent's scheduling priority (its
+  autogroup's nice), so a call cannot starve the watch by outrunning an agent run at a lower one; the count
+  reads no more processes than the limit needs, and the kill signals PID 1 and the process group first. A call that leaves processes behind has its worker replaced. The
   worker dies with the fork server (PR_SET_PDEATHSIG), which exits with the agent, so a killed agent leaves no
   idle worker.
 - A worker that crashes (``os._exit``, a segfault), times out or passes a limit is killed and replaced

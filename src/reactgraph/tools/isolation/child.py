@@ -38,6 +38,21 @@ HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set 
 validate_call(lambda: None)  # once in the fork server: pydantic's first validator loads its schema code and plugins
 
 
+def _autogroup_nice(nice: int | None = None) -> int | None:
+    """Its session's scheduling group's nice (Linux's autogroup), read; with ``nice``, set to it. A new session is a
+    group of its own, at nice 0: it took the CPU from an agent run at a lower priority, whose watch of the call's
+    processes then fell behind (a fork loop passed a limit of 3 processes by 20,000). None without autogroups."""
+    try:
+        if nice is None:
+            with open("/proc/self/autogroup") as group:
+                return int(group.read().split()[-1])
+        with open("/proc/self/autogroup", "w") as group:
+            group.write(str(nice))
+    except (OSError, ValueError, IndexError):  # no autogroups, or a higher priority than this user may set
+        pass
+    return nice
+
+
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
     """A worker's life: its own session, its stdout and stderr to ``output``, killed with its parent (the
     fork server, which exits with the agent), contained (``sandbox.enter``: namespaces with the ``protected``
@@ -45,7 +60,9 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (),
     fork has ended, saying whether it left processes running (then the worker retires)."""
     import resource
 
+    priority = _autogroup_nice()
     os.setsid()
+    _autogroup_nice(priority)
     _leave_fork_server()
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

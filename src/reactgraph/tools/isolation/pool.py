@@ -182,10 +182,11 @@ class Worker:
             self.tool_pid, self.server_pid = init[0], server[0]
         report_sandbox(self.sandbox, ready.get("why", ""))
 
-    def processes(self, limits: ResourceLimits) -> int:
-        """How many processes the current call has besides the one running it (in namespaces, the server is under
-        PID 1; a call runs in a fork of the server)."""
-        return len(descendants(self.tool_pid)) - (self.tool_pid != self.pid) - 1
+    def over_processes(self, limit: int) -> bool:
+        """Whether the current call has more than ``limit`` processes besides the one running it (in namespaces,
+        the server is under PID 1; a call runs in a fork of the server)."""
+        own = (self.tool_pid != self.pid) + 1
+        return len(descendants(self.tool_pid, at_most=limit + own + 1)) - own > limit
 
     def alive(self) -> bool:
         return not self.conn.closed and self.process.exitcode is None
@@ -246,7 +247,7 @@ class Worker:
                 if code == -signal.SIGXCPU and limits.cpu_seconds is not None:
                     raise limit_exceeded("cpu_seconds", limits)
                 raise ToolCrashed(f"the tool's process {exit_text(code)} before it returned a result")
-            if limits.processes is not None and self.processes(limits) > limits.processes:
+            if limits.processes is not None and self.over_processes(limits.processes):
                 self.kill()
                 raise limit_exceeded("processes", limits)
             if cancelled is not None and cancelled():
@@ -278,14 +279,13 @@ class Worker:
         with self._killing:
             if self.conn.closed:
                 return
+            # the namespace's PID 1 and the process group first, then what /proc shows: a fork loop goes on forking
+            # while /proc is read, and reading it takes longer the more it made
+            first = [(os.kill, self.tool_pid)] if self.tool_pid != self.pid else []
+            _signal([*first, (os.killpg, self.pid)])
             found = descendants(self.pid) if self.process.exitcode is None else []  # an exited worker's are orphans
             found += [pid for pid in session_members(self.pid) if pid not in found and pid != self.pid]
-            first = [self.tool_pid] if self.tool_pid != self.pid else []
-            for kill, target in (*((os.kill, pid) for pid in first), (os.killpg, self.pid), *((os.kill, pid) for pid in found)):
-                try:
-                    kill(target, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            _signal([(os.kill, pid) for pid in found])
             self.process.join(START_LIMIT)
             wait_gone(found, START_LIMIT)  # SIGKILL takes effect when each is next scheduled
             self.conn.close()
@@ -293,6 +293,15 @@ class Worker:
             self.exitcode = self.process.exitcode
             if self.exitcode is not None:
                 self.process.close()  # its status pipe from the fork server
+
+
+def _signal(targets: list[tuple[Callable[[int, int], None], int]]) -> None:
+    """SIGKILL to each target (a pid with ``os.kill``, a group with ``os.killpg``) that is still there."""
+    for kill, target in targets:
+        try:
+            kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 class WorkerPool:

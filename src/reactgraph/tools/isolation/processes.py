@@ -38,15 +38,16 @@ def session_members(sid: int) -> list[int]:
     return found
 
 
-def descendants(pid: int) -> list[int]:
-    """The processes under ``pid`` (its children's children too)."""
+def descendants(pid: int, at_most: int | None = None) -> list[int]:
+    """The processes under ``pid`` (its children's children too); with ``at_most``, no more than that many (a count
+    against a limit reads only what it needs, however many a fork loop has made)."""
     found: list[int] = []
     todo = [pid]
-    while todo:
+    while todo and (at_most is None or len(found) < at_most):
         below = children(todo.pop())
         found += below
         todo += below
-    return found
+    return found if at_most is None else found[:at_most]
 
 
 def running(pid: int) -> bool:

@@ -172,3 +172,8 @@ def forks(pids: str) -> str:
 def garbled(n: int) -> str:
     """Raises with a message that is not valid UTF-8 (a lone surrogate)."""
     raise ValueError(f"byte {n} is \ud800")
+
+
+def autogroup(n: int) -> str:
+    """Its process's scheduling group (Linux's autogroup) and that group's nice."""
+    return Path("/proc/self/autogroup").read_text().strip()

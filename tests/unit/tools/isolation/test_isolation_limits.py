@@ -3,12 +3,18 @@ one stops the call with a resource_limit error naming it; a call within its limi
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from reactgraph.config import AgentConfig, ResourceLimits
 from reactgraph.tools import ToolPolicy, ToolRegistry
 from reactgraph.tools.execution import execute
 from reactgraph.tools.isolation import WORKERS
+from reactgraph.tools.isolation.processes import descendants
 from tests.unit.tools.isolation import isolated_tools as tools
 from tests.unit.tools.isolation.isolated_tools import me
 from tests.unit.tools.isolation.test_isolation import action, alive, ended, host_pid, recorded
@@ -102,3 +108,33 @@ def test_a_tool_that_forks_in_a_loop_is_stopped_with_every_process_it_started(tm
 def test_an_ordinary_call_is_not_disturbed_by_its_limits(limits):
     registry = limited(tools.structured, **limits)
     assert execute(action("structured", n=3), registry, AgentConfig())["content"] == '{"n": 3, "squares": [0, 1, 4]}'
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"), reason="a kernel without autogroups")
+def test_a_worker_keeps_the_scheduling_priority_of_its_agents_session():
+    """A worker leads a session of its own, and so a scheduling group (autogroup) of its own, which Linux starts at
+    nice 0: its call took the CPU from an agent run at nice 19, whose watch of the call's processes fell behind (a
+    fork loop passed a limit of 3 processes by 20,000 under load). The worker's group keeps the agent's nice."""
+    agent = (
+        "from pathlib import Path; Path('/proc/self/autogroup').write_text('7'); print(Path('/proc/self/autogroup').read_text());"
+        "from reactgraph.config import AgentConfig; from reactgraph.tools.execution import execute;"
+        "from tests.unit.tools.isolation import isolated_tools as tools;"
+        "from tests.unit.tools.isolation.test_isolation import action, isolated;"
+        "print(execute(action('autogroup', n=1), isolated(tools.autogroup), AgentConfig())['content'])"
+    )
+    ran = subprocess.run([sys.executable, "-c", agent], cwd=Path(__file__).resolve().parents[4], capture_output=True,
+                         text=True, start_new_session=True, timeout=300)
+    mine, workers = [line for line in ran.stdout.splitlines() if line][:2]
+    assert mine.endswith(" nice 7") and workers.endswith(" nice 7"), ran
+    assert mine.split()[0] != workers.split()[0]  # a group of its own: the worker leads its own session
+
+
+def test_a_count_against_a_limit_reads_no_more_processes_than_it_needs():
+    sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(4)]
+    try:
+        assert len(descendants(os.getpid())) >= 4
+        assert len(descendants(os.getpid(), at_most=2)) == 2
+    finally:
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()
