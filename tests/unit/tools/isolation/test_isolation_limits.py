@@ -124,7 +124,9 @@ def test_a_worker_keeps_the_scheduling_priority_of_its_agents_session():
     )
     ran = subprocess.run([sys.executable, "-c", agent], cwd=Path(__file__).resolve().parents[4], capture_output=True,
                          text=True, start_new_session=True, timeout=300)
-    mine, workers = [line for line in ran.stdout.splitlines() if line][:2]
+    lines = [line for line in ran.stdout.splitlines() if line]
+    assert len(lines) == 2, ran
+    mine, workers = lines
     assert mine.endswith(" nice 7") and workers.endswith(" nice 7"), ran
     assert mine.split()[0] != workers.split()[0]  # a group of its own: the worker leads its own session
 
