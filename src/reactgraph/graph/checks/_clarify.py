@@ -32,11 +32,10 @@ SIMILAR = 0.75  # of a question's own words that an earlier question shares, to 
 def said_already(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
     """An ``ask_user`` question the user's own words answer is answered with them: the user is not asked."""
     said = [state.get("question") or "", *(t.get("question") or "" for t in state.get("turns") or [])]
-    question = state.get("question") or ""
     return rewritten(reply, [
         answered(a, f"(The user was not asked: they said it already.) They wrote: {' / '.join(filter(None, said))}. "
                     "Go on with what it gives: call a tool on it or answer.")
-        if asking(a) and (restates(a, said) or (VALUES.search(asked(a)) and numbers_in(question))) else a
+        if asking(a) and (restates(a, said) or (VALUES.search(asked(a)) and numbers_in(said[0]))) else a
         for a in reply.actions
     ])
 

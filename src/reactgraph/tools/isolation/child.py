@@ -38,19 +38,22 @@ HARD_LIMITS = ("memory_mb", "cpu_seconds", "file_size_bytes")  # the limits set 
 validate_call(lambda: None)  # once in the fork server: pydantic's first validator loads its schema code and plugins
 
 
-def _autogroup_nice(nice: int | None = None) -> int | None:
-    """Its session's scheduling group's nice (Linux's autogroup), read; with ``nice``, set to it. A new session is a
-    group of its own, at nice 0: it took the CPU from an agent run at a lower priority, whose watch of the call's
-    processes then fell behind (a fork loop passed a limit of 3 processes by 20,000). None without autogroups."""
+def _new_session() -> None:
+    """Its own session (``setsid``), in a scheduling group (Linux's autogroup) as nice as the agent's. A new session
+    is a group of its own, at nice 0: it took the CPU from an agent run at a lower priority, whose watch of the call's
+    processes then fell behind (a fork loop passed a limit of 3 processes by 20,000)."""
     try:
-        if nice is None:
-            with open("/proc/self/autogroup") as group:
-                return int(group.read().split()[-1])
-        with open("/proc/self/autogroup", "w") as group:
-            group.write(str(nice))
-    except (OSError, ValueError, IndexError):  # no autogroups, or a higher priority than this user may set
-        pass
-    return nice
+        with open("/proc/self/autogroup") as group:
+            nice: str | None = group.read().split()[-1]
+    except (OSError, IndexError):  # a kernel without autogroups
+        nice = None
+    os.setsid()
+    if nice is not None:
+        try:
+            with open("/proc/self/autogroup", "w") as group:
+                group.write(nice)
+        except OSError:  # a higher priority than this user may set: the group stays at 0, below the agent's
+            pass
 
 
 def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (), namespaces: bool = True) -> None:
@@ -60,9 +63,7 @@ def serve(conn: Connection, output: Connection, protected: tuple[str, ...] = (),
     fork has ended, saying whether it left processes running (then the worker retires)."""
     import resource
 
-    priority = _autogroup_nice()
-    os.setsid()
-    _autogroup_nice(priority)
+    _new_session()
     _leave_fork_server()
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
