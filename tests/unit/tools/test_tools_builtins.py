@@ -84,6 +84,19 @@ def test_search_snippets_hold_the_sentence_around_the_match():
     assert "was [opened] in 1998" in hit and hit.startswith("1. document 1: The [Kessel] [footbridge]")
 
 
+def test_search_reads_a_question_by_its_subject_words():
+    """A question as the query: 'how', 'the', 'have' left out, so the document about layers ranks first and its
+    snippet is the sentence with the count (before, the page using 'the' and 'how' most won); a query of function
+    words only still searches them."""
+    layers = "Overview. The system is built in 13 layers, each importing only the ones below it."
+    prose = "How the request flows: the client sends it, the server reads the body, the worker does the job and how."
+    index = DocumentIndex.from_sources({"architecture": layers, "flow": prose})
+    hits = index.search("How many layers does the architecture have?")
+    assert [h.title for h in hits] == ["architecture"]
+    assert "in 13 [layers]" in hits[0].snippet
+    assert [h.title for h in index.search("how the")] == ["flow", "architecture"]
+
+
 def test_search_handles_fts_syntax_and_no_match(registry):
     for query in ('"unbalanced', "AND OR NOT", "wind* (turbine", "NEAR(a b)", "col:umn"):
         assert run(registry, "search_documents", query=query)["status"] == "ok"

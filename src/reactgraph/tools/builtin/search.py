@@ -24,6 +24,12 @@ from reactgraph.tools.builtin.files import read_text
 
 MAX_RESULTS = 20
 SNIPPET_TOKENS = 64  # the longest snippet FTS5 makes: enough to hold the sentence around a match
+# English words a question is made of that say nothing of its subject: left out of a query that has other words, so
+# the ranking and the snippet follow "layers architecture", not "how ... the ... have" (a question is often the query).
+FUNCTION_WORDS = frozenset(
+    "a an and are as at be by can could did do does for from had has have how i in is it many much of on or should "
+    "that the their there these this to was were what when where which who why will with would you your".split()
+)
 
 
 @dataclass(frozen=True)
@@ -91,10 +97,12 @@ class DocumentIndex:
             return self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
 
     def search(self, query: str, limit: int = 5) -> list[Hit]:
-        """Documents matching any word of ``query``, best (bm25) first, each with a snippet of the match."""
+        """Documents matching any word of ``query`` (its function words left out when it has others), best (bm25)
+        first, each with a snippet of the match."""
         words = re.findall(r"\w+", query)
         if not words:
             return []
+        words = [w for w in words if w.lower() not in FUNCTION_WORDS] or words
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
         with self._lock:
             rows = self._db.execute(
