@@ -79,7 +79,7 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
     listing, (grep, search), (change, rate, bad), (good,) = (s.observations for s in steps)
     assert listing[0].content == "reports/\nq1.txt (37 bytes)\nq2.txt (38 bytes)"
     assert grep.content == "reports/q1.txt:2: Revenue: 1200\nreports/q2.txt:2: Revenue: 1500"
-    assert search.content.startswith("1. targets: The [revenue] [target] for Q2 was 1400")
+    assert search.content.startswith("targets: The [revenue] [target] for Q2 was 1400")
     assert change.content == "25%"
     assert (rate.status, rate.retries, rate.content) == ("ok", 2, "1.1")
     assert bad.error_kind == "premature_call" and "before its result was there (on names, not numbers)" in bad.content

@@ -67,12 +67,12 @@ def test_text_refusals(registry, args, message):
 def test_search_ranks_documents_with_snippets(registry):
     outcome = run(registry, "search_documents", query="solar panel efficiency")
     lines = outcome["content"].splitlines()
-    assert lines[0].startswith("1. solar.md: [Solar] [panels] convert sunlight")  # porter stemming: panel ~ panels
+    assert lines[0].startswith("solar.md: [Solar] [panels] convert sunlight")  # porter stemming: panel ~ panels
     assert len(lines) == 1  # the binary file was not indexed
     hits = run(registry, "search_documents", query="electricity", limit=2)["content"].splitlines()
     assert len(hits) == 2 and all("[electricity]" in h for h in hits)
     everything = run(registry, "search_documents", query="electricity")["content"]
-    assert {"solar.md", "wind.txt", "document 2"} <= {line.split(":")[0].split(". ", 1)[1] for line in everything.splitlines()}
+    assert {"solar.md", "wind.txt", "document 2"} <= {line.split(":")[0] for line in everything.splitlines()}
     assert "sub/bees.txt" in run(registry, "search_documents", query="bees")["content"]
 
 
@@ -81,7 +81,7 @@ def test_search_snippets_hold_the_sentence_around_the_match():
     text = "The Kessel footbridge crosses the river Aln. It is 148 metres long and was opened in 1998. It is green."
     index = ToolRegistry.with_builtins(["search_documents"], documents=[text])
     hit = run(index, "search_documents", query="Kessel footbridge opening")["content"]
-    assert "was [opened] in 1998" in hit and hit.startswith("1. document 1: The [Kessel] [footbridge]")
+    assert "was [opened] in 1998" in hit and hit.startswith("document 1: The [Kessel] [footbridge]")
 
 
 def test_search_reads_a_question_by_its_subject_words():
@@ -95,6 +95,23 @@ def test_search_reads_a_question_by_its_subject_words():
     assert [h.title for h in hits] == ["architecture"]
     assert "in 13 [layers]" in hits[0].snippet
     assert [h.title for h in index.search("how the")] == ["flow", "architecture"]
+
+
+def test_the_search_and_file_tools_name_what_they_read(registry, tmp_path):
+    """A model sees which documents a search covers and which files the root holds (it could not tell that "the
+    architecture" of a question was ARCHITECTURE.md); a long list names the first ones and how many more."""
+    described = registry.get("search_documents").tool.description
+    assert described.endswith("The documents (4): solar.md, sub/bees.txt, wind.txt, document 2.")
+    for n in range(30):
+        (tmp_path / f"chapter-{n:02}.md").write_text("text")
+    (tmp_path / "parts").mkdir()
+    (tmp_path / ".hidden").write_text("")
+    files = ToolRegistry.with_builtins(["read_file"], root=tmp_path).get("read_file").tool.description
+    assert files.endswith("At the top of the root (31): chapter-00.md, chapter-01.md, chapter-02.md, chapter-03.md, "
+                          "chapter-04.md, chapter-05.md, chapter-06.md, chapter-07.md, chapter-08.md, chapter-09.md, "
+                          "chapter-10.md, chapter-11.md, and 19 more.")
+    empty = ToolRegistry.with_builtins(["search_documents"], documents={}).get("search_documents").tool.description
+    assert empty.endswith("The documents: none yet.")
 
 
 def test_search_handles_fts_syntax_and_no_match(registry):

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from reactgraph.tools.builtin.files import read_text
+from reactgraph.tools.builtin.files import named, read_text
 
 MAX_RESULTS = 20
 SNIPPET_TOKENS = 64  # the longest snippet FTS5 makes: enough to hold the sentence around a match
@@ -96,6 +96,11 @@ class DocumentIndex:
         with self._lock:
             return self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
 
+    def titles(self) -> list[str]:
+        """The documents' titles, in the order they were added."""
+        with self._lock:
+            return [title for (title,) in self._db.execute("SELECT title FROM docs ORDER BY rowid")]
+
     def search(self, query: str, limit: int = 5) -> list[Hit]:
         """Documents matching any word of ``query`` (its function words left out when it has others), best (bm25)
         first, each with a snippet of the match."""
@@ -130,13 +135,14 @@ def make_search_tool(index: DocumentIndex) -> Callable[..., str]:
         query: Annotated[str, Field(description="Words to look for.", min_length=1, max_length=500)],
         limit: Annotated[int, Field(description="How many results at most.", ge=1, le=MAX_RESULTS)] = 5,
     ) -> str:
-        """Full-text search of the user's documents (ranked, best first); each hit gives the document's
+        """Full-text search of the user's documents (ranked, best first); each hit is a line with the document's
         title and a snippet with the matching words in [brackets]. Searches only what the user supplied."""
         hits = index.search(query, limit)
         if not hits:
             return f"No document matches {query!r} ({len(index)} documents searched). Try other words."
-        return "\n".join(f"{n}. {h.title}: {h.snippet}" for n, h in enumerate(hits, start=1))
+        return "\n".join(f"{h.title}: {h.snippet}" for h in hits)
 
+    search_documents.__doc__ = f"{search_documents.__doc__} {named('The documents', index.titles())}"
     return search_documents
 
 
