@@ -313,7 +313,7 @@ CASES: dict[str, Case] = {  # a piece of each block's text -> how it runs
         '{"url": "http://localhost:8000/mcp"}': '{"command": "python", "args": ["math_server.py"]}',
     }),
     "registry.register_agent(researcher": Case(delegating, check_subagent, substitutions={
-        'with_builtins(root="docs/")': f'with_builtins(root={str(ROOT / "docs")!r})',  # the repository's docs
+        'documents="docs/"': f'documents={str(ROOT / "docs")!r}',  # the repository's docs
     }),
     'approve_tools=["send_email"]': Case(emailing, check_approval),
     'PIIMiddleware("email", strategy="redact")': Case(multiplying, check_middleware),

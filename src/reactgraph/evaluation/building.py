@@ -46,7 +46,8 @@ def task_registry(task: Task, suite_dir: Path, model: BaseChatModel | None = Non
         if model is None:
             raise ValueError(f"task {task.id}: its sub-agent {sub.name!r} needs the model")
         config = base_config(task.interactive).override(**sub.config)
-        tools = ToolRegistry.with_builtins(sub.tools, root=suite_dir / sub.root)
+        root, documents = (suite_dir / where if where else None for where in (sub.root, sub.documents))
+        tools = ToolRegistry.with_builtins(sub.tools, root=root, documents=documents)
         child = ReActAgent(model=model, tools=tools, config=config, checkpointer=None)
         registry.register_agent(child, sub.name, sub.description)
     if task.fault:

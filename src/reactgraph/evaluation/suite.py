@@ -74,14 +74,15 @@ class Turn(Outcome):
 
 class SubAgent(BaseModel):
     """A sub-agent the task's agent may call (``registry.register_agent``), on the task's model, with built-in tools
-    reading the suite's ``root`` (a directory of the suite)."""
+    reading the suite's ``root`` and searching its ``documents`` (directories of the suite)."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
     description: str
-    tools: list[str] | None = Field(default=None, description="built-in names (None: all that the root allows)")
-    root: str = "docs"
+    tools: list[str] | None = Field(default=None, description="built-in names (None: all that root and documents allow)")
+    root: str | None = Field(default="docs", description="the file tools' root (None: no file tools)")
+    documents: str | None = Field(default=None, description="what search_documents searches (None: no search)")
     config: dict[str, Any] = Field(default_factory=dict, description="the sub-agent's AgentConfig options")
 
 
