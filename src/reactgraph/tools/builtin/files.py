@@ -29,7 +29,6 @@ MAX_GREP_FILES = 2_000
 MAX_READ_LINES = 2_000
 MAX_GREP_RESULTS = 500
 SHOWN_PATH_CHARS = 60  # a path quoted in a message is shortened to this
-DESCRIBED_NAMES, DESCRIBED_CHARACTERS = 12, 300  # the most of what a tool reads that its description names
 # OS errors that say the path is wrong (the model can give another), not that the tool broke.
 PATH_ERRNOS = frozenset(
     {errno.ENAMETOOLONG, errno.ELOOP, errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL, errno.EACCES,
@@ -42,18 +41,6 @@ def quoted(path: str) -> str:
     if len(path) > SHOWN_PATH_CHARS:
         path = f"{path[: SHOWN_PATH_CHARS - 20]}…{path[-15:]} ({len(path):,} characters)"
     return repr(path)
-
-
-def named(what: str, names: list[str]) -> str:
-    """What a tool reads, for its description: the names, the first ones only when there are many (a model that
-    sees "ARCHITECTURE.md" there knows that "the architecture" of a question is what the tool reads)."""
-    shown: list[str] = []
-    for name in names:
-        if len(shown) == DESCRIBED_NAMES or sum(len(n) + 2 for n in shown) + len(name) > DESCRIBED_CHARACTERS:
-            break
-        shown.append(name)
-    rest = f", and {len(names) - len(shown)} more" if len(shown) < len(names) else ""
-    return f"{what} ({len(names)}): {', '.join(shown)}{rest}." if names else f"{what}: none yet."
 
 
 def _limit(root: Path, name: str, default: int) -> int:
@@ -142,15 +129,6 @@ class Sandbox:
             return f"{self.shown(folder)}/ cannot be listed ({exc.strerror or exc})"
         more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
         return f"{self.shown(folder)}/ holds: {', '.join(names[:limit]) or 'nothing'}{more}"
-
-    def top(self) -> list[str]:
-        """The root's entries that lead inside it, by name (directories with a '/'); [] when it cannot be listed."""
-        try:
-            entries = sorted(self.root.iterdir(), key=lambda p: p.name)
-        except OSError:
-            return []
-        inside = [(e, self.real_inside(e)) for e in entries if not e.name.startswith(".")]
-        return [f"{e.name}/" if real.is_dir() else e.name for e, real in inside if real is not None]
 
     def walk(self, top: Path) -> Iterator[Path]:
         """Regular files under ``top`` (as walked, links by their own name), sorted, never leaving the root."""
@@ -253,6 +231,5 @@ def make_file_tools(root: str | Path) -> list[Callable[..., str]]:
                         return "\n".join([*results, f"(stopped at {max_results} results)"])
         return "\n".join(results) if results else f"No line contains {quoted(text)} under {box.shown(target)}."
 
-    read_file.__doc__ = f"{read_file.__doc__} {named('At the top of the root', box.top())}"
     return [read_file, list_directory, grep_search]
 

@@ -20,9 +20,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from reactgraph.tools.builtin.files import named, read_text
+from reactgraph.tools.builtin.files import read_text
 
 MAX_RESULTS = 20
+DESCRIBED_NAMES, DESCRIBED_CHARACTERS = 12, 300  # the most of the documents' titles the tool's description names
 SNIPPET_TOKENS = 64  # the longest snippet FTS5 makes: enough to hold the sentence around a match
 # English words a question is made of that say nothing of its subject: left out of a query that has other words, so
 # the ranking and the snippet follow "layers architecture", not "how ... the ... have" (a question is often the query).
@@ -144,6 +145,18 @@ def make_search_tool(index: DocumentIndex) -> Callable[..., str]:
 
     search_documents.__doc__ = f"{search_documents.__doc__} {named('The documents', index.titles())}"
     return search_documents
+
+
+def named(what: str, names: list[str]) -> str:
+    """What the search reads, for its description: the titles, the first ones only when there are many (a model that
+    sees "ARCHITECTURE.md" there knows that "the architecture" of a question is in the documents)."""
+    shown: list[str] = []
+    for name in names:
+        if len(shown) == DESCRIBED_NAMES or sum(len(n) + 2 for n in shown) + len(name) > DESCRIBED_CHARACTERS:
+            break
+        shown.append(name)
+    rest = f", and {len(names) - len(shown)} more" if len(shown) < len(names) else ""
+    return f"{what} ({len(names)}): {', '.join(shown)}{rest}." if names else f"{what}: none yet."
 
 
 def index_of(documents: Any) -> DocumentIndex:
