@@ -186,7 +186,7 @@ def test_cached_and_refused_calls_need_no_approval(tmp_path, math_tools, log):
         registry.register(tool, policy=ToolPolicy(approve=True, cacheable=tool.__name__ == "lookup"))
     responses = [
         tool_call("lookup", {"key": "paris"}),
-        tool_calls([("lookup", {"key": "paris"}), ("add", {"a": None}), ("nope", {})]),
+        tool_calls([("lookup", {"key": "paris"}), ("add", {"a": "x"}), ("nope", {})]),
         "France",
     ]
     agent, _ = agent_for(responses, registry, tmp_path)

@@ -1,14 +1,12 @@
-"""Calculations made too early: a call of a calculation tool on numbers that neither the question nor any tool result
-so far holds, made in the same reply as a call that looks something up (an offered tool whose arguments have no
-number: a search, a file read, a sub-agent's task; a question to the user is none). A small model often writes the
-lookup and the arithmetic on its result together, the arithmetic on numbers it guessed (``search_documents(query=...)``
-beside ``calculator(expression="10 * 50")``): such a call is not run, and its observation asks for it again once the
-lookup's result is there, with the numbers it gives. The calculations are the built-ins that compute from what they
-are given (the arithmetic ones, and ``text`` on a text holding numbers: ``text(operation="count", text="5 layers")``)
-and a tool whose every parameter takes a number (``multiply(a, b)``). Other tools' calls are never held back: a number
-among their arguments may be the user's or the model's own choice. A calculation beside a lookup that writes names
-where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. The reply check:
-``premature_call``."""
+"""Calculations made too early: a call of a built-in calculation tool (the calculator, the area and percent tools)
+on numbers that neither the question nor any tool result so far holds, made in the same reply as a call that looks
+something up (an offered tool whose arguments have no number: a search, a file read; a question to the user is
+none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on numbers
+it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is not run, and
+its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
+are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
+A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
+the same way. The reply check: ``premature_call``."""
 
 from __future__ import annotations
 
@@ -26,17 +24,9 @@ from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.builtin import BUILTINS
 from reactgraph.tools.builtin.calculator import CONSTANTS, FUNCTIONS
-from reactgraph.tools.specs import ToolSpec
 
-CALCULATIONS = frozenset([*(name for name, builtin in BUILTINS.items() if builtin.category == "basic"), "text"])
-"""The built-in tools that compute from what they are given: the numbers, or a text."""
-NUMBERS = frozenset({"integer", "number"})
-
-
-def computing(specs: Sequence[ToolSpec]) -> set[str]:
-    """The offered tools that compute from the numbers they are given: the built-in calculations, and a tool whose
-    every parameter takes a number (``multiply(a, b)``): what it gets is all it works on."""
-    return {s.name for s in specs if s.name in CALCULATIONS or (s.types and set(s.types) <= NUMBERS)}
+CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
+"""The built-in tools that compute from the numbers they are given."""
 
 
 def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
@@ -50,19 +40,19 @@ def results(state: Mapping[str, Any]) -> list[str]:
             if o.get("status") == "ok"]
 
 
-def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str], computes: set[str]) -> list[Action]:
-    """``actions``, each calculation (a call of a tool in ``computes``) whose numbers are not all ``known``, or that
-    writes names where numbers go, turned into a premature_call rejection when another call of the same reply is a
-    lookup (a call of an ``offered`` tool, not a calculation, with no number in its arguments)."""
-    lookable = offered - {ASK_USER} - computes
+def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
+    """``actions``, each calculation whose numbers are not all ``known``, or that writes names where numbers go,
+    turned into a premature_call rejection when another call of the same reply is a lookup (a call of an ``offered``
+    tool, not a calculation, with no number in its arguments)."""
+    lookable = offered - {ASK_USER} - CALCULATIONS
     lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
         return list(actions)
     out = []
     for action in actions:
-        calculation = runs(action) and action["tool"] in computes
+        calculation = runs(action) and action["tool"] in CALCULATIONS
         guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
-        names = _names(action.get("args")) if calculation and action["tool"] != "text" else []  # text's are words
+        names = _names(action.get("args")) if calculation else []
         if guessed or names:
             problem = prompts.PREMATURE_CALL.format(
                 tool=action["tool"],
@@ -79,7 +69,7 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     """A calculation on guessed numbers (or on names) made beside a lookup is not run (``premature``)."""
     if len(reply.actions) < 2:
         return None
-    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names), computing(reply.tools)))
+    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names)))
 
 
 def _names(value: Any) -> list[str]:

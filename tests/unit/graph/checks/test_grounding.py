@@ -1,15 +1,12 @@
-"""Calculations made too early: a calculation (a built-in one, or a tool taking numbers only) on numbers that neither the question nor a tool result holds, made beside a lookup
+"""Calculations made too early: a built-in calculation on numbers that neither the question nor a tool result holds, made beside a lookup
 in the same reply, is not run; the lookup runs, and the call made again with the numbers the lookup gave does."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.checks._grounding import CALCULATIONS, computing, known_numbers, premature
-from reactgraph.testing import ScriptedChatModel, multiply, tool_call, tool_calls
+from reactgraph.graph.checks._grounding import known_numbers, premature
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
-from reactgraph.tools.specs import ToolSpec
 
 BAKERY = "Fennel Street bakery sells sourdough loaves for 4.80 each and bakes 60 of them every morning."
 ran: list[tuple[str, dict]] = []
@@ -56,7 +53,7 @@ def test_numbers_from_the_question_or_without_a_lookup_beside_them_run_at_once()
     assert [o.status for o in steps[0].observations] == ["ok"] * 4  # 2 and 3 are in no text, but no lookup is beside them
 
 
-def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_calculations():
+def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_built_in_calculations():
     known = known_numbers({"question": "Costs were 64,100.", "steps": [
         {"observations": [{"status": "ok", "content": "Revenue: 92,400"}, {"status": "error", "content": "Error 7"}]}]})
     assert known == {64100, 92400}
@@ -69,13 +66,13 @@ def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_calculatio
         {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # not a calculation
         {"id": "f", "tool": "roll", "args": {"sides": 6}},  # not a built-in calculation: the model may choose its numbers
     ]
-    out = premature(actions, known, offered, set(CALCULATIONS))
+    out = premature(actions, known, offered)
     assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None]
     assert "on numbers that neither the question nor a tool result holds" in out[2]["rejection"]
     unknown = [{"id": "n", "tool": "nope", "args": {}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
-    assert premature(unknown, set(), offered, set(CALCULATIONS)) == unknown  # a tool not offered looks nothing up
+    assert premature(unknown, set(), offered) == unknown  # a tool not offered looks nothing up
     asked = [{"id": "q", "tool": "ask_user", "args": {"question": "Which city?"}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
-    assert premature(asked, set(), offered, set(CALCULATIONS)) == asked  # a question to the user is no lookup
+    assert premature(asked, set(), offered) == asked  # a question to the user is no lookup
 
 
 def read_file(path: str) -> str:
@@ -100,43 +97,3 @@ def test_a_calculation_on_names_waits_for_the_lookup():
     assert [o.error_kind for o in first.observations] == [None, "premature_call"] and "on names" in first.observations[1].content
     assert second.observations[0].status == "error"  # the calculator's own error: it takes numbers, not names
     assert third.observations[0].content == "28300" and result.tool_usage == {"read_file": 1, "calculator": 2}
-
-
-def test_the_calculations_are_the_built_ins_that_compute_and_tools_that_take_numbers_only():
-    specs = [
-        ToolSpec("calculator", params=("expression",), types=("string",)),
-        ToolSpec("text", params=("operation", "text"), types=("string", "string")),
-        ToolSpec("multiply", params=("a", "b"), types=("number", "number")),
-        ToolSpec("roll", params=("sides",), types=("integer",)),
-        ToolSpec("search_flights", params=("origin", "seats"), types=("string", "integer")),
-        ToolSpec("researcher", params=("task",), types=("string",)),
-        ToolSpec("now"),
-    ]
-    assert computing(specs) == {"calculator", "text", "multiply", "roll"}
-
-
-def test_a_sub_agents_task_or_a_file_read_is_a_lookup_a_numbers_only_tool_waits_for():
-    """The walkthrough's sub-agent example: the lead asked the researcher and, in the same reply, multiplied a layer
-    count it guessed (5 x 3 = 15, answered at 0.90); the researcher read a file and counted a text it made up
-    ('5 layers'). Each call on a guessed number waits for the lookup beside it."""
-    ran.clear()
-    tools = ToolRegistry([multiply])
-    tools.register("search_documents", search_documents)
-    model = ScriptedChatModel(responses=[
-        tool_calls([("search_documents", {"query": "bakery loaves"}), ("multiply", {"a": 5, "b": 3})]),
-        tool_call("multiply", {"a": 60, "b": 4.8}),
-        "288",
-    ])
-    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("What is the bakery's daily take?")
-    first, second = result.trace.steps[:2]
-    assert [o.error_kind for o in first.observations] == [None, "premature_call"]
-    assert second.observations[0].content == "288.0" and result.final_answer == "288"
-    words = ToolRegistry.with_builtins(["text", "read_file"], root=Path(__file__).parent)
-    counted = ScriptedChatModel(responses=[
-        tool_calls([("read_file", {"path": Path(__file__).name}), ("text", {"operation": "count", "text": "5 layers", "substring": "a"})]),
-        tool_calls([("text", {"operation": "upper", "text": "layers"}), ("read_file", {"path": Path(__file__).name})]),
-        "done",
-    ])
-    steps = ReActAgent(model=counted, tools=words, checkpointer=None, summary_every=0).run("How many layers?").trace.steps
-    assert [o.error_kind for o in steps[0].observations] == [None, "premature_call"]
-    assert [o.status for o in steps[1].observations] == ["ok", "ok"]  # a text without numbers runs beside the read
