@@ -97,10 +97,10 @@ class DocumentIndex:
         with self._lock:
             return self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
 
-    def titles(self) -> list[str]:
-        """The documents' titles, in the order they were added."""
+    def titles(self, limit: int) -> list[str]:
+        """The first ``limit`` documents' titles, in the order they were added."""
         with self._lock:
-            return [title for (title,) in self._db.execute("SELECT title FROM docs ORDER BY rowid")]
+            return [title for (title,) in self._db.execute("SELECT title FROM docs ORDER BY rowid LIMIT ?", (limit,))]
 
     def search(self, query: str, limit: int = 5) -> list[Hit]:
         """Documents matching any word of ``query`` (its function words left out when it has others), best (bm25)
@@ -143,20 +143,21 @@ def make_search_tool(index: DocumentIndex) -> Callable[..., str]:
             return f"No document matches {query!r} ({len(index)} documents searched). Try other words."
         return "\n".join(f"{h.title}: {h.snippet}" for h in hits)
 
-    search_documents.__doc__ = f"{search_documents.__doc__} {named('The documents', index.titles())}"
+    search_documents.__doc__ = f"{search_documents.__doc__} {held(index)}"
     return search_documents
 
 
-def named(what: str, names: list[str]) -> str:
-    """What the search reads, for its description: the titles, the first ones only when there are many (a model that
-    sees "ARCHITECTURE.md" there knows that "the architecture" of a question is in the documents)."""
-    shown: list[str] = []
-    for name in names:
-        if len(shown) == DESCRIBED_NAMES or sum(len(n) + 2 for n in shown) + len(name) > DESCRIBED_CHARACTERS:
+def held(index: DocumentIndex) -> str:
+    """What the search reads, for its description: the first titles, as many as fit the bounds (a model that sees
+    "ARCHITECTURE.md" there knows that "the architecture" of a question is in the documents), and how many more."""
+    count, shown, length = len(index), [], 0
+    for title in index.titles(DESCRIBED_NAMES):
+        if length + len(title) > DESCRIBED_CHARACTERS:
             break
-        shown.append(name)
-    rest = f", and {len(names) - len(shown)} more" if len(shown) < len(names) else ""
-    return f"{what} ({len(names)}): {', '.join(shown)}{rest}." if names else f"{what}: none yet."
+        shown.append(title)
+        length += len(title) + 2
+    rest = f", and {count - len(shown)} more" if len(shown) < count else ""
+    return f"The documents ({count}): {', '.join(shown)}{rest}." if count else "The documents: none yet."
 
 
 def index_of(documents: Any) -> DocumentIndex:
