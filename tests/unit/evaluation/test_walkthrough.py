@@ -111,6 +111,19 @@ def test_the_walkthrough_s_documents_are_the_repository_s():
     assert by_id["python-subagent"].expect.value == 3 * len(layers)
 
 
+def test_the_sub_agent_task_s_researcher_searches_the_suite_s_docs_as_the_docs_example_does():
+    """docs/tools.md's researcher is `with_builtins(["search_documents"], documents="docs/")`: the task's sub-agent has
+    that one tool over the suite's docs, no file tools, and finds the layer count there."""
+    from reactgraph.evaluation.building import task_registry
+
+    task = next(t for t in load_suite(WALKTHROUGH) if t.id == "python-subagent")
+    registry = task_registry(task, WALKTHROUGH, model=ScriptedChatModel(responses=["13"]))
+    researcher = registry.get("researcher").tool.delegates_to
+    assert researcher.names() == ["search_documents"]
+    assert researcher.get("search_documents").tool.invoke({"query": "layers"}).startswith(
+        "ARCHITECTURE.md: # Architecture reactgraph is one idea per package, in 13 [layers]")
+
+
 @pytest.mark.parametrize(("fields", "says"), [
     ({"then": [{"question": "Next?", "answer": "7"}]}, "one of question, answer or approval"),
     ({"driver": "chat", "then": [{"answer": "7"}]}, "a chat task's turns are questions"),
