@@ -120,19 +120,21 @@ def action_line(line: str, action_input: str | None, ctx: ReadContext) -> Action
 
 
 def signature_then_json(line: str, ctx: ReadContext) -> Action | None:
-    """``calculator[expression]{"expression": "2 * 3"}``: a tool's signature as the prompt lists it (its parameters'
-    names in the brackets), then its arguments as a JSON object: the call with those arguments (wrong ones are
-    then an ``invalid_parameters`` error naming the tool's, not an unreadable line); None when the line is not that."""
-    match = re.fullmatch(r"([\w.-]+)\s*\[([\w\s,]*)\]\s*(\{.*\})", line, re.DOTALL)
+    """``calculator[<expression>]{"expression": "2 * 3"}``: a tool's signature as the prompt lists it (its parameters'
+    names in the brackets, in angle brackets or not), then its arguments as a JSON object: the call with those
+    arguments (wrong ones are then an ``invalid_parameters`` error naming the tool's, not an unreadable line); None
+    when the line is not that."""
+    match = re.fullmatch(r"([\w.-]+)\s*\[([\w\s,<>]*)\]\s*(\{.*\})", line, re.DOTALL)
     spec = ctx.find(match.group(1)) if match else None
-    if match is None or spec is None or not set(match.group(2).replace(",", " ").split()) <= set(spec.params):
+    named = re.sub(r"[<>,]", " ", match.group(2)).split() if match else []
+    if match is None or spec is None or not set(named) <= set(spec.params):
         return None
     value = loads_lenient(match.group(3))
     if not isinstance(value, dict):
         return None
     action = bind_call(spec.name, value, ctx)
     if action.get("rejection_kind") == ErrorKind.INVALID_PARAMETERS.value and spec.example:
-        problem = (f"{spec.name}[{spec.params[0]}] is how the tool list names its input; write the input itself in the "
+        problem = (f"{spec.signature()} is how the tool list names its input; write the input itself in the "
                    f"brackets, with nothing after them, e.g. {ctx.tags.action}: {spec.name}[{spec.example}]")
         return reject(ErrorKind.INVALID_PARAMETERS, problem, ctx)
     return action

@@ -46,8 +46,9 @@ class ToolSpec:
         return found.group(1) if found else None
 
     def signature(self) -> str:
-        """How the text format writes a call: ``name[param, ...]``."""
-        return f"{self.name}[{', '.join(self.params)}]" if self.params else f"{self.name}[]"
+        """How the tool list writes a call: ``name[<param>, ...]``, each input a placeholder (listed as
+        ``calculator[expression]``, the local model wrote ``calculator[expression]{"num1": 397.8, ...}``)."""
+        return f"{self.name}[{', '.join(f'<{p}>' for p in self.params)}]"
 
 
 def tool_specs(tools: Iterable[Any]) -> tuple[ToolSpec, ...]:

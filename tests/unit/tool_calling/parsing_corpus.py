@@ -79,6 +79,7 @@ CASES: list[tuple[str, Any, bool, tuple]] = [
     # the local model copied the listed signature, then gave the arguments as JSON (chat-follow-up, issue 41)
     ("the signature, then JSON arguments", 'Thought: t\nAction: add[a, b]{"a": 397.8, "b": 2}', True, ("call", [("add", {"a": 397.8, "b": 2})])),
     ("the signature, then JSON arguments it does not take", 'Thought: t\nAction: calculator[expression]{"operation": "*", "num1": 397.8, "num2": 2}', True, ("error", "invalid_parameters")),
+    ("the signature as listed (placeholders), then JSON arguments", 'Thought: t\nAction: add[<a>, <b>]{"a": 397.8, "b": 2}', True, ("call", [("add", {"a": 397.8, "b": 2})])),
     ("a comma in a one-input text stays", "Thought: t\nAction: read_lines[notes, draft.txt]", True, ("call", [("read_lines", {"path": "notes, draft.txt"})])),
     ("optional text inputs do not split a text", "Thought: t\nAction: get_weather[Paris, TX]", True, ("call", [("get_weather", {"city": "Paris, TX"})])),
     ("all inputs optional: none given", "Thought: t\nAction: listing[]", True, ("call", [("listing", {})])),

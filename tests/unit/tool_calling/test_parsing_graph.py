@@ -31,7 +31,7 @@ def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, 
     assert first["stop"] == ["\nObservation:"]  # the model's turn ends before it writes an observation itself
     system = first["messages"][0]
     assert isinstance(system, SystemMessage)
-    assert "lookup[key]: Look a key up in a fixed table." in system.content and "add[a, b]" in system.content
+    assert "lookup[<key>]: Look a key up in a fixed table." in system.content and "add[<a>, <b>]" in system.content
     assert "Action: tool_name[input]" in system.content and "Final Answer:" in system.content
     # the step comes back as text, not as tool messages
     tail = second["messages"][-2:]
@@ -220,6 +220,16 @@ def test_action_none_is_told_how_to_answer(math_tools, log):
     assert result.final_answer == "France"
 
 
+def test_the_text_formats_tool_list_writes_each_input_as_a_placeholder():
+    """Listed as ``calculator[expression]``, the local model wrote ``calculator[expression]{"num1": 397.8, ...}`` for
+    "Now double that number." (chat-follow-up); given ``calculator[<expression>]``, it wrote ``calculator[397.8 * 2]``."""
+    model = TextOnlyModel(responses=["Thought: t\nFinal Answer: 4"])
+    run(model, ToolRegistry.with_builtins(["calculator", "percent_of"]))
+    system = str(model.calls[0]["messages"][0].content)
+    assert "- calculator[<expression>]: Evaluate" in system and "- percent_of[<percent>, <value>]: " in system
+    assert "calculator[expression]" not in system
+
+
 def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools_example():
     """The local model's reply for "Now double that number." (chat-follow-up): the calculator's signature, then JSON
     arguments it does not take. The error says the brackets hold the input itself, with the tool's own example."""
@@ -228,7 +238,7 @@ def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools
     result = run(model, ToolRegistry.with_builtins(["calculator"]))
     first, second = (s.observations[0] for s in result.trace.steps[:2])
     assert first.error_kind == "invalid_parameters"
-    assert first.content.endswith("calculator[expression] is how the tool list names its input; write the input itself in "
+    assert first.content.endswith("calculator[<expression>] is how the tool list names its input; write the input itself in "
                                   "the brackets, with nothing after them, e.g. Action: calculator[sqrt(16) + 2**3].")
     assert (second.content, result.final_answer) == ("795.6", "795.6")
 

@@ -97,7 +97,7 @@ def test_the_hidden_arguments_are_never_shown_to_the_model(fmt):
     if fmt == "native":
         assert "whoami" in bound["tools"]
     else:
-        assert "whoami[greeting]" in prompt or '"greeting"' in prompt
+        assert "whoami[<greeting>]" in prompt or '"greeting"' in prompt
 
 
 def test_a_bad_call_is_told_only_the_arguments_the_model_gives():

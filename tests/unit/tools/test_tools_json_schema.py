@@ -98,7 +98,7 @@ def test_the_model_sees_a_json_schema_tool_like_a_typed_function(registry):
     (spec,) = tool_specs(entry.tool for entry in registry.list())
     assert (spec.name, spec.description, spec.params, spec.required) == ("area", "Area of a rectangle.", ("width", "height", "unit", "exact"), ("width",))
     assert spec.types == ("number", "number", "string", "boolean") and spec.choices == (("unit", ("m", "ft")),)
-    assert spec.signature() == "area[width, height, unit, exact]"
+    assert spec.signature() == "area[<width>, <height>, <unit>, <exact>]"
 
 
 def test_parameter_descriptions_from_metadata_reach_a_json_schema(registry):
