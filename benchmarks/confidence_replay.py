@@ -1,14 +1,14 @@
 """A confidence signal, replayed on recorded eval runs: the AUROC of each run's scores (right vs wrong answers) as
-recorded, and with the ``stumbled`` and the whole-number ``guessed`` signals of reactgraph.answers.confidence added
-where they apply. A signal earns its place when it raises the AUROC across runs and task sets it was not made on.
+recorded, and with the newest signal of reactgraph.answers.confidence added where it applies. A signal earns its place
+when it raises the AUROC across runs and task sets it was not made on.
 
     python benchmarks/confidence_replay.py benchmarks/eval/*.json --out benchmarks/confidence_replay_<commit>.md
 
-Each record keeps its score, its termination reason, the count of replies sent back as no answer and its steps' calls
-and results; the task's question comes from the shipped task files. ``stumbled`` is added to a success that had such a
-reply (-0.2), ``guessed`` (-0.3) to a run whose last turn made a calculation none of whose numbers anything gave (the
-whole-number part of ``guessed_inputs``, on a state rebuilt from the record; the part for decimals was in the recorded
-scores already). Runs recorded before a signal existed are replayed as the rule would have scored them.
+Each record keeps its score, its termination reason, its answer and its steps' calls and results; the task's question
+comes from the shipped task files. ``unused`` (-0.2) is added to a run whose last turn called tools, did not give up,
+and left a number of the question out of every call and the answer (``unused_numbers``). Runs recorded before a
+signal existed are replayed as the rule would have scored them. (The replay of ``stumbled`` and the whole-number
+``guessed`` at 4992b42: confidence_replay_4992b42.md.)
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reactgraph.answers.confidence import GUESSED, STUMBLED, guessed_inputs
+from reactgraph.answers.confidence import UNUSED, unused_numbers
 from reactgraph.evaluation.suite import SHIPPED, load_suite, shipped_suite
 
 
@@ -33,35 +33,27 @@ def auroc(rows: Iterable[tuple[bool, float]]) -> float | None:
     return sum((r > w) + 0.5 * (r == w) for r in right for w in wrong) / (len(right) * len(wrong))
 
 
-def questions() -> dict[str, str]:
-    """Every shipped task's first question, by id."""
-    return {task.id: task.question for name in SHIPPED for task in load_suite(shipped_suite(name))}
+def questions() -> dict[str, list[str]]:
+    """Every shipped task's questions, a turn each (a reply to a question the agent asked is no new turn), by id."""
+    return {task.id: [task.question, *(turn.question for turn in task.then if turn.question)]
+            for name in SHIPPED for task in load_suite(shipped_suite(name))}
 
 
-def whole_guess(record: Mapping[str, Any], question: str) -> bool:
-    """Whether the record's last turn made a calculation on whole numbers none of which anything gave (the question,
-    an earlier turn, a result)."""
+def left_out(record: Mapping[str, Any], asked: list[str]) -> bool:
+    """Whether the record's last turn called tools, did not give up, and left a number of its question out of every
+    call and the answer."""
     last = max((s.get("turn", 1) for s in record["steps"]), default=1)
-    steps = [
-        {"actions": s["calls"], "observations": s["results"]}
-        for s in record["steps"] if s.get("turn", 1) == last and s["kind"] in ("tools", "check")
-    ]
-    earlier = [  # an earlier turn's answer, as near as the record has it: its results and its final reply
-        {"answer": " ".join([*(o["content"] for o in s["results"]), s.get("thought") or ""])}
-        for s in record["steps"] if s.get("turn", 1) < last
-    ]
-    guesses = guessed_inputs({"question": question, "turns": earlier, "steps": steps})
-    return any(n == n.to_integral_value() for n in guesses)
+    question = asked[min(last, len(asked)) - 1]
+    calls = [json.dumps(c["args"]) for s in record["steps"] if s.get("turn", 1) == last for c in s["calls"] if c.get("tool")]
+    return bool(calls) and record["reason"] != "failure" and bool(unused_numbers(question, calls, record.get("answer") or ""))
 
 
-def replayed(record: Mapping[str, Any], question: str) -> dict[str, float]:
-    """The record's score as recorded and with each signal (and both) added where it applies, kept within [0, 1]."""
+def replayed(record: Mapping[str, Any], asked: list[str]) -> dict[str, float]:
+    """The record's score as recorded and with ``unused`` added where it applies, kept within [0, 1]."""
     score = record["confidence"]
-    stumbled = STUMBLED if record["reason"] == "success" and record.get("non_answer_replies") else 0.0
-    guessed = GUESSED if whole_guess(record, question) else 0.0
-    clamp = lambda x: min(1.0, max(0.0, x))  # noqa: E731
-    return {"recorded": score, "stumbled": clamp(score + stumbled), "guessed": clamp(score + guessed),
-            "both": clamp(score + stumbled + guessed)}
+    if "unused" in (record.get("signals") or {}):  # recorded with the signal already
+        return {"recorded": score, "unused": score}
+    return {"recorded": score, "unused": min(1.0, max(0.0, score + (UNUSED if left_out(record, asked) else 0.0)))}
 
 
 def main() -> None:
@@ -70,7 +62,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     asked = questions()
-    lines = ["| run | answers | wrong | recorded | + stumbled | + guessed | both |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| run | answers | wrong | recorded | + unused |", "| --- | ---: | ---: | ---: | ---: |"]
     means: dict[str, list[float]] = {}
     for path in args.runs:
         try:
@@ -82,7 +74,7 @@ def main() -> None:
         if len(records) < 15:
             continue
         scored = [(r["correct"], replayed(r, asked[r["task_id"]])) for r in records]
-        cells = {k: auroc((ok, s[k]) for ok, s in scored) for k in ("recorded", "stumbled", "guessed", "both")}
+        cells = {k: auroc((ok, s[k]) for ok, s in scored) for k in ("recorded", "unused")}
         if None in cells.values():
             continue
         for k, v in cells.items():

@@ -16,6 +16,11 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    came from the model alone. It does not change the score; ``check_reason`` reads it.
    ``uncovered`` — -0.2 when the question names two or more things (places, names, dates) and the run's tool calls
    and results hold some of them but not the others: part of the question has nothing behind it.
+   ``unused`` — -0.2 when a number the question gives (not 0 or 1) is in no tool call's arguments and not in the
+   answer: the run left part of the question out ("How many layers does the architecture have, times 3?" answered
+   with the 13 a sub-agent found, no multiplication by 3). Replayed on the recorded runs of the local model it
+   raised the AUROC of the suite's runs and turned the walkthrough's one wrong answer at 0.9 to 0.7
+   (benchmarks/confidence_replay.py).
    ``guessed`` — -0.3 when a call that gave a result was made on a number with decimals that neither the question,
    an earlier answer of the conversation nor a result of that reply or before it holds, or is a calculation on
    whole numbers none of which was given (``guessed_inputs``): the model wrote a value it had not been given (the
@@ -60,6 +65,7 @@ OTHER_BASE = 0.4  # custom, cancelled
 PARTIAL_BASE = 0.35  # a partial answer starts at most here
 SUPPORTED, UNSUPPORTED = 0.2, -0.25
 UNCOVERED = -0.2  # parts of the question no tool call or result covers
+UNUSED = -0.2  # numbers of the question no tool call and not the answer uses
 GUESSED = -0.3  # a call made on a number nothing had given yet (guessed_inputs)
 SUPPORTED_SHARE = 0.5  # of an answer's distinctive words found in observations
 STUMBLED = -0.2  # an answer after a reply sent back as no answer
@@ -145,6 +151,10 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
         if missing := uncovered(question, [*found, *called(state)]):
             signals["uncovered"] = ConfidenceSignal(
                 effect=UNCOVERED, detail=f"no tool call or result covers {', '.join(missing)}"
+            )
+        if unused := unused_numbers(question, called(state), answer):
+            signals["unused"] = ConfidenceSignal(
+                effect=UNUSED, detail=f"no tool call and not the answer uses the question's {', '.join(unused[:3])}"
             )
         if guesses := guessed_inputs(state):
             shown = [str(n) for n in guesses[:3]]
@@ -269,6 +279,20 @@ def uncovered(question: str, texts: Iterable[str]) -> list[str]:
     seen = " ".join(texts).lower()
     missing = [p for p in parts if p.lower() not in seen]
     return missing if len(missing) < len(parts) else []
+
+
+def unused_numbers(question: str, calls: Iterable[str], answer: str) -> list[str]:
+    """The numbers of ``question`` (as written; 0 and 1 left out) that no text of ``calls`` (the run's tool calls'
+    arguments) and not ``answer`` holds, compared as numbers; one written with dots as thousands (``2.340`` in a
+    German question) counts when a call has it as a whole number (2340)."""
+    used = {n for text in [*calls, answer] for n in numbers_in(text)}
+    unused = []
+    for token in NUMBER.findall(question):
+        value = numbers_in(token)
+        if not value or value[0] in PLAIN or value[0] in used or Decimal(re.sub(r"\D", "", token)) in used:
+            continue
+        unused.append(token)
+    return unused
 
 
 def check_reason(signals: Mapping[str, ConfidenceSignal]) -> str | None:

@@ -270,3 +270,22 @@ def test_a_calculation_on_whole_numbers_nobody_gave_lowers_the_score():
     playbook, _ = run([together, "50"], [multiply, add], question="What is 6*7 + 2*4?")
     assert "guessed" not in doubled.confidence_signals and "guessed" not in playbook.confidence_signals
     assert lucky.confidence < playbook.confidence
+
+
+def test_a_number_of_the_question_no_call_used_lowers_the_score():
+    """The walkthrough's python-subagent at 04321a5: "How many layers does the architecture have, times 3?" answered
+    with the researcher's 13, no multiplication (0.90 and wrong): ``unused``. The 3 in a call, or in the answer, is
+    used; so is a German 2.340 called as 2340."""
+    from reactgraph.testing import lookup, multiply
+
+    question = "How many layers does the architecture have, times 3?"
+    found = tool_call("lookup", {"key": "layers"})
+    left_out, _ = run([found, "13"], [lookup, multiply], question=question, answer_checks=0)
+    worked, _ = run([found, tool_call("multiply", {"a": 13, "b": 3}), "39"], [lookup, multiply], question=question)
+    assert left_out.confidence_signals["unused"].effect == -0.2
+    assert left_out.confidence_signals["unused"].detail == "no tool call and not the answer uses the question's 3"
+    assert "unused" not in worked.confidence_signals
+    german = finished("397.8", "397.8", question="Wie viel sind 17 % von 2.340?")
+    german["steps"][0]["actions"][0]["args"] = {"percent": 17, "value": 2340}
+    assert "unused" not in confidence_of(german).signals
+    assert "unused" not in confidence_of(finished("3 times", "x", question="What is 3 times?")).signals
