@@ -86,11 +86,9 @@ def worked_out(question: str, earlier: str) -> bool:
 
 
 def similar(question: str, earlier: str) -> bool:
-    """All of the question's own words are the earlier text's (a part of it asked back: "How many layers are there in
-    the architecture?" for "How many layers does the architecture have, times 3?"), or most are, and its numbers all
-    are."""
+    """Most of the question's own words are the earlier text's, and its numbers all are."""
     words, before = own_words(question), own_words(earlier)
-    return (bool(words) and (words <= before or len(words & before) >= SIMILAR * len(words | before))
+    return (bool(words) and len(words & before) >= SIMILAR * len(words | before)
             and set(numbers_in(question)) <= set(numbers_in(earlier)))
 
 
