@@ -6,8 +6,8 @@ when it raises the AUROC across runs and task sets it was not made on.
 
 Each record keeps its score, its termination reason, its answer and its steps' calls and results; the task's question
 comes from the shipped task files. ``unused`` (-0.2) is added to a run whose last turn called tools, did not give up,
-and left a number of the question out of every call and the answer (``unused_numbers``). Runs recorded before a
-signal existed are replayed as the rule would have scored them. (The replay of ``stumbled`` and the whole-number
+and left a number of the question out of every call and the answer (``unused_numbers``): give it runs recorded
+before 1d6dbf4 (a record does not keep its signals, and a later one's score has ``unused`` in it already). (The replay of ``stumbled`` and the whole-number
 ``guessed`` at 4992b42: confidence_replay_4992b42.md.)
 """
 
@@ -51,8 +51,6 @@ def left_out(record: Mapping[str, Any], asked: list[str]) -> bool:
 def replayed(record: Mapping[str, Any], asked: list[str]) -> dict[str, float]:
     """The record's score as recorded and with ``unused`` added where it applies, kept within [0, 1]."""
     score = record["confidence"]
-    if "unused" in (record.get("signals") or {}):  # recorded with the signal already
-        return {"recorded": score, "unused": score}
     return {"recorded": score, "unused": min(1.0, max(0.0, score + (UNUSED if left_out(record, asked) else 0.0)))}
 
 
