@@ -146,13 +146,14 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
     question = state.get("question") or ""
     if observations and not gave_up:
         found = [o["content"] for o in observations if o.get("status") == "ok"]
+        calls = called(state)
         if (support := _support(answer, question, found)) is not None:
             signals["support"] = support
-        if missing := uncovered(question, [*found, *called(state)]):
+        if missing := uncovered(question, [*found, *calls]):
             signals["uncovered"] = ConfidenceSignal(
                 effect=UNCOVERED, detail=f"no tool call or result covers {', '.join(missing)}"
             )
-        if unused := unused_numbers(question, called(state), answer):
+        if unused := unused_numbers(question, calls, answer):
             signals["unused"] = ConfidenceSignal(
                 effect=UNUSED, detail=f"no tool call and not the answer uses the question's {', '.join(unused[:3])}"
             )
