@@ -107,7 +107,7 @@ def with_run_options(p: argparse.ArgumentParser, *, live: bool = True) -> None:
     p.add_argument("--timeout", type=float, metavar="S", help="wall-clock budget in seconds")
     p.add_argument("--token-budget", type=int, metavar="N")
     p.add_argument(
-        "--tool-calling", choices=("auto", "native", "text", "json"),
+        "--tool-calling", choices=("auto", "native", "text", "json", "python"),
         help="how the model calls tools (default auto: native, then text once the model writes its calls as text)",
     )
     p.add_argument("--tools", metavar="a,b", help="built-in tool names (see `reactgraph tools`), or 'module:attribute' of your own tools")

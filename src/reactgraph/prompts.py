@@ -188,6 +188,14 @@ JSON_EXPECTED = (
     "When you know the answer, reply with the answer in plain words and no JSON."
 )
 
+PYTHON_TOOLS_HEADER = "You have these functions (JSON):"
+
+PYTHON_EXPECTED = (
+    "To call functions, reply with only the calls, as one Python list: [func_name1(param1=value1, param2=value2), "
+    "func_name2(param=value)], and nothing else; the results come back to you. When you know the answer, reply "
+    "with the answer in plain words and no call."
+)
+
 # What a text-only prompt says where the question or a tool's result held an image (or other media), and what the
 # user is told once: the model is never left to guess at what it was not shown (graph.images).
 LEFT_OUT = "({media} left out: the {format} tool-calling format sends the model text only)"

@@ -68,11 +68,12 @@ class AgentConfig(BaseModel):
         description="Chat model as 'provider:model' (e.g. 'ollama:qwen2.5:7b'). "
         "Ignored when the agent was given a model instance and the run does not set it.",
     )
-    tool_calling: Literal["auto", "native", "text", "json"] = Field(
+    tool_calling: Literal["auto", "native", "text", "json", "python"] = Field(
         default="auto",
         description="'auto': native tool calling, switching the run (and the agent's later runs) to 'text' once the "
         "model writes its calls as text; 'native': the model's tool-calling API; 'text': tools described in the "
-        "prompt, replies as Thought/Action text; 'json': calls as JSON objects in the reply.",
+        "prompt, replies as Thought/Action text; 'json': calls as JSON objects in the reply; 'python': calls as one "
+        "Python list, [tool(a=1), other(b='x')] (BFCL's prompt format).",
     )
     tools: tuple[str, ...] | None = Field(
         default=None, description="Names of the registered tools to offer in this run (None = all)."

@@ -16,12 +16,13 @@ from langchain_core.runnables import Runnable
 from reactgraph.tool_calling._base import Format
 from reactgraph.tool_calling._json_calls import JsonFormat
 from reactgraph.tool_calling._native import NativeFormat
+from reactgraph.tool_calling._python_calls import PythonFormat
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext
 from reactgraph.tool_calling.tags import Tags
 from reactgraph.tool_calling.text import TextFormat
 from reactgraph.tools.specs import ToolSpec
 
-FORMATS: dict[str, Format] = {f.name: f for f in (NativeFormat(), TextFormat(), JsonFormat())}
+FORMATS: dict[str, Format] = {f.name: f for f in (NativeFormat(), TextFormat(), JsonFormat(), PythonFormat())}
 FALLBACK = "text"  # where auto goes when the model does not use its tool-calling API
 
 

@@ -18,6 +18,7 @@ from reactgraph.state import Action
 from reactgraph.tool_calling._binding import bind_call
 from reactgraph.tool_calling._described import named_arguments
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, reject
+from reactgraph.tools.specs import ToolSpec
 
 FINISH_VERBS = ("finish", "final_answer", "final answer")
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
@@ -131,11 +132,17 @@ def python_call(text: str, ctx: ReadContext) -> Action | None:
     match = re.fullmatch(r"(\w+)\s*\((.*)\)", text, re.DOTALL)
     if not match or (spec := ctx.find(match.group(1))) is None:
         return None
-    problem = reject(ErrorKind.MALFORMED_OUTPUT, f"could not read the call {text[:200]!r} (use literal values)", ctx)
     try:
         call = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, RecursionError, MemoryError):
-        return problem
+        call = None
+    return call_of_node(call, spec, text, ctx)
+
+
+def call_of_node(call: ast.expr | None, spec: ToolSpec, text: str, ctx: ReadContext) -> Action:
+    """The parsed Python call ``call`` of the tool ``spec`` (its literal arguments bound to the tool's inputs), or a
+    rejection quoting ``text`` when it is no call of literals."""
+    problem = reject(ErrorKind.MALFORMED_OUTPUT, f"could not read the call {text[:200]!r} (use literal values)", ctx)
     if not isinstance(call, ast.Call):
         return problem
     try:

@@ -38,7 +38,7 @@ MAX_WRITTEN = 300  # characters of a rejected action line kept in the trace
 MAX_ARG_DEPTH = 20  # levels of lists and objects in a call's arguments
 
 # Where a reply's calls came from: the model's tool-calling API, or its text (JSON, tags, text actions).
-Source = Literal["native", "json", "text", "none"]
+Source = Literal["native", "json", "text", "python", "none"]
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ class ToolSpec:
     required: tuple[str, ...] = ()
     types: tuple[str, ...] = ()  # each param's JSON-schema type ("" when not a simple type)
     choices: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (param, its allowed values) for enum params
+    schema: str = ""  # the JSON schema of its inputs, as JSON text (the Python format lists it whole)
 
     def takes_positionally(self, values: Sequence[str]) -> bool:
         """Whether comma-separated text inputs are, in order, this tool's params: as many as it takes;
@@ -65,6 +67,7 @@ def tool_specs(tools: Iterable[Any]) -> tuple[ToolSpec, ...]:
                 required=tuple(params.get("required") or ()),
                 types=tuple(str(p.get("type", "")) for p in properties.values()),
                 choices=tuple((k, tuple(map(str, p["enum"]))) for k, p in properties.items() if p.get("enum")),
+                schema=json.dumps(params, ensure_ascii=False, default=str),
             )
         )
     return tuple(specs)

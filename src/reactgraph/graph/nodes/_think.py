@@ -84,7 +84,7 @@ def turned(deps: NodeDeps, state: ReActState) -> dict[str, Any]:
         deps.learn_format(exchange.model, following)
     checks = resolved_checks(cfg.checks.reply_checks, deps.own_checks)
     decision = update_of(judged(reply, state, cfg, checks, bounds.deadline), state, cfg)
-    written = reply.written if reply.source in ("json", "text") else None
+    written = reply.written if reply.source in ("json", "text", "python") else None
     formats = {"tool_format": following, "turn_format": exchange.fmt.name, "turn_written": written}
     if message := calls_message(reply.thought, decision["pending_actions"]):  # the chat's, after a new turn's question
         update["turn_message"] = message

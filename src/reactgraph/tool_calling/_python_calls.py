@@ -1,0 +1,96 @@
+"""The Python format: tools described in the system prompt with their JSON schemas, calls written as one Python
+list, ``[tool(a=1, b="x"), other(c=2)]`` (the Berkeley Function Calling Leaderboard's prompt format, which small
+models such as Qwen2.5 are trained on), anything else the answer.
+
+A reply is read as that list first (bare or in a code fence), then as the native format reads text (JSON calls,
+``Action:`` lines, a lone ``tool(a=1)``). Shown back: the calls as the list, then each result as an ``Observation:``
+message."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+
+from reactgraph import prompts
+from reactgraph.state import Action
+from reactgraph.tool_calling._base import Format
+from reactgraph.tool_calling._binding import bind_call
+from reactgraph.tool_calling._native import calls_else_answer
+from reactgraph.tool_calling.json_blocks import call_of_node
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, observed_text
+from reactgraph.tool_calling.tags import Tags, shown_observation
+from reactgraph.tool_calling.text import with_observation_stop
+from reactgraph.tools.specs import ToolSpec
+
+FENCE = re.compile(r"^```[ \t]*\w*[ \t]*\n(.*?)\n?```$", re.DOTALL)
+
+
+class PythonFormat(Format):
+    name = "python"
+
+    def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
+        return with_observation_stop(model, ctx.tags)
+
+    def tools_prompt(self, ctx: ReadContext) -> str:
+        lines = [prompts.PYTHON_TOOLS_HEADER]
+        lines += [json.dumps(described(spec), ensure_ascii=False) for spec in ctx.tools]
+        return "\n".join(lines) + "\n\n" + ctx.hint
+
+    def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
+        return prompts.PYTHON_EXPECTED
+
+    def parse(self, reply: AIMessage, text: str, ctx: ReadContext) -> ParsedReply:
+        if (actions := call_list(text, ctx)) is not None:
+            return ParsedReply(thought="", actions=actions, source="python")
+        return calls_else_answer(reply, text, ctx)
+
+    def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
+        messages: list[BaseMessage] = []
+        for step in steps:
+            calls = [a for a in step["actions"] if a["tool"]]
+            written = "[" + ", ".join(rendered(a["tool"], a["args"]) for a in calls) + "]" if calls else step.get("thought", "")
+            messages.append(AIMessage(content=written))
+            observed = "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
+            messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
+        if tail and messages:
+            messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
+        return messages
+
+
+def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
+    """The calls of a reply that is one Python list of calls of known tools (a code fence around it allowed); None
+    when the reply is anything else. A call whose arguments are not literals, or of a tool not on offer, is a rejection."""
+    body = text.strip()
+    if fenced := FENCE.fullmatch(body):
+        body = fenced.group(1).strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        return None
+    try:
+        value = ast.parse(body, mode="eval").body
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    if not isinstance(value, ast.List) or not value.elts or not all(isinstance(e, ast.Call) for e in value.elts):
+        return None
+    actions: list[Action] = []
+    for call in value.elts:
+        assert isinstance(call, ast.Call)
+        name = ast.unparse(call.func)
+        spec = ctx.find(name)
+        actions.append(call_of_node(call, spec, ast.unparse(call), ctx) if spec else bind_call(name, {}, ctx))
+    return actions
+
+
+def described(spec: ToolSpec) -> dict[str, Any]:
+    """A tool as BFCL's prompt lists it: its name, description and the JSON schema of its inputs."""
+    return {"name": spec.name, "description": spec.description, "parameters": json.loads(spec.schema or "{}")}
+
+
+def rendered(tool: str, args: dict[str, Any]) -> str:
+    """A call as the list writes it: ``tool(a=1, b='x')``."""
+    return f"{tool}(" + ", ".join(f"{name}={value!r}" for name, value in args.items()) + ")"

@@ -1,0 +1,62 @@
+"""tool_calling="python": the tools listed with their JSON schemas, calls written as one Python list (BFCL's prompt
+format), shown back as that list."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from reactgraph import ReActAgent
+from reactgraph.testing import ScriptedChatModel
+from reactgraph.tool_calling import FORMATS
+from reactgraph.tool_calling.reading import ReadContext
+from reactgraph.tool_calling.tags import Tags
+from reactgraph.tools.specs import tool_specs
+
+
+def agent_for(model, tools, **options):
+    return ReActAgent(model, tools, checkpointer=None, allow_clarification=False, summary_every=0, tool_calling="python", **options)
+
+
+def test_a_list_of_calls_runs_every_call_and_is_shown_back_as_the_list(math_tools, log):
+    model = ScriptedChatModel(responses=["[multiply(a=6, b=7), add(a=1, b=2)]", "42 and 3"])
+    result = agent_for(model, math_tools).run("6*7 and 1+2?")
+    assert log.calls == [("multiply", {"a": 6, "b": 7}), ("add", {"a": 1, "b": 2})]
+    assert result.final_answer == "42 and 3" and [s.format for s in result.trace.steps][0] == "python"
+    first, second = model.calls
+    system = first["messages"][0].content
+    assert first["tools"] == [] and first["stop"] == ["\nObservation:"]
+    assert '{"name": "add", "description": "Add two integers.", "parameters": {"properties": {"a": {"type": "integer"}' in system
+    assert "[func_name1(param1=value1, param2=value2), func_name2(param=value)]" in system
+    assert second["messages"][-2].content == "[multiply(a=6, b=7), add(a=1, b=2)]"
+    assert second["messages"][-1].content.startswith("Observation: 42")
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    ("```python\n[add(a=1, b=2)]\n```", [("add", {"a": 1, "b": 2})]),
+    ("[add(1, 2)]", [("add", {"a": 1, "b": 2})]),  # positional, in the schema's order
+    ('[lookup(key="paris")]', [("lookup", {"key": "paris"})]),
+])
+def test_the_list_is_read_bare_fenced_or_positional(math_tools, reply, read):
+    fmt = FORMATS["python"]
+    ctx = fmt.context(tool_specs(math_tools), Tags())
+    parsed = fmt.read(AIMessage(content=reply), ctx)
+    assert [(a["tool"], a["args"]) for a in parsed.actions] == read and parsed.source == "python"
+
+
+def test_a_call_of_an_unknown_tool_or_with_an_expression_is_a_rejection(math_tools):
+    fmt = FORMATS["python"]
+    ctx: ReadContext = fmt.context(tool_specs(math_tools), Tags())
+    parsed = fmt.read(AIMessage(content="[add(a=1, b=2), count(text='x'), multiply(a=2, b=3 * x)]"), ctx)
+    assert [a["tool"] for a in parsed.actions] == ["add", "count", ""]
+    assert "rejection" not in parsed.actions[0]
+    assert "there is no tool 'count'" in parsed.actions[1]["rejection"]
+    assert "use literal values" in parsed.actions[2]["rejection"]
+
+
+def test_a_reply_that_is_no_list_of_calls_is_read_as_the_native_format_reads_text(math_tools):
+    fmt = FORMATS["python"]
+    ctx = fmt.context(tool_specs(math_tools), Tags())
+    assert fmt.read(AIMessage(content="The answer is [3, 4]."), ctx).answer == "The answer is [3, 4]."
+    json_call = fmt.read(AIMessage(content='{"name": "add", "arguments": {"a": 2, "b": 3}}'), ctx)
+    assert [(a["tool"], a["args"]) for a in json_call.actions] == [("add", {"a": 2, "b": 3})]
