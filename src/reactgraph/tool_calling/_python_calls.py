@@ -23,7 +23,7 @@ from reactgraph.tool_calling._base import Format
 from reactgraph.tool_calling._binding import bind_call
 from reactgraph.tool_calling._native import calls_else_answer
 from reactgraph.tool_calling.json_blocks import call_of_node
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, observed_text
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written, observed_text
 from reactgraph.tool_calling.tags import Tags, shown_observation
 from reactgraph.tool_calling.text import with_observation_stop
 from reactgraph.tools.specs import ToolSpec
@@ -53,8 +53,8 @@ class PythonFormat(Format):
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
         messages: list[BaseMessage] = []
         for step in steps:
-            calls = [a for a in step["actions"] if a["tool"]]
-            written = "[" + ", ".join(rendered(a["tool"], a["args"]) for a in calls) + "]" if calls else step.get("thought", "")
+            shown = [rendered(a["tool"], a["args"]) if a["tool"] else a["args"].get("written", "") for a in step["actions"]]
+            written = "[" + ", ".join(filter(None, shown)) + "]" if any(shown) else step.get("thought", "")
             messages.append(AIMessage(content=written))
             observed = "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
@@ -80,9 +80,11 @@ def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
     actions: list[Action] = []
     for call in value.elts:
         assert isinstance(call, ast.Call)
-        name = ast.unparse(call.func)
-        spec = ctx.find(name)
-        actions.append(call_of_node(call, spec, ast.unparse(call), ctx) if spec else bind_call(name, {}, ctx))
+        name, written = ast.unparse(call.func), ast.unparse(call)
+        if spec := ctx.find(name):
+            actions.append(keep_written(call_of_node(call, spec, written, ctx), written))
+        else:
+            actions.append(bind_call(name, {k.arg: ast.unparse(k.value) for k in call.keywords if k.arg}, ctx))
     return actions
 
 

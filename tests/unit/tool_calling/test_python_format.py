@@ -52,6 +52,14 @@ def test_a_call_of_an_unknown_tool_or_with_an_expression_is_a_rejection(math_too
     assert "rejection" not in parsed.actions[0]
     assert "there is no tool 'count'" in parsed.actions[1]["rejection"]
     assert "use literal values" in parsed.actions[2]["rejection"]
+    assert parsed.actions[1]["args"] == {"text": "'x'"} and parsed.actions[2]["args"] == {"written": "multiply(a=2, b=3 * x)"}
+
+
+def test_a_rejected_call_is_shown_back_as_written(math_tools, log):
+    model = ScriptedChatModel(responses=["[add(a=1, b=2), multiply(a=2, b=3 * x)]", "3"])
+    agent_for(model, math_tools).run("1+2?")
+    assert model.calls[1]["messages"][-2].content == "[add(a=1, b=2), multiply(a=2, b=3 * x)]"
+    assert log.calls == [("add", {"a": 1, "b": 2})]
 
 
 def test_a_reply_that_is_no_list_of_calls_is_read_as_the_native_format_reads_text(math_tools):
