@@ -22,7 +22,7 @@ from reactgraph.answers.typed import OutputSchema
 from reactgraph.config import AgentConfig, ConfigError
 from reactgraph.graph import NodeFactory, build_deps, build_graph
 from reactgraph.graph.checks import BUILTIN_CHECKS, Check, named_checks
-from reactgraph.graph.subagents import AgentTool, HandoffTool, delegation_description
+from reactgraph.graph.subagents import AgentTool, HandoffTool
 from reactgraph.persistence import open_store
 from reactgraph.persistence.base import DEFAULT_CHECKPOINTER, DefaultCheckpointer
 from reactgraph.playbook import Playbook, close_store, playbook_store
@@ -135,10 +135,9 @@ class ReActAgent(Streaming, Running, Resuming, Inspecting):
     def as_tool(self, name: str, description: str) -> AgentTool:
         """This agent as a tool another agent can call with a ``task`` (``reactgraph.graph.subagents``): in
         the other agent's run it runs as a subgraph, within what is left of that run's budgets, and
-        its whole trace is the call's observation's ``trace``. The model reads ``description`` with the agent's tools
-        named (``delegation_description``)."""
+        its whole trace is the call's observation's ``trace``."""
         graph = build_graph(deps=self._deps, nodes=self.nodes)  # no checkpointer: as a subgraph it takes the parent's
-        return AgentTool(name=name, description=delegation_description(description, self.registry), agent=self, graph=graph)
+        return AgentTool(name=name, description=description, agent=self, graph=graph)
 
     def as_handoff(self, name: str, description: str | None = None) -> HandoffTool:
         """This agent, called ``name``, as the tool ``transfer_to_<name>`` another agent hands the conversation to

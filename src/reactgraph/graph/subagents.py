@@ -47,7 +47,6 @@ from reactgraph.tools.policy import InvalidArguments
 from reactgraph.tools.registry import ToolRegistry
 
 IN_PROCESS_REASON = "it is a sub-agent (it runs as a subgraph of the run)"
-NAMED_TOOLS = 8  # the most of a sub-agent's tools its description names
 
 
 class Delegation(BaseModel):
@@ -92,15 +91,6 @@ class HandoffTool(AgentTool):
     def _run(self, note: str = "", **_: Any) -> str:  # type: ignore[override]  # its args_schema (Handoff) names note
         """Outside a reactgraph run there is no conversation to hand over: the agent runs on the note."""
         return super()._run(note)
-
-
-def delegation_description(description: str, registry: ToolRegistry) -> str:
-    """What the parent's model reads of a sub-agent: ``description``, and the tools the sub-agent works with, so that
-    the model asks it for what they can do and does the rest itself (a small model otherwise hands it the whole
-    question, arithmetic included, and the sub-agent invents the tools it lacks)."""
-    names = registry.names()
-    shown = ", ".join(names[:NAMED_TOOLS]) + (f" and {len(names) - NAMED_TOOLS} more" if len(names) > NAMED_TOOLS else "")
-    return f"{description} A sub-agent; its tools: {shown or 'none'}. Ask it for what they can do; do the rest yourself."
 
 
 def handoff_task(question: str, note: str) -> str:

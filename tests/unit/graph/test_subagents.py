@@ -5,11 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
-from langchain_core.utils.function_calling import convert_to_openai_tool
-
 from reactgraph import ReActAgent, ToolRegistry
 from reactgraph import TerminationReason as R
-from reactgraph.graph.subagents import delegation_description
 from reactgraph.persistence import format_trace
 from reactgraph.testing import ScriptedChatModel, tool_call
 
@@ -171,16 +168,3 @@ def test_a_question_from_the_child_pauses_the_parent_and_its_answer_reaches_the_
     nested = result.trace.steps[0].observations[0].trace
     assert nested.steps[0].observations[0].content == "The user answered: seven"
     assert len(child_model.calls) == 2 and len(parent_model.calls) == 2
-
-
-def test_the_model_reads_the_sub_agent_s_tools_in_its_description(math_tools):
-    """The docs' researcher was asked "count the layers and multiply by 3" by a lead that did not know it could only
-    search; it then called tools it does not have. The description the model is sent names them."""
-    tool = child_agent(math_tools).as_tool("calculator_agent", "Arithmetic helper.")
-    sent = convert_to_openai_tool(tool)["function"]["description"]
-    assert sent == ("Arithmetic helper. A sub-agent; its tools: add, multiply, lookup. "
-                    "Ask it for what they can do; do the rest yourself.")
-    many = ToolRegistry()
-    for n in range(10):
-        many.register(f"t{n}", math_tools[0])
-    assert "its tools: t0, t1, t2, t3, t4, t5, t6, t7 and 2 more." in delegation_description("Helper.", many)
