@@ -24,14 +24,21 @@ from reactgraph.tools.specs import ToolSpec
 
 class JsonFormat(Format):
     name = "json"
+    tools_header = prompts.JSON_TOOLS_HEADER
 
     def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
         return with_observation_stop(model, ctx.tags)
 
     def tools_prompt(self, ctx: ReadContext) -> str:
-        lines = [prompts.JSON_TOOLS_HEADER]
-        lines += [json.dumps(_schema(spec), ensure_ascii=False) for spec in ctx.tools]
+        lines = [self.tools_header]
+        lines += [json.dumps(self.listed(spec), ensure_ascii=False) for spec in ctx.tools]
         return "\n".join(lines) + "\n\n" + ctx.hint
+
+    def listed(self, spec: ToolSpec) -> dict[str, Any]:
+        """A tool as the prompt lists it: a compact schema line, the name, the description and each input's type."""
+        types = spec.types or ("",) * len(spec.params)
+        inputs = {p: (t or "any") + ("" if p in spec.required else ", optional") for p, t in zip(spec.params, types, strict=False)}
+        return {"name": spec.name, "description": spec.description, "arguments": inputs}
 
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
         return prompts.JSON_EXPECTED.format()
@@ -42,20 +49,17 @@ class JsonFormat(Format):
     def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
         messages: list[BaseMessage] = []
         for step in steps:
-            calls = [{"name": a["tool"], "arguments": a["args"]} for a in step["actions"] if a["tool"]]
-            written = own_part(step, ctx) or "\n".join(
-                filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
-            )
-            messages.append(AIMessage(content=written))
+            messages.append(AIMessage(content=self.shown_reply(step, ctx)))
             observed = "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
             messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
         if tail and messages:
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
         return messages
 
+    def shown_reply(self, step: dict[str, Any], ctx: ReadContext) -> str:
+        """A past turn's reply as shown back: the model's own text up to its last call, else its thought and calls."""
+        calls = [{"name": a["tool"], "arguments": a["args"]} for a in step["actions"] if a["tool"]]
+        return own_part(step, ctx) or "\n".join(
+            filter(None, [step.get("thought", ""), *(json.dumps(c, ensure_ascii=False) for c in calls)])
+        )
 
-def _schema(spec: ToolSpec) -> dict[str, Any]:
-    """A compact schema line: the name, the description and each input with its type."""
-    types = spec.types or ("",) * len(spec.params)
-    inputs = {p: (t or "any") + ("" if p in spec.required else ", optional") for p, t in zip(spec.params, types, strict=False)}
-    return {"name": spec.name, "description": spec.description, "arguments": inputs}

@@ -13,34 +13,28 @@ import json
 import re
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.runnables import Runnable
+from langchain_core.messages import AIMessage
 
 from reactgraph import prompts
 from reactgraph.state import Action
-from reactgraph.tool_calling._base import Format
 from reactgraph.tool_calling._binding import bind_call
+from reactgraph.tool_calling._json_calls import JsonFormat
 from reactgraph.tool_calling._native import calls_else_answer
 from reactgraph.tool_calling.json_blocks import call_of_node
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written, observed_text
-from reactgraph.tool_calling.tags import Tags, shown_observation
-from reactgraph.tool_calling.text import with_observation_stop
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written
+from reactgraph.tool_calling.tags import Tags
 from reactgraph.tools.specs import ToolSpec
 
 FENCE = re.compile(r"^```[ \t]*\w*[ \t]*\n(.*?)\n?```$", re.DOTALL)
 
 
-class PythonFormat(Format):
+class PythonFormat(JsonFormat):
     name = "python"
+    tools_header = prompts.PYTHON_TOOLS_HEADER
 
-    def bind(self, model: BaseChatModel, tools: list[Any], ctx: ReadContext) -> Runnable:
-        return with_observation_stop(model, ctx.tags)
-
-    def tools_prompt(self, ctx: ReadContext) -> str:
-        lines = [prompts.PYTHON_TOOLS_HEADER]
-        lines += [json.dumps(described(spec), ensure_ascii=False) for spec in ctx.tools]
-        return "\n".join(lines) + "\n\n" + ctx.hint
+    def listed(self, spec: ToolSpec) -> dict[str, Any]:
+        """A tool as BFCL's prompt lists it: its name, description and the JSON schema of its inputs."""
+        return {"name": spec.name, "description": spec.description, "parameters": json.loads(spec.schema or "{}")}
 
     def expected(self, specs: tuple[ToolSpec, ...], tags: Tags) -> str:
         return prompts.PYTHON_EXPECTED
@@ -50,17 +44,10 @@ class PythonFormat(Format):
             return ParsedReply(thought="", actions=actions, source="python")
         return calls_else_answer(reply, text, ctx)
 
-    def show(self, steps: list[dict[str, Any]], ctx: ReadContext, tail: str) -> list[BaseMessage]:
-        messages: list[BaseMessage] = []
-        for step in steps:
-            shown = [rendered(a["tool"], a["args"]) if a["tool"] else a["args"].get("written", "") for a in step["actions"]]
-            written = "[" + ", ".join(filter(None, shown)) + "]" if any(shown) else step.get("thought", "")
-            messages.append(AIMessage(content=written))
-            observed = "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
-            messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
-        if tail and messages:
-            messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
-        return messages
+    def shown_reply(self, step: dict[str, Any], ctx: ReadContext) -> str:
+        """The turn's calls as the list (a rejected one as the model wrote it), else its thought."""
+        shown = [rendered(a["tool"], a["args"]) if a["tool"] else a["args"].get("written", "") for a in step["actions"]]
+        return "[" + ", ".join(filter(None, shown)) + "]" if any(shown) else step.get("thought", "")
 
 
 def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
@@ -86,11 +73,6 @@ def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
         else:
             actions.append(bind_call(name, {k.arg: ast.unparse(k.value) for k in call.keywords if k.arg}, ctx))
     return actions
-
-
-def described(spec: ToolSpec) -> dict[str, Any]:
-    """A tool as BFCL's prompt lists it: its name, description and the JSON schema of its inputs."""
-    return {"name": spec.name, "description": spec.description, "parameters": json.loads(spec.schema or "{}")}
 
 
 def rendered(tool: str, args: dict[str, Any]) -> str:
