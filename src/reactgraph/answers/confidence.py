@@ -39,7 +39,7 @@ The rule, each step a named signal whose effect is what it added (the effects ad
 A run without an answer (none given, or paused for a question or an approval) has no score: None.
 
 ``check_reason`` is the rule by which think sends a final answer back once to be checked with a tool
-(``answer_checks``): the ``support`` signal found no tool result with it, or the ``unchecked`` or ``unused`` one applies.
+(``answer_checks``): the ``support`` signal found no tool result with it, or the ``unchecked`` one applies.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ ESTIMATE = re.compile(
 
 class ConfidenceSignal(BaseModel):
     """One signal behind a confidence score: how much it added to the score, and why (``numbers``: the answer's
-    own numbers it is about, for the support of a numeric answer, ``unchecked`` and ``unused``)."""
+    own numbers it is about, for the support of a numeric answer and ``unchecked``)."""
 
     effect: float
     detail: str
@@ -155,8 +155,7 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
             )
         if unused := unused_numbers(question, calls, answer):
             signals["unused"] = ConfidenceSignal(
-                effect=UNUSED, detail=f"no tool call and not the answer uses the question's {', '.join(unused[:3])}",
-                numbers=[str(n) for n in numbers_in(answer)],
+                effect=UNUSED, detail=f"no tool call and not the answer uses the question's {', '.join(unused[:3])}"
             )
         if guesses := guessed_inputs(state):
             shown = [str(n) for n in guesses[:3]]
@@ -299,16 +298,12 @@ def unused_numbers(question: str, calls: Iterable[str], answer: str) -> list[str
 
 def check_reason(signals: Mapping[str, ConfidenceSignal]) -> str | None:
     """Why a numeric answer should be checked with a tool before it is accepted (what the model is told), or
-    None: no tool result has its numbers (``support`` below 0), no tool was called for them (``unchecked``), or a
-    number of the question went into no call and not the answer (``unused``: "12 by 9 ... radius 3" answered with
-    the rectangle's area alone).
+    None: no tool result has its numbers (``support`` below 0), or no tool was called for them (``unchecked``).
     An answer in words is not sent back: its words may explain rather than state a found fact."""
     if (support := signals.get("support")) is not None and support.effect < 0 and support.numbers:
         return f"Your answer is not backed by a tool result: {support.detail}"
     if (unchecked := signals.get("unchecked")) is not None:
         return f"Your answer was not worked out with a tool: {unchecked.detail}"
-    if (unused := signals.get("unused")) is not None and unused.numbers:
-        return f"Your answer leaves out a number the question gives: {unused.detail}"
     return None
 
 

@@ -277,19 +277,3 @@ def test_copied_rule_is_a_whole_rule_line_not_a_give_up_that_shares_its_words():
     assert copied_rule("I cannot complete the task only after the tools failed, or when no tool fits the question at all.", prompts.SYSTEM_PROMPT)
     assert not copied_rule("I cannot complete the task.", prompts.SYSTEM_PROMPT)
     assert not copied_rule("Cannot complete the task: the documents name no mayor.", prompts.SYSTEM_PROMPT)
-
-
-def test_an_answer_that_leaves_a_number_of_the_question_out_is_sent_back_once():
-    """The suite's geo-pct on the local model: "A rectangle is 12 by 9. A circle inside it has radius 3. What percent
-    ..." answered 108, the rectangle's area, with the radius in no call. An answer in words is not sent back so."""
-    question = "A rectangle is 12 by 9. A circle inside it has radius 3. What percent of the rectangle does it cover?"
-    model = ScriptedChatModel(responses=[
-        tool_call("calculator", {"expression": "12 * 9"}), "108",
-        tool_call("calculator", {"expression": "3.14159 * 3**2 / (12 * 9) * 100"}), "26.2",
-    ])
-    result = calculator_agent(model).run(question)
-    assert [s.kind for s in result.trace.steps] == ["tools", "check", "tools", "final"] and result.final_answer == "26.2"
-    assert "leaves out a number the question gives: no tool call and not the answer uses the question's 3" in (
-        result.trace.steps[1].observations[0].content)
-    words = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "12 * 9"}), "It covers about a quarter."])
-    assert [s.kind for s in calculator_agent(words).run(question).trace.steps] == ["tools", "final"]
