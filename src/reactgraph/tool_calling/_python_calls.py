@@ -51,7 +51,7 @@ class PythonFormat(JsonFormat):
 
 
 def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
-    """The calls of a reply that is one Python list of calls of known tools (a code fence around it allowed); None
+    """The calls of a reply that is one Python list of calls (``calls_in``; a code fence around it allowed); None
     when the reply is anything else. A call whose arguments are not literals, or of a tool not on offer, is a rejection."""
     body = text.strip()
     if fenced := FENCE.fullmatch(body):
@@ -62,17 +62,51 @@ def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
         value = ast.parse(body, mode="eval").body
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return None
-    if not isinstance(value, ast.List) or not value.elts or not all(isinstance(e, ast.Call) for e in value.elts):
+    if not isinstance(value, ast.List) or not (calls := calls_in(value.elts, ctx)):
         return None
     actions: list[Action] = []
-    for call in value.elts:
-        assert isinstance(call, ast.Call)
+    for call in calls:
         name, written = ast.unparse(call.func), ast.unparse(call)
         if spec := ctx.find(name):
             actions.append(keep_written(call_of_node(call, spec, written, ctx), written))
         else:
             actions.append(bind_call(name, {k.arg: ast.unparse(k.value) for k in call.keywords if k.arg}, ctx))
     return actions
+
+
+def calls_in(items: list[ast.expr], ctx: ReadContext) -> list[ast.Call] | None:
+    """The calls a list holds, in the three ways the local model writes them: calls, ``[f(a=1), g(b=2)]``; calls
+    of tools on offer quoted as strings, ``["f(a=1)"]`` (several in one string too); name and arguments pairs of tools
+    on offer, ``["f", {"a": 1}]``. None when it holds anything else."""
+    if all(isinstance(e, ast.Call) for e in items):
+        return [e for e in items if isinstance(e, ast.Call)]
+    texts = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if len(texts) == len(items):
+        quoted = [call for text in texts for call in quoted_calls(text)]
+        return quoted if quoted and all(ctx.find(ast.unparse(c.func)) for c in quoted) else None
+    paired = [paired_call(name, args, ctx) for name, args in zip(items[::2], items[1::2], strict=False)]
+    return [c for c in paired if c] if len(items) % 2 == 0 and all(paired) else None
+
+
+def quoted_calls(text: str) -> list[ast.Call]:
+    """The calls one quoted string holds (``f(a=1)`` or ``f(a=1), g(b=2)``); none when it holds anything else."""
+    try:
+        value = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return []
+    items = value.elts if isinstance(value, ast.Tuple) else [value]
+    calls = [e for e in items if isinstance(e, ast.Call)]
+    return calls if len(calls) == len(items) else []
+
+
+def paired_call(name: ast.expr, args: ast.expr, ctx: ReadContext) -> ast.Call | None:
+    """``"f", {"a": 1}`` as the call ``f(a=1)`` when ``f`` is a tool on offer and every key a string; else None."""
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and ctx.find(name.value) and isinstance(args, ast.Dict)):
+        return None
+    keys = [k.value for k in args.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    if len(keys) != len(args.keys):
+        return None
+    return ast.Call(func=ast.Name(id=name.value), args=[], keywords=[ast.keyword(arg=k, value=v) for k, v in zip(keys, args.values, strict=True)])
 
 
 def rendered(tool: str, args: dict[str, Any]) -> str:
