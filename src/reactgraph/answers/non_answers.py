@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from reactgraph import prompts
 
 ERROR_START = re.compile(r"^\W*(error|tool error)\s*\(\s*[a-z_]+\s*\)", re.IGNORECASE)
-# "I will use the calculator function", "Let's call the tools": a call announced, not made.
+# "I will use the calculator function", "I'll need to use the researcher", "Let's call the tools": a call announced, not made.
 ANNOUNCED = (
-    r"\b(?:(?:i|we)(?:'ll| will| am going to| are going to| need to| can| should| must)|let(?:'s| us| me))"
-    r"\s+(?:now\s+)?(?:use|call|invoke|run)\b"
+    r"\b(?:(?:i|we)(?:['’]ll| will| am going to| are going to| need to| can| should| must)|let(?:['’]s| us| me))"
+    r"(?:\s+(?:need|have) to)?\s+(?:now\s+|first\s+)?(?:use|call|invoke|run)\b"
 )
 # "To double 397.8, you can use the calculator function with the expression "397.8 * 2"": the user told to call it
 ADVISED = r"\byou\s+(?:can|could|should|may|need to|would need to)\s+(?:now\s+)?(?:use|call|invoke|run)\b"

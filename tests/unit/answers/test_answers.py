@@ -26,6 +26,9 @@ TOOLS = ["calculator", "percent_of", "search_documents"]
         ("To find the opening year, I will use the search_documents function with the query.", "says it will call a tool"),
         ("We can use the calculator function provided by the tools.", "says it will call a tool"),
         ("Let's use the tools provided to get the required information.", "says it will call a tool"),
+        # the walkthrough's python-subagent (the lead, with a researcher sub-agent on offer)
+        ('To answer this question, I\'ll need to use the "researcher" function from the tools. Here\'s how I can do it:',
+         "says it will call a tool"),
         ('To double the number 397.8, you can use the calculator function with the expression "397.8 * 2".',
          "tells the user to call a tool"),
     ],
