@@ -40,6 +40,7 @@ DEFAULT_REPLY_CHECKS = (
     "unfounded_name",
     "answers_each",
     "said_already",
+    "for_the_tools",
     "guessed_values",
     "one_question",
     "repeated_plan",
