@@ -110,7 +110,7 @@ USERS_OWN = "What {verb} your {things}?"
 # observation; the user is not asked.
 FOR_THE_TOOLS = (
     "(The user was not asked: they asked you to find this out.) Find it with a tool ({tools}); if a search missed it, "
-    "search again with other words. Ask the user only what is theirs to tell or to choose."
+    "search again with other words{untried}. Ask the user only what is theirs to tell or to choose."
 )
 
 # A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):

@@ -13,7 +13,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``null_answer`` | answer | ``None`` / ``null`` / ``N/A`` after a tool gave a result: ``SendBack`` as no answer |
 | ``announced_call`` | answer | says it will call a tool and calls none: ``SendBack`` as no answer |
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
-| ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
+| ``unsupported_number`` | answer | a number no tool result backs, worked out with no tool a tool on offer could be, or a number the question applies ("times 3") in no call and not the answer: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |

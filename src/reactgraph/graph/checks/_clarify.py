@@ -109,9 +109,24 @@ def for_the_tools(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> R
         return None
     if any(c.get("check") == "for_the_tools" for step in steps for c in step.get("checks") or []):
         return None
-    told = prompts.FOR_THE_TOOLS.format(tools=", ".join(lookups))
-    question = state.get("question") or ""
-    return rewritten(reply, [answered(a, told) if asking(a) and handed_back(asked(a), question) else a for a in reply.actions])
+    question, tried = state.get("question") or "", called_words(steps)
+    return rewritten(reply, [
+        answered(a, prompts.FOR_THE_TOOLS.format(tools=", ".join(lookups), untried=untried(asked(a), tried)))
+        if asking(a) and handed_back(asked(a), question) else a
+        for a in reply.actions
+    ])
+
+
+def called_words(steps: list[Mapping[str, Any]]) -> set[str]:
+    """The words of every call's arguments in the turn so far."""
+    return {w for step in steps for a in step.get("actions") or [] if a.get("tool") for w in keywords(str(a.get("args") or ""))}
+
+
+def untried(question: str, tried: set[str]) -> str:
+    """After calls, the question's own words none of them used, as a hint for the next search ("" before any call,
+    or when none is left)."""
+    words = [w for w in keywords(question) if w not in ASKING and w not in tried]
+    return f" (words not tried yet: {', '.join(words)})" if tried and words else ""
 
 
 def handed_back(asked: str, question: str) -> bool:

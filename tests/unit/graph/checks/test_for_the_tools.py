@@ -43,7 +43,8 @@ def test_after_a_search_that_missed_it_searches_again_and_asked_again_it_goes_to
     bot = agent(tool_call("layers", {"question": "architecture"}), ask(LAYERS), tool_call("layers", {"question": "layers"}), "13")
     again = bot.run("How many layers does the architecture have?")
     assert again.final_answer == "13" and again.tool_usage == {"layers": 2}
-    assert "if a search missed it, search again with other words" in again.trace.steps[1].observations[0].content
+    told = again.trace.steps[1].observations[0].content
+    assert "if a search missed it, search again with other words (words not tried yet: layers)." in told
     twice = agent(ask(LAYERS), ask(LAYERS)).run("How many layers does the architecture have, times 3?")
     assert (twice.termination_reason, twice.termination_detail) == (TerminationReason.CLARIFICATION, LAYERS)
 
