@@ -106,13 +106,6 @@ REPEATED_PLAN = (
 # (reactgraph.graph.checks._clarify.guessed_values): "What are your two lucky numbers?".
 USERS_OWN = "What {verb} your {things}?"
 
-# An ask_user question about what the user asked (reactgraph.graph.checks._clarify.for_the_tools): the call's
-# observation; the user is not asked.
-FOR_THE_TOOLS = (
-    "(The user was not asked: they asked you to find this out.) Find it with a tool ({tools}); if a search missed it, "
-    "search again with other words{untried}. Ask the user only what is theirs to tell or to choose."
-)
-
 # A short final answer naming what neither the question nor any tool result holds (answers.non_answers.unfounded_names):
 # sent back once (think).
 UNFOUNDED_NAME = (

@@ -39,8 +39,7 @@ The rule, each step a named signal whose effect is what it added (the effects ad
 A run without an answer (none given, or paused for a question or an approval) has no score: None.
 
 ``check_reason`` is the rule by which think sends a final answer back once to be checked with a tool
-(``answer_checks``): the ``support`` signal found no tool result with it, or the ``unchecked`` one applies, or
-``unused`` names a number the question applies ("times 3").
+(``answer_checks``): the ``support`` signal found no tool result with it, or the ``unchecked`` one applies.
 """
 
 from __future__ import annotations
@@ -79,8 +78,6 @@ OWN_WEIGHT = 0.3
 MODEL_REPLY = "(model reply)"  # observe's tool name for an unreadable reply's error
 
 # 1,234.50 / 1234.5 / -7 / .5 / 1e3; digits inside a word (q1, 2nd) are not numbers
-OPERATION = r"\b(?:times|multiplied by|divided by|plus|minus)\s+"
-"""What a question does to a number it gives ("..., times 3?"): a step of the work, not context."""
 NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w])")
 WORD = re.compile(r"[^\W_]+")
 COMMON = frozenset(
@@ -157,10 +154,8 @@ def confidence_of(state: Mapping[str, Any], estimate: float | None = None) -> Co
                 effect=UNCOVERED, detail=f"no tool call or result covers {', '.join(missing)}"
             )
         if unused := unused_numbers(question, calls, answer):
-            applied = [token for token in unused if re.search(rf"{OPERATION}{re.escape(token)}(?![\w.,])", question, re.IGNORECASE)]
             signals["unused"] = ConfidenceSignal(
-                effect=UNUSED, detail=f"no tool call and not the answer uses the question's {', '.join((applied or unused)[:3])}",
-                numbers=[str(n) for n in numbers_in(answer)] if applied else [],
+                effect=UNUSED, detail=f"no tool call and not the answer uses the question's {', '.join(unused[:3])}"
             )
         if guesses := guessed_inputs(state):
             shown = [str(n) for n in guesses[:3]]
@@ -303,15 +298,12 @@ def unused_numbers(question: str, calls: Iterable[str], answer: str) -> list[str
 
 def check_reason(signals: Mapping[str, ConfidenceSignal]) -> str | None:
     """Why a numeric answer should be checked with a tool before it is accepted (what the model is told), or
-    None: no tool result has its numbers (``support`` below 0), no tool was called for them (``unchecked``), or a
-    number the question applies ("times 3", "plus 100") went into no call and not the answer (``unused`` with the
-    answer's numbers: the lead answered the 13 its researcher found for "..., times 3?"). An answer in words is not sent back: its words may explain rather than state a found fact."""
+    None: no tool result has its numbers (``support`` below 0), or no tool was called for them (``unchecked``).
+    An answer in words is not sent back: its words may explain rather than state a found fact."""
     if (support := signals.get("support")) is not None and support.effect < 0 and support.numbers:
         return f"Your answer is not backed by a tool result: {support.detail}"
     if (unchecked := signals.get("unchecked")) is not None:
         return f"Your answer was not worked out with a tool: {unchecked.detail}"
-    if (unused := signals.get("unused")) is not None and unused.numbers:
-        return f"Your answer leaves out a step the question asks for: {unused.detail}"
     return None
 
 

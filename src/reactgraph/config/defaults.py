@@ -40,7 +40,6 @@ DEFAULT_REPLY_CHECKS = (
     "unfounded_name",
     "answers_each",
     "said_already",
-    "for_the_tools",
     "guessed_values",
     "one_question",
     "repeated_plan",

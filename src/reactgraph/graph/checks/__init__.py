@@ -13,11 +13,10 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``null_answer`` | answer | ``None`` / ``null`` / ``N/A`` after a tool gave a result: ``SendBack`` as no answer |
 | ``announced_call`` | answer | says it will call a tool and calls none: ``SendBack`` as no answer |
 | ``made_up_output`` | answer | shows the output of code nothing ran: ``SendBack`` as no answer |
-| ``unsupported_number`` | answer | a number no tool result backs, worked out with no tool a tool on offer could be, or a number the question applies ("times 3") in no call and not the answer: ``SendBack`` to be checked |
+| ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
-| ``for_the_tools`` | calls | ``ask_user`` about what the user asked (one of its words; no "you", no choice), with a lookup on offer: ``Rewrite``, the agent answers it (find it with a tool, search again); once a turn |
 | ``guessed_values`` | calls | with ``ask_user`` on offer, calls on numbers neither the user nor a tool result gave, for a question about the user's own things ("my two lucky numbers"): ``Rewrite``, not run, the agent asks the user for them ("What are your two lucky numbers?"); once a turn |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
 | ``repeated_plan`` | calls | the step before's call again with its result in place of one of its numbers, under the same reasoning word for word (497.8 + 100 after 397.8 + 100 gave 497.8): ``Rewrite``, not run; made again, it runs |
@@ -43,7 +42,7 @@ from reactgraph.errors import did_you_mean
 from reactgraph.graph.checks._answers import announced_call, answer_stands, made_up_output, no_answer, null_answer
 from reactgraph.graph.checks._base import Accept, Check, Decision, Reply, Rewrite, SendBack, Stop
 from reactgraph.graph.checks._calls import one_question, repeated_plan, thought_required
-from reactgraph.graph.checks._clarify import for_the_tools, guessed_values, said_already
+from reactgraph.graph.checks._clarify import guessed_values, said_already
 from reactgraph.graph.checks._fan_out import fan_out
 from reactgraph.graph.checks._grounded import answers_each, unfounded_name, unsupported_number
 from reactgraph.graph.checks._grounding import premature_call
@@ -62,7 +61,6 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "unfounded_name": unfounded_name,
     "answers_each": answers_each,
     "said_already": said_already,
-    "for_the_tools": for_the_tools,
     "guessed_values": guessed_values,
     "one_question": one_question,
     "repeated_plan": repeated_plan,

@@ -3,9 +3,7 @@ user's own question, or asks for a fact they told ("What is your name?" after "M
 values of a question that gives them ("What is the expression you want to evaluate?" for "What is 48 divided by 6,
 times 7?"), is answered by the agent with their words, as the call's observation, and the run goes on. And asked
 when only the user can answer (``guessed_values``): a call on numbers from nowhere, for a question about the user's
-own things ("Multiply my two lucky numbers."), is not run: the agent asks the user for them. And not asked before a
-lookup is tried again (``for_the_tools``): a question about what the user asked, not about them ("How many layers
-are there in the architecture?"), is for the tools."""
+own things ("Multiply my two lucky numbers."), is not run: the agent asks the user for them."""
 
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
-from reactgraph.graph.checks._grounding import CALCULATIONS, known_numbers, numbers_of
+from reactgraph.graph.checks._grounding import known_numbers, numbers_of
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
 from reactgraph.state import Action, runs
@@ -92,47 +90,6 @@ def similar(question: str, earlier: str) -> bool:
     words, before = own_words(question), own_words(earlier)
     return (bool(words) and len(words & before) >= SIMILAR * len(words | before)
             and set(numbers_in(question)) <= set(numbers_in(earlier)))
-
-
-YOURS = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd)\b", re.IGNORECASE)
-"""A question about the user: theirs to answer."""
-
-
-def for_the_tools(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """An ``ask_user`` question about what the user asked (``handed_back``), while a lookup is on offer (a tool that
-    takes text and does not calculate), is answered by the agent: find it with the lookup, or search again with other
-    words (the local model asked the user "How many layers are there in the architecture?" with a researcher
-    sub-agent on offer, and as the researcher after one search). Once a turn: asked again, it goes to the user."""
-    lookups = [s.name for s in reply.tools if s.name not in CALCULATIONS | {ASK_USER} and "string" in s.types]
-    steps = state.get("steps") or []
-    if ASK_USER not in reply.tool_names or not lookups:
-        return None
-    if any(c.get("check") == "for_the_tools" for step in steps for c in step.get("checks") or []):
-        return None
-    question, tried = state.get("question") or "", called_words(steps)
-    return rewritten(reply, [
-        answered(a, prompts.FOR_THE_TOOLS.format(tools=", ".join(lookups), untried=untried(asked(a), tried)))
-        if asking(a) and handed_back(asked(a), question) else a
-        for a in reply.actions
-    ])
-
-
-def called_words(steps: list[Mapping[str, Any]]) -> set[str]:
-    """The words of every call's arguments in the turn so far."""
-    return {w for step in steps for a in step.get("actions") or [] if a.get("tool") for w in keywords(str(a.get("args") or ""))}
-
-
-def untried(question: str, tried: set[str]) -> str:
-    """After calls, the question's own words none of them used, as a hint for the next search ("" before any call,
-    or when none is left)."""
-    words = [w for w in keywords(question) if w not in ASKING and w not in tried]
-    return f" (words not tried yet: {', '.join(words)})" if tried and words else ""
-
-
-def handed_back(asked: str, question: str) -> bool:
-    """The question for the user is about what they asked (one of its own words is the question's), not about them
-    (no "you") and offers no choice between meanings."""
-    return bool(own_words(asked) & set(keywords(question))) and not YOURS.search(asked) and not CHOICE.search(asked)
 
 
 OWN = re.compile(r"\b(?:my|our)\s+([\w' -]{1,40}?)(?=[.,;:?!]|$|\s+(?:and|by|with|to|from|of|times|plus|minus)\b)", re.IGNORECASE)

@@ -21,9 +21,8 @@ from reactgraph.tools.specs import ToolSpec
 
 
 def unsupported_number(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> SendBack | None:
-    """A numeric answer no tool result backs (the confidence's ``support`` below 0), given with no tool call to a
-    question a tool on offer could work out (``unchecked``), or leaving out a number the question applies
-    (``unused``: "..., times 3?" answered with the 13 found), is sent back to be checked with a tool."""
+    """A numeric answer no tool result backs (the confidence's ``support`` below 0), or given with no tool call to a
+    question a tool on offer could work out (``unchecked``), is sent back to be checked with a tool."""
     if reply.answer is None:
         return None
     success = stopped(TerminationReason.SUCCESS, reply.why)

@@ -277,24 +277,3 @@ def test_copied_rule_is_a_whole_rule_line_not_a_give_up_that_shares_its_words():
     assert copied_rule("I cannot complete the task only after the tools failed, or when no tool fits the question at all.", prompts.SYSTEM_PROMPT)
     assert not copied_rule("I cannot complete the task.", prompts.SYSTEM_PROMPT)
     assert not copied_rule("Cannot complete the task: the documents name no mayor.", prompts.SYSTEM_PROMPT)
-
-
-def test_an_answer_that_leaves_out_a_step_the_question_asks_for_is_sent_back_once():
-    """The walkthrough's python-subagent on the local model: "How many layers ..., times 3?" answered with the 13 the
-    researcher found. A number the question gives as context ("17% of 2,340 is 397.8. What is that plus 100?") is
-    no step: an answer that used the step stands at once."""
-    from reactgraph.testing import multiply
-
-    def researcher(task: str) -> str:
-        """Finds facts in the project's documents."""
-        return "The architecture has 13 layers."
-
-    question = "How many layers does the architecture have, times 3?"
-    model = ScriptedChatModel(responses=[tool_call("researcher", {"task": "layers"}), "13", tool_call("multiply", {"a": 13, "b": 3}), "39"])
-    result = ReActAgent(model, [researcher, multiply], checkpointer=None, summary_every=0).run(question)
-    assert [s.kind for s in result.trace.steps] == ["tools", "check", "tools", "final"] and result.final_answer == "39"
-    assert "leaves out a step the question asks for: no tool call and not the answer uses the question's 3" in (
-        result.trace.steps[1].observations[0].content)
-    context = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "397.8 + 100"}), "497.8"])
-    plus = calculator_agent(context).run("17% of 2,340 is 397.8. What is that plus 100?")
-    assert [s.kind for s in plus.trace.steps] == ["tools", "final"] and plus.final_answer == "497.8"
