@@ -2,7 +2,8 @@
 list, ``[tool(a=1, b="x"), other(c=2)]`` (the Berkeley Function Calling Leaderboard's prompt format, which small
 models such as Qwen2.5 are trained on), anything else the answer.
 
-A reply is read as that list first (bare or in a code fence), then as the native format reads text (JSON calls,
+A reply is read as that list first (bare or in a code fence; the calls in it may be quoted, or name and arguments
+pairs: ``calls_in``), then as the native format reads text (JSON calls,
 ``Action:`` lines, a lone ``tool(a=1)``). Shown back: the calls as the list, then each result as an ``Observation:``
 message."""
 
@@ -77,7 +78,7 @@ def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
 def calls_in(items: list[ast.expr], ctx: ReadContext) -> list[ast.Call] | None:
     """The calls a list holds, in the three ways the local model writes them: calls, ``[f(a=1), g(b=2)]``; calls
     of tools on offer quoted as strings, ``["f(a=1)"]`` (several in one string too); name and arguments pairs of tools
-    on offer, ``["f", {"a": 1}]``. None when it holds anything else."""
+    on offer, ``["f", {"a": 1}]``. None (or no call, for an empty list) when it holds anything else."""
     if all(isinstance(e, ast.Call) for e in items):
         return [e for e in items if isinstance(e, ast.Call)]
     texts = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
