@@ -78,13 +78,16 @@ def call_list(text: str, ctx: ReadContext) -> list[Action] | None:
 def calls_in(items: list[ast.expr], ctx: ReadContext) -> list[ast.Call] | None:
     """The calls a list holds, in the three ways the local model writes them: calls, ``[f(a=1), g(b=2)]``; calls
     of tools on offer quoted as strings, ``["f(a=1)"]`` (several in one string too); name and arguments pairs of tools
-    on offer, ``["f", {"a": 1}]``. None (or no call, for an empty list) when it holds anything else."""
+    on offer, ``["f", {"a": 1}]`` or ``[["f", {"a": 1}], ["g", {"b": 2}]]``. None (or no call, for an empty list) when
+    it holds anything else."""
     if all(isinstance(e, ast.Call) for e in items):
         return [e for e in items if isinstance(e, ast.Call)]
     texts = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     if len(texts) == len(items):
         quoted = [call for text in texts for call in quoted_calls(text)]
         return quoted if quoted and all(ctx.find(ast.unparse(c.func)) for c in quoted) else None
+    if all(isinstance(e, ast.List | ast.Tuple) and len(e.elts) == 2 for e in items):  # [["f", {"a": 1}], ...]
+        items = [part for e in items if isinstance(e, ast.List | ast.Tuple) for part in e.elts]
     paired = [paired_call(name, args, ctx) for name, args in zip(items[::2], items[1::2], strict=False)]
     return [c for c in paired if c] if len(items) % 2 == 0 and all(paired) else None
 

@@ -40,6 +40,7 @@ def test_a_list_of_calls_runs_every_call_and_is_shown_back_as_the_list(math_tool
     ('["add(a=1, b=2)"]', [("add", {"a": 1, "b": 2})]),
     ("[\"add(a=1, b=2), lookup(key='x')\"]", [("add", {"a": 1, "b": 2}), ("lookup", {"key": "x"})]),
     ('["lookup", {"key": "paris"}, "add", {"a": 1, "b": 2}]', [("lookup", {"key": "paris"}), ("add", {"a": 1, "b": 2})]),
+    ('[["add", {"a": 1, "b": 2}], ["add", {"a": 3, "b": 4}]]', [("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4})]),
 ])
 def test_the_list_is_read_bare_fenced_or_positional(math_tools, reply, read):
     fmt = FORMATS["python"]
@@ -70,7 +71,7 @@ def test_a_reply_that_is_no_list_of_calls_is_read_as_the_native_format_reads_tex
     fmt = FORMATS["python"]
     ctx = fmt.context(tool_specs(math_tools), Tags())
     assert fmt.read(AIMessage(content="The answer is [3, 4]."), ctx).answer == "The answer is [3, 4]."
-    for data in ('["sin(x)"]', '["classify", "hello"]', '["hello", {"a": 1}]', '["add", {"a": 1, "b": 2}, "x"]'):
+    for data in ('["sin(x)"]', '["classify", "hello"]', '["hello", {"a": 1}]', '["add", {"a": 1, "b": 2}, "x"]', "[[1, 2], [3, 4]]"):
         assert fmt.read(AIMessage(content=data), ctx).answer == data  # no tool on offer named, or no pair: data
     json_call = fmt.read(AIMessage(content='{"name": "add", "arguments": {"a": 2, "b": 3}}'), ctx)
     assert [(a["tool"], a["args"]) for a in json_call.actions] == [("add", {"a": 2, "b": 3})]
