@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from reactgraph.config import AgentConfig
 from reactgraph.tools import DocumentIndex, ToolRegistry
+from reactgraph.tools.builtin.search import PASSAGE_WORDS, passages
 from reactgraph.tools.builtin.text import MAX_TEXT_CHARS
 from reactgraph.tools.execution import execute
 
@@ -95,6 +97,23 @@ def test_search_reads_a_question_by_its_subject_words():
     assert [h.title for h in hits] == ["architecture"]
     assert "in 13 [layers]" in hits[0].snippet
     assert [h.title for h in index.search("how the")] == ["flow", "architecture"]
+
+
+def test_a_long_document_is_searched_by_passages():
+    """ARCHITECTURE.md as one document: FTS5's snippet for "architecture" was the sentence 'the same layers as the table
+    below', not the one before it with the count, and a researcher asked the user for it. A hit now shows the
+    document's two best passages whole (a heading with its paragraph), in the document's order."""
+    text = (Path(__file__).parents[3] / "src/reactgraph/evaluation/tasks/walkthrough/docs/ARCHITECTURE.md").read_text()
+    index = DocumentIndex.from_sources({"ARCHITECTURE.md": text, "other.md": "Nothing about it."})
+    assert len(index) == 2 and index.titles(5) == ["ARCHITECTURE.md", "other.md"]
+    for query in ("architecture", "layers", "How many layers does the architecture have?"):
+        [hit] = index.search(query)
+        assert hit.title == "ARCHITECTURE.md" and hit.snippet.startswith("# ") and "in 13 " in hit.snippet
+        assert hit.snippet.count(" ... ") == 1  # two passages
+    assert passages("One short paragraph.\n") == ["One short paragraph."]
+    assert passages("# Title\n\nFirst.\n\n## Next\n\nSecond.") == ["# Title\nFirst.", "## Next\nSecond."]
+    long = " ".join(f"Sentence {n} says a few more words here." for n in range(30))
+    assert all(len(p.split()) <= PASSAGE_WORDS for p in passages(long)) and len(passages(long)) > 1
 
 
 def test_the_search_names_the_documents_it_reads(registry):

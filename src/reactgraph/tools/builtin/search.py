@@ -1,11 +1,12 @@
 """search: full-text search over documents the user supplies, with SQLite FTS5 (no network).
 
     index = DocumentIndex.from_sources(["notes/", Path("report.md"), "a plain text document"])
-    index.search("solar panel efficiency")      # ranked (bm25) hits with snippets
+    index.search("solar panel efficiency")      # the best (bm25) passages, with snippets
 
 Sources: a ``Path`` or an existing file/directory path string is read from disk (a
 directory recursively, text files only); any other string is a document itself; a
-mapping is ``{title: text}``.
+mapping is ``{title: text}``. A document is searched by passages (its paragraphs, a heading with the paragraph
+below it, packed to a few sentences): a long document's hit shows its best passages, each whole.
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ from reactgraph.tools.builtin.files import read_text
 MAX_RESULTS = 20
 DESCRIBED_NAMES, DESCRIBED_CHARACTERS = 12, 300  # the most of the documents' titles the tool's description names
 SNIPPET_TOKENS = 64  # the longest snippet FTS5 makes: enough to hold the sentence around a match
+# A passage is packed to at most this many words and shown whole, its matches marked; a longer one (a sentence or a
+# table row that long) is shown as FTS5's snippet of it. Whole passages, because FTS5's snippet of a longer text starts
+# where a sentence starts and may cut off the one with the match: "# Architecture ... in 13 layers" lost to "... the
+# same layers as the table below".
+PASSAGE_WORDS = 80
+# A word of the query in a document's title counts for each of its passages, a fifth of a word in the passage itself:
+# "architecture" finds ARCHITECTURE.md's passages that say it before its table rows that do not.
+TITLE_WEIGHT = 0.2
+PASSAGES_SHOWN = 2  # a document's best passages in its hit: the match and the next best ("13 layers" beside "the table")
 # English words a question is made of that say nothing of its subject: left out of a query that has other words, so
 # the ranking and the snippet follow "layers architecture", not "how ... the ... have" (a question is often the query).
 FUNCTION_WORDS = frozenset(
@@ -43,11 +53,13 @@ class Hit:
 
 
 class DocumentIndex:
-    """An in-memory SQLite FTS5 index (porter stemming, unicode tokens); safe to share across threads."""
+    """An in-memory SQLite FTS5 index of documents' passages (porter stemming, unicode tokens); safe to share across
+    threads."""
 
     def __init__(self) -> None:
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize='porter unicode61')")
+        self._db.execute("CREATE TABLE documents (title TEXT)")
+        self._db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, body, doc UNINDEXED, tokenize='porter unicode61')")
         self._lock = threading.Lock()
 
     @classmethod
@@ -73,8 +85,11 @@ class DocumentIndex:
         return index
 
     def add(self, title: str, body: str) -> None:
-        with self._lock:
-            self._db.execute("INSERT INTO docs (title, body) VALUES (?, ?)", (title, body))
+        """Index the document ``body`` under ``title``, passage by passage."""
+        with self._lock, self._db:
+            doc = self._db.execute("INSERT INTO documents (title) VALUES (?)", (title,)).lastrowid
+            rows = [(title, passage, doc) for passage in passages(body)]
+            self._db.executemany("INSERT INTO docs (title, body, doc) VALUES (?, ?, ?)", rows)
 
     def add_file(self, path: Path, title: str | None = None) -> bool:
         """Index a text file (False, and nothing indexed, for binary or oversized files)."""
@@ -95,16 +110,18 @@ class DocumentIndex:
 
     def __len__(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
+            return self._db.execute("SELECT count(*) FROM documents").fetchone()[0]
 
     def titles(self, limit: int) -> list[str]:
         """The first ``limit`` documents' titles, in the order they were added."""
         with self._lock:
-            return [title for (title,) in self._db.execute("SELECT title FROM docs ORDER BY rowid LIMIT ?", (limit,))]
+            rows = self._db.execute("SELECT title FROM documents ORDER BY rowid LIMIT ?", (limit,))
+            return [title for (title,) in rows]
 
     def search(self, query: str, limit: int = 5) -> list[Hit]:
-        """Documents matching any word of ``query`` (its function words left out when it has others), best (bm25)
-        first, each with a snippet of the match."""
+        """Documents matching any word of ``query`` (its function words left out when it has others), best (bm25, by
+        their best passage) first, each with a snippet: its PASSAGES_SHOWN best passages, in the document's order, each
+        whole (FTS5's snippet of one too long to show)."""
         words = re.findall(r"\w+", query)
         if not words:
             return []
@@ -112,11 +129,46 @@ class DocumentIndex:
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
         with self._lock:
             rows = self._db.execute(
-                f"SELECT title, bm25(docs), snippet(docs, 1, '[', ']', ' ... ', {SNIPPET_TOKENS}) FROM docs "
-                "WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
-                (match, max(1, min(limit, MAX_RESULTS))),
+                f"SELECT doc, title, bm25(docs, {TITLE_WEIGHT}, 1.0) AS score, rowid, highlight(docs, 1, '[', ']'), "
+                f"snippet(docs, 1, '[', ']', ' ... ', {SNIPPET_TOKENS}) FROM docs WHERE docs MATCH ? ORDER BY score",
+                (match,),
             ).fetchall()
-        return [Hit(title, score, " ".join(snippet.split())) for title, score, snippet in rows]
+        found: dict[int, list[tuple[str, float, int, str]]] = {}
+        for doc, title, score, rowid, whole, snippet in rows:
+            best = found.setdefault(doc, [])
+            if len(best) < PASSAGES_SHOWN:
+                shown = whole if _words(whole) <= PASSAGE_WORDS else snippet
+                best.append((title, score, rowid, " ".join(shown.split())))
+        return [
+            Hit(best[0][0], best[0][1], " ... ".join(snippet for *_, snippet in sorted(best, key=lambda b: b[2])))
+            for best in list(found.values())[: max(1, min(limit, MAX_RESULTS))]
+        ]
+
+
+def passages(text: str) -> list[str]:
+    """``text`` in passages: its paragraphs (a heading starts a passage and joins the paragraph below it), packed in
+    order while a passage stays within PASSAGE_WORDS words; a longer paragraph is cut between its sentences (between
+    its lines, for a table or a list). Text of one short paragraph is one passage, as it is."""
+    pieces: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        if _words(paragraph) <= PASSAGE_WORDS:
+            pieces.append(paragraph)
+        elif re.match(r"\s*([|*+-]|\d+\.)\s", paragraph):
+            pieces.extend(paragraph.splitlines())
+        else:
+            pieces.extend(re.split(r"(?<=[.!?])\s+(?=\S)", paragraph))
+    packed: list[str] = []
+    for piece in pieces:
+        heading = re.fullmatch(r"#+ .*", piece)
+        if packed and (re.fullmatch(r"#+ .*", packed[-1]) or (not heading and _words(packed[-1] + piece) <= PASSAGE_WORDS)):
+            packed[-1] = f"{packed[-1]}\n{piece}"
+        else:
+            packed.append(piece)
+    return packed or [text]
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\w+", text))
 
 
 def _looks_like_path(source: Any) -> bool:
