@@ -1,7 +1,7 @@
 """Argument binding: the inputs a model wrote for a tool -> that tool's named arguments.
 
-Inputs arrive as a JSON object, or as text: ``a=1, b=2`` (named), ``1, 2`` (in the order of the
-tool's signature), or one whole value for a tool with one input."""
+Inputs arrive as a JSON object (the fields of a tool's one object input are that input), or as text: ``a=1, b=2``
+(named), ``1, 2`` (in the order of the tool's signature), or one whole value for a tool with one input."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
 from reactgraph.tool_calling.reading import ReadContext, new_id, reject
-from reactgraph.tools.specs import unknown_tool
+from reactgraph.tools.specs import ToolSpec, unknown_tool
 
 
 def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
@@ -29,7 +29,7 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
     if isinstance(raw, str) and (named := named_inputs(raw, spec.params)):
         raw = named
     if isinstance(raw, dict):
-        args = raw
+        args = fields_as_object(raw, spec) or raw
     elif isinstance(raw, str) and len(spec.params) > 1 and spec.takes_positionally(parts := positional_inputs(raw)):
         args = dict(zip(spec.params, parts))  # tool[a, b] in the order the prompt's signature lists them
     elif len(spec.params) == 1 or len(spec.required) == 1:
@@ -47,6 +47,16 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
             problem += f"; its one input, whole, as in {json.dumps({spec.params[0]: spec.example})}"
         return reject(ErrorKind.INVALID_PARAMETERS, problem, ctx)
     return {"id": new_id(), "tool": spec.name, "args": args}
+
+
+def fields_as_object(raw: dict[str, Any], spec: ToolSpec) -> dict[str, Any] | None:
+    """Inputs written as the fields of a tool's one object input -> that input: ``f(mode="COOL")`` for ``f(body)``,
+    ``body`` an object with a ``mode`` field, is ``{"body": {"mode": "COOL"}}``. None unless every input the model
+    wrote is a field the object's schema names."""
+    if len(spec.params) != 1 or spec.types[:1] != ("object",) or not raw or spec.params[0] in raw:
+        return None
+    fields = json.loads(spec.schema)["properties"][spec.params[0]].get("properties") or {}
+    return {spec.params[0]: raw} if fields and set(raw) <= set(fields) else None
 
 
 def named_inputs(raw: str, params: Sequence[str]) -> dict[str, str] | None:

@@ -49,6 +49,23 @@ def test_the_list_is_read_bare_fenced_or_positional(math_tools, reply, read):
     assert [(a["tool"], a["args"]) for a in parsed.actions] == read and parsed.source == "python"
 
 
+def test_fields_of_a_tools_one_object_input_are_that_input():
+    """BFCL's ThinQ_Connect takes one object, body; the local model wrote its fields as the call's own inputs, and
+    each call was rejected: "ThinQ_Connect needs body". A field the object does not name stays a rejection."""
+    fields = {"mode": {"type": "string", "enum": ["COOL", "HEAT"]}, "power": {"type": "boolean"}}
+    thinq = {"type": "function", "function": {"name": "ThinQ_Connect", "description": "Control the air conditioner.",
+             "parameters": {"type": "object", "required": ["body"], "properties": {
+                 "body": {"type": "object", "properties": fields, "required": ["mode"]}}}}}
+    fmt = FORMATS["python"]
+    ctx = fmt.context(tool_specs([thinq]), Tags())
+    [bound] = fmt.read(AIMessage(content="[ThinQ_Connect(mode='COOL', power=True)]"), ctx).actions
+    assert bound["args"] == {"body": {"mode": "COOL", "power": True}} and "rejection" not in bound
+    [whole] = fmt.read(AIMessage(content="[ThinQ_Connect(body={'mode': 'HEAT'})]"), ctx).actions
+    assert whole["args"] == {"body": {"mode": "HEAT"}}
+    [unknown] = fmt.read(AIMessage(content="[ThinQ_Connect(mode='COOL', fan='HIGH')]"), ctx).actions
+    assert "needs body" in unknown["rejection"]
+
+
 def test_a_call_of_an_unknown_tool_or_with_an_expression_is_a_rejection(math_tools):
     fmt = FORMATS["python"]
     ctx: ReadContext = fmt.context(tool_specs(math_tools), Tags())
