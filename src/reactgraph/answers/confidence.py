@@ -9,7 +9,8 @@ The rule, each step a named signal whose effect is what it added (the effects ad
 2. ``support`` — when tools were called, is the answer in an ok observation (a give-up is not
    checked)? If the answer has numbers the question does not, they decide: one of them in an
    observation, compared as numbers (``1,234.50`` = ``1234.5``; ``3.14`` matches ``3.14159``
-   rounded to the answer's decimals), is supported. Otherwise its distinctive words (three letters
+   rounded to the answer's decimals), is supported; of an answer that shows its working (``4.80 * 60 + 5.20 * 35 =
+   177.60``) only the result's numbers count, after the last "=". Otherwise its distinctive words (three letters
    or more, not in the question, not common words) decide: at least half of them in an observation
    is supported. Supported +0.2, unsupported -0.25; an answer with neither is not checked.
    ``unchecked`` (effect 0) — no tool was called, and the answer has numbers the question does not: they
@@ -243,7 +244,7 @@ def _ended(reason: str, partial: bool) -> ConfidenceSignal:
 def _support(answer: str, question: str, observed: list[str]) -> ConfidenceSignal | None:
     """Supported or unsupported by the ok observations (see the module's rule); None when the answer
     has nothing to check."""
-    if numbers := new_numbers(answer, question):
+    if numbers := new_numbers(worked_out(answer), question):
         seen = [n for text in observed for n in numbers_in(text)]
         hit = next((n for n in numbers if any(_same_number(n, s) for s in seen)), None)
         if hit is not None:
@@ -305,6 +306,17 @@ def check_reason(signals: Mapping[str, ConfidenceSignal]) -> str | None:
     if (unchecked := signals.get("unchecked")) is not None:
         return f"Your answer was not worked out with a tool: {unchecked.detail}"
     return None
+
+
+WORKING = re.compile(r".*=\s*(?=[$€£]?\s*[-+]?\.?\d)", re.DOTALL)
+
+
+def worked_out(answer: str) -> str:
+    """What an answer that shows its working gives: ``4.80 * 60 + 5.20 * 35 = 177.60`` -> ``177.60``, the part after
+    its last "=" and a number (the numbers before it are the operands: one of them in a tool result does not back the
+    result). Any other answer, whole."""
+    found = WORKING.match(answer)
+    return answer[found.end():] if found else answer
 
 
 def new_numbers(answer: str, question: str) -> list[Decimal]:

@@ -187,6 +187,16 @@ def test_numbers_from_the_question_support_nothing():
     assert confidence_of(state).signals["support"].effect < 0
 
 
+def test_an_answer_that_shows_its_working_is_judged_by_its_result():
+    """search-bakery on the local model: '4.80 * 60 + 5.20 * 35 = 177.60' (it is 470), the operands from the search
+    result; it scored 0.9, supported by 4.80. Only the result after the last '=' counts."""
+    found = "Sourdough loaves for 4.80 each and rye loaves for 5.20 each. It bakes 60 sourdough and 35 rye loaves."
+    made_up = confidence_of(finished("4.80 * 60 + 5.20 * 35 = 177.60", found)).signals["support"]
+    assert made_up.effect < 0 and made_up.detail == "no tool result has the number(s) 177.60"
+    worked = confidence_of(finished("4.80 * 60 + 5.20 * 35 = 470", f"{found}\n470")).signals["support"]
+    assert worked.effect > 0 and "470" in worked.detail
+
+
 def test_an_answer_without_tools_is_neither_supported_nor_unsupported():
     assert "support" not in confidence_of(finished("42")).signals
 
