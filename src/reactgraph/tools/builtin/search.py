@@ -6,7 +6,7 @@
 Sources: a ``Path`` or an existing file/directory path string is read from disk (a
 directory recursively, text files only); any other string is a document itself; a
 mapping is ``{title: text}``. A document is searched by passages (its paragraphs, a heading with the paragraph
-below it, packed to a few sentences): a long document's hit shows its best passages, each whole.
+below it, packed to a few sentences): a long document's hit is its best passage, whole.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ PASSAGE_WORDS = 80
 # A word of the query in a document's title counts for each of its passages, a fifth of a word in the passage itself:
 # "architecture" finds ARCHITECTURE.md's passages that say it before its table rows that do not.
 TITLE_WEIGHT = 0.2
-PASSAGES_SHOWN = 2  # a document's best passages in its hit: the match and the next best ("13 layers" beside "the table")
 # English words a question is made of that say nothing of its subject: left out of a query that has other words, so
 # the ranking and the snippet follow "layers architecture", not "how ... the ... have" (a question is often the query).
 FUNCTION_WORDS = frozenset(
@@ -120,8 +119,7 @@ class DocumentIndex:
 
     def search(self, query: str, limit: int = 5) -> list[Hit]:
         """Documents matching any word of ``query`` (its function words left out when it has others), best (bm25, by
-        their best passage) first, each with a snippet: its PASSAGES_SHOWN best passages, in the document's order, each
-        whole (FTS5's snippet of one too long to show)."""
+        their best passage) first, each with that passage whole as its snippet (FTS5's snippet of one too long)."""
         words = re.findall(r"\w+", query)
         if not words:
             return []
@@ -129,20 +127,15 @@ class DocumentIndex:
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
         with self._lock:
             rows = self._db.execute(
-                f"SELECT doc, title, bm25(docs, {TITLE_WEIGHT}, 1.0) AS score, rowid, highlight(docs, 1, '[', ']'), "
+                f"SELECT doc, title, bm25(docs, {TITLE_WEIGHT}, 1.0) AS score, highlight(docs, 1, '[', ']'), "
                 f"snippet(docs, 1, '[', ']', ' ... ', {SNIPPET_TOKENS}) FROM docs WHERE docs MATCH ? ORDER BY score",
                 (match,),
             ).fetchall()
-        found: dict[int, list[tuple[str, float, int, str]]] = {}
-        for doc, title, score, rowid, whole, snippet in rows:
-            best = found.setdefault(doc, [])
-            if len(best) < PASSAGES_SHOWN:
-                shown = whole if _words(whole) <= PASSAGE_WORDS else snippet
-                best.append((title, score, rowid, " ".join(shown.split())))
-        return [
-            Hit(best[0][0], best[0][1], " ... ".join(snippet for *_, snippet in sorted(best, key=lambda b: b[2])))
-            for best in list(found.values())[: max(1, min(limit, MAX_RESULTS))]
-        ]
+        best: dict[int, Hit] = {}  # each document's best passage, the documents in the order of theirs
+        for doc, title, score, whole, snippet in rows:
+            if doc not in best:
+                best[doc] = Hit(title, score, " ".join((whole if _words(whole) <= PASSAGE_WORDS else snippet).split()))
+        return list(best.values())[: max(1, min(limit, MAX_RESULTS))]
 
 
 def passages(text: str) -> list[str]:
