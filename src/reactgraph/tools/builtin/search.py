@@ -126,16 +126,23 @@ class DocumentIndex:
         words = [w for w in words if w.lower() not in FUNCTION_WORDS] or words
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT doc, title, bm25(docs, {TITLE_WEIGHT}, 1.0) AS score, highlight(docs, 1, '[', ']'), "
-                f"snippet(docs, 1, '[', ']', ' ... ', {SNIPPET_TOKENS}) FROM docs WHERE docs MATCH ? ORDER BY score",
+            best: dict[int, tuple[int, str, float]] = {}  # each document's best passage, best documents first
+            for rowid, doc, title, score in self._db.execute(
+                f"SELECT rowid, doc, title, bm25(docs, {TITLE_WEIGHT}, 1.0) AS score FROM docs WHERE docs MATCH ? "
+                "ORDER BY score",
                 (match,),
-            ).fetchall()
-        best: dict[int, Hit] = {}  # each document's best passage, the documents in the order of theirs
-        for doc, title, score, whole, snippet in rows:
-            if doc not in best:
-                best[doc] = Hit(title, score, " ".join((whole if _words(whole) <= PASSAGE_WORDS else snippet).split()))
-        return list(best.values())[: max(1, min(limit, MAX_RESULTS))]
+            ):
+                best.setdefault(doc, (rowid, title, score))
+            found = list(best.values())[: max(1, min(limit, MAX_RESULTS))]
+            shown = dict(
+                (rowid, whole if _words(whole) <= PASSAGE_WORDS else snippet)
+                for rowid, whole, snippet in self._db.execute(
+                    f"SELECT rowid, highlight(docs, 1, '[', ']'), snippet(docs, 1, '[', ']', ' ... ', {SNIPPET_TOKENS}) "
+                    f"FROM docs WHERE docs MATCH ? AND rowid IN ({','.join('?' * len(found))})",
+                    (match, *(rowid for rowid, _, _ in found)),
+                )
+            )
+        return [Hit(title, score, " ".join(shown[rowid].split())) for rowid, title, score in found]
 
 
 def passages(text: str) -> list[str]:
@@ -153,15 +160,15 @@ def passages(text: str) -> list[str]:
     packed: list[str] = []
     for piece in pieces:
         heading = re.fullmatch(r"#+ .*", piece)
-        if packed and (re.fullmatch(r"#+ .*", packed[-1]) or (not heading and _words(packed[-1] + piece) <= PASSAGE_WORDS)):
+        if packed and (re.fullmatch(r"#+ .*", packed[-1]) or (not heading and _words(packed[-1], piece) <= PASSAGE_WORDS)):
             packed[-1] = f"{packed[-1]}\n{piece}"
         else:
             packed.append(piece)
-    return packed or [text]
+    return packed
 
 
-def _words(text: str) -> int:
-    return len(re.findall(r"\w+", text))
+def _words(*texts: str) -> int:
+    return sum(len(re.findall(r"\w+", text)) for text in texts)
 
 
 def _looks_like_path(source: Any) -> bool:
