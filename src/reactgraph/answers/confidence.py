@@ -25,7 +25,8 @@ The rule, each step a named signal whose effect is what it added (the effects ad
    ``guessed`` — -0.3 when a call that gave a result was made on a number with decimals that neither the question,
    an earlier answer of the conversation nor a result of that reply or before it holds, or is a calculation on
    whole numbers none of which was given (``guessed_inputs``): the model wrote a value it had not been given (the
-   area of a circle, before the lookup that gives it came back; "my two lucky numbers" as 7 and 13).
+   area of a circle, before the lookup that gives it came back; "my two lucky numbers" as 7 and 13), or a calculation
+   made beside a lookup on a whole number nothing gave (``multiply(a=5, b=3)`` beside the researcher that found 13).
    ``stumbled`` — -0.2 when the run ended with an answer after a reply of the model's was sent back as no answer
    (code with the output it imagined, a call announced but not made, a copy of the prompt): the answer came after
    the model had worked it out its own way. Replayed on 14 recorded runs of the local model it raised the AUROC in
@@ -206,8 +207,10 @@ def no_answer_replies(state: Mapping[str, Any]) -> int:
 def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
     """The numbers in the arguments of the run's calls that gave a result which neither the question, an earlier
     turn's answer nor a result of that reply or an earlier one holds: numbers with decimals, and the whole numbers
-    of a calculation none of whose numbers was given (``multiply(a=7, b=13)`` for "my two lucky numbers"). Other
-    whole numbers are left out: counts, limits and factors such as 2 or 100 are written freely."""
+    of a calculation none of whose numbers was given (``multiply(a=7, b=13)`` for "my two lucky numbers") or made in
+    the same reply as a lookup, a call with no number (``multiply(a=5, b=3)`` beside ``researcher(task="Count the
+    layers")``, which found 13). Other whole numbers are left out: counts, limits and factors such as 2 or 100 are
+    written freely."""
     earlier = [state.get("question") or "", *(t.get("answer") or "" for t in state.get("turns") or [])]
     known = [n for text in earlier for n in numbers_in(text)]
     out: list[Decimal] = []
@@ -215,11 +218,13 @@ def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
         ran = [(a, seen) for a, seen in zip(step.get("actions") or [], step.get("observations") or [], strict=False)
                if a.get("tool") and seen.get("status") == "ok"]
         known += [n for _, seen in ran for n in numbers_in(seen.get("content") or "")]
+        lookup = any(not numbers_in(json.dumps(a.get("args") or {}, default=str)) for a, _ in ran)
         for action, _ in ran:
             args = action.get("args") or {}
             written = [n for n in numbers_in(json.dumps(args, default=str)) if n not in PLAIN]
             new = [n for n in written if not any(_same_number(n, k) or _same_number(k, n) for k in known)]
-            whole = _calculation(args) and len(new) == len(written)  # a calculation on nothing it was given
+            # a calculation on nothing it was given, or beside a lookup whose result its number should have been
+            whole = _calculation(args) and (len(new) == len(written) or lookup)
             out += [n for n in new if whole or n != n.to_integral_value()]
     return out
 

@@ -282,6 +282,26 @@ def test_a_calculation_on_whole_numbers_nobody_gave_lowers_the_score():
     assert lucky.confidence < playbook.confidence
 
 
+def test_a_calculation_beside_a_lookup_on_a_number_nothing_gave_lowers_the_score():
+    """The walkthrough's python-subagent at 169d4ed: researcher(task="Count the number of layers in the architecture")
+    and, in the same reply, multiply(a=5, b=3), the 5 made up; the researcher found 13, the answer was 15 at 0.90.
+    The same calculation a reply later, on the number the lookup gave, is no guess."""
+    from reactgraph.testing import multiply
+
+    def researcher(task: str) -> str:
+        """Finds facts in the project's documents."""
+        return "13"
+
+    question = "How many layers does the architecture have, times 3?"
+    tools = [researcher, multiply]
+    beside = tool_calls([("researcher", {"task": "Count the layers"}), ("multiply", {"a": 5, "b": 3})])
+    guessed, _ = run([beside, "15"], tools, question=question, answer_checks=0)
+    after, _ = run([tool_call("researcher", {"task": "Count the layers"}), tool_call("multiply", {"a": 13, "b": 3}), "39"],
+                   tools, question=question, answer_checks=0)
+    assert guessed.confidence_signals["guessed"].numbers == ["5"]
+    assert "guessed" not in after.confidence_signals and after.confidence > guessed.confidence
+
+
 def test_a_number_of_the_question_no_call_used_lowers_the_score():
     """The walkthrough's python-subagent at 04321a5: "How many layers does the architecture have, times 3?" answered
     with the researcher's 13, no multiplication (0.90 and wrong): ``unused``. The 3 in a call, or in the answer, is
