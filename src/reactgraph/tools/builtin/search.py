@@ -1,7 +1,7 @@
 """search: full-text search over documents the user supplies, with SQLite FTS5 (no network).
 
     index = DocumentIndex.from_sources(["notes/", Path("report.md"), "a plain text document"])
-    index.search("solar panel efficiency")      # the best (bm25) passages, with snippets
+    index.search("solar panel efficiency")      # documents, best (bm25) first, each with its best passage
 
 Sources: a ``Path`` or an existing file/directory path string is read from disk (a
 directory recursively, text files only); any other string is a document itself; a
