@@ -260,7 +260,8 @@ def test_an_agent_process_that_exits_during_a_call_stops_the_worker_instead_of_w
         "    registry.register(busy, policy=ToolPolicy(isolation='process'))\n"
         f"    call = {{'id': 'c', 'index': 0, 'tool': 'busy', 'args': {{'pids': {str(pids)!r}}}}}\n"
         "    threading.Thread(target=execute, args=(call, registry, AgentConfig(tool_execution={\"timeout_seconds\": 600})), daemon=True).start()\n"
-        f"    while not Path({str(pids)!r}).exists():\n"
+        # the noted line, whole: the file exists from the worker's open(), before its write (CI once read it empty)
+        f"    while not (Path({str(pids)!r}).exists() and Path({str(pids)!r}).read_text().endswith('\\n')):\n"
         "        time.sleep(0.02)\n"
     )
     root = Path(__file__).resolve().parents[4]
