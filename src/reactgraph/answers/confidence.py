@@ -218,10 +218,11 @@ def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
         ran = [(a, seen) for a, seen in zip(step.get("actions") or [], step.get("observations") or [], strict=False)
                if a.get("tool") and seen.get("status") == "ok"]
         known += [n for _, seen in ran for n in numbers_in(seen.get("content") or "")]
-        lookup = any(not numbers_in(json.dumps(a.get("args") or {}, default=str)) for a, _ in ran)
-        for action, _ in ran:
+        given = [numbers_in(json.dumps(a.get("args") or {}, default=str)) for a, _ in ran]  # each call's numbers
+        lookup = any(not numbers for numbers in given)
+        for (action, _), numbers in zip(ran, given, strict=True):
             args = action.get("args") or {}
-            written = [n for n in numbers_in(json.dumps(args, default=str)) if n not in PLAIN]
+            written = [n for n in numbers if n not in PLAIN]
             new = [n for n in written if not any(_same_number(n, k) or _same_number(k, n) for k in known)]
             # a calculation on nothing it was given, or beside a lookup whose result its number should have been
             whole = _calculation(args) and (len(new) == len(written) or lookup)
