@@ -34,6 +34,7 @@ PASSAGE_WORDS = 80
 # A word of the query in a document's title counts for each of its passages, a fifth of a word in the passage itself:
 # "architecture" finds ARCHITECTURE.md's passages that say it before its table rows that do not.
 TITLE_WEIGHT = 0.2
+HEADING = re.compile(r"#+ .*")  # a Markdown heading line, alone
 # English words a question is made of that say nothing of its subject: left out of a query that has other words, so
 # the ranking and the snippet follow "layers architecture", not "how ... the ... have" (a question is often the query).
 FUNCTION_WORDS = frozenset(
@@ -159,8 +160,7 @@ def passages(text: str) -> list[str]:
             pieces.extend(re.split(r"(?<=[.!?])\s+(?=\S)", paragraph))
     packed: list[str] = []
     for piece in pieces:
-        heading = re.fullmatch(r"#+ .*", piece)
-        if packed and (re.fullmatch(r"#+ .*", packed[-1]) or (not heading and _words(packed[-1], piece) <= PASSAGE_WORDS)):
+        if packed and (HEADING.fullmatch(packed[-1]) or (not HEADING.fullmatch(piece) and _words(packed[-1], piece) <= PASSAGE_WORDS)):
             packed[-1] = f"{packed[-1]}\n{piece}"
         else:
             packed.append(piece)
