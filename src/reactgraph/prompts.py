@@ -56,8 +56,9 @@ EARLIER_TURN_UNANSWERED = "User: {question}\nYou gave no answer to that (the tur
 PARTIAL_ANSWER_PROMPT = """You must stop now: {detail}
 Using only what the observations above showed, give the best answer you can to the question. \
 If it is incomplete, say what is missing. Do not call tools."""
-# After it in the text format: the partial answer's tag (a small model otherwise writes one more Action).
-ANSWER_NOW_TEXT = " Reply with {final_answer}: and the answer, no Action."
+# After it in the text format: the partial answer's tag (a small model otherwise writes one more Action). The tag is
+# quoted and the answer asked "in your own words": "Reply with Final Answer: and the answer" was copied word for word.
+ANSWER_NOW_TEXT = ' Reply with "{final_answer}:" and the answer in your own words, no Action.'
 
 THOUGHT_REQUIRED = (
     "Your tool call was not run because it came without reasoning. "

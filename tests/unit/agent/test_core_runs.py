@@ -83,7 +83,7 @@ def test_partial_answer_in_text_format_sees_text_steps_and_reads_the_final_answe
     last_prompt = model.calls[-1]["messages"]
     assert not any(isinstance(m, ToolMessage) for m in last_prompt)  # rendered as text, as think showed it
     assert "Action:" in last_prompt[0].content  # the text format's instructions are there
-    assert last_prompt[-1].content.endswith("Reply with Final Answer: and the answer, no Action.")
+    assert last_prompt[-1].content.endswith('Reply with "Final Answer:" and the answer in your own words, no Action.')
 
 
 def test_failed_summary_keeps_the_prompt_bounded(math_tools):
