@@ -225,12 +225,12 @@ def guessed_inputs(state: Mapping[str, Any]) -> list[Decimal]:
             written = [n for n in numbers if n not in PLAIN]
             new = [n for n in written if not any(_same_number(n, k) or _same_number(k, n) for k in known)]
             # a calculation on nothing it was given, or beside a lookup whose result its number should have been
-            whole = _calculation(args) and (len(new) == len(written) or lookup)
+            whole = is_calculation(args) and (len(new) == len(written) or lookup)
             out += [n for n in new if whole or n != n.to_integral_value()]
     return out
 
 
-def _calculation(args: Mapping[str, Any]) -> bool:
+def is_calculation(args: Mapping[str, Any]) -> bool:
     """Whether every argument is a number or an arithmetic expression of numbers (``"7 * 13"``)."""
     return bool(args) and all(
         (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and ARITHMETIC.fullmatch(v) is not None)

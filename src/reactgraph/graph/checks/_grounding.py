@@ -1,12 +1,13 @@
-"""Calculations made too early: a call of a built-in calculation tool (the calculator, the area and percent tools)
-on numbers that neither the question nor any tool result so far holds, made in the same reply as a call that looks
-something up (an offered tool whose arguments have no number: a search, a file read; a question to the user is
-none). A small model often writes the lookup and the arithmetic on its result together, the arithmetic on numbers
-it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 * 50")``): such a call is not run, and
-its observation asks for it again once the lookup's result is there, with the numbers it gives. Other tools' calls
-are never held back: a number among their arguments may be the user's or the model's own choice (a die's sides).
-A calculation beside a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits
-the same way. The reply check: ``premature_call``."""
+"""Calculations made too early: a calculation on numbers that neither the question nor any tool result so far holds,
+made in the same reply as a call that looks something up (an offered tool whose arguments have no number: a search,
+a file read, a sub-agent's task; a question to the user is none). A calculation is a call of a built-in calculation
+tool (the calculator, the area and percent tools) or any call whose every argument is a number or an arithmetic
+expression (a user's ``multiply(a=5, b=3)``). A small model often writes the lookup and the arithmetic on its result
+together, the arithmetic on numbers it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 *
+50")``): such a call is not run, and its observation asks for it again once the lookup's result is there, with the
+numbers it gives. A call with any other argument (a name, a unit) is never held back. A built-in calculation beside
+a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. The
+reply check: ``premature_call``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from reactgraph import prompts
-from reactgraph.answers.confidence import PLAIN, numbers_in
+from reactgraph.answers.confidence import PLAIN, is_calculation, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
@@ -41,18 +42,19 @@ def results(state: Mapping[str, Any]) -> list[str]:
 
 
 def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
-    """``actions``, each calculation whose numbers are not all ``known``, or that writes names where numbers go,
-    turned into a premature_call rejection when another call of the same reply is a lookup (a call of an ``offered``
-    tool, not a calculation, with no number in its arguments)."""
+    """``actions``, each calculation whose numbers are not all ``known``, or a built-in one that writes names where
+    numbers go, turned into a premature_call rejection when another call of the same reply is a lookup (a call of an
+    ``offered`` tool, not a built-in calculation, with no number in its arguments)."""
     lookable = offered - {ASK_USER} - CALCULATIONS
     lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
         return list(actions)
     out = []
     for action in actions:
-        calculation = runs(action) and action["tool"] in CALCULATIONS
+        builtin = runs(action) and action["tool"] in CALCULATIONS
+        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}))
         guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
-        names = _names(action.get("args")) if calculation else []
+        names = _names(action.get("args")) if builtin else []
         if guessed or names:
             problem = prompts.PREMATURE_CALL.format(
                 tool=action["tool"],

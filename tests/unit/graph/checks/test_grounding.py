@@ -1,4 +1,4 @@
-"""Calculations made too early: a built-in calculation on numbers that neither the question nor a tool result holds, made beside a lookup
+"""Calculations made too early: a calculation (a built-in one, or a call on numbers only) on numbers that neither the question nor a tool result holds, made beside a lookup
 in the same reply, is not run; the lookup runs, and the call made again with the numbers the lookup gave does."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_numbers_from_the_question_or_without_a_lookup_beside_them_run_at_once()
     assert [o.status for o in steps[0].observations] == ["ok"] * 4  # 2 and 3 are in no text, but no lookup is beside them
 
 
-def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_built_in_calculations():
+def test_premature_reads_numbers_at_any_depth_and_holds_back_calculations_only():
     known = known_numbers({"question": "Costs were 64,100.", "steps": [
         {"observations": [{"status": "ok", "content": "Revenue: 92,400"}, {"status": "error", "content": "Error 7"}]}]})
     assert known == {64100, 92400}
@@ -64,10 +64,13 @@ def test_premature_reads_numbers_at_any_depth_and_holds_back_only_the_built_in_c
         {"id": "c", "tool": "percentage_change", "args": {"old": 7, "new": 92400}},
         {"id": "d", "tool": "calculator", "args": {"expression": "3 + 4"}, "rejection": "bad", "rejection_kind": "malformed_output"},
         {"id": "e", "tool": "search_flights", "args": {"origin": "Paris", "date": "2025-05-01"}},  # not a calculation
-        {"id": "f", "tool": "roll", "args": {"sides": 6}},  # not a built-in calculation: the model may choose its numbers
+        {"id": "f", "tool": "multiply", "args": {"a": 5, "b": 3}},  # a user's tool on numbers only: a calculation
+        {"id": "g", "tool": "multiply", "args": {"a": 92400, "b": "92400 - 64100"}},  # on known numbers: runs
+        {"id": "h", "tool": "search_flights", "args": {"origin": "Oslo", "passengers": 3}},  # a name too: no calculation
+        {"id": "i", "tool": "multiply", "args": {"a": "Revenue", "b": 2}},  # names: held back only in built-ins
     ]
     out = premature(actions, known, offered)
-    assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, None]
+    assert [a.get("rejection_kind") for a in out] == [None, None, "premature_call", "malformed_output", None, "premature_call", None, None, None]
     assert "on numbers that neither the question nor a tool result holds" in out[2]["rejection"]
     unknown = [{"id": "n", "tool": "nope", "args": {}}, {"id": "m", "tool": "calculator", "args": {"expression": "6 * 7"}}]
     assert premature(unknown, set(), offered) == unknown  # a tool not offered looks nothing up
@@ -97,3 +100,28 @@ def test_a_calculation_on_names_waits_for_the_lookup():
     assert [o.error_kind for o in first.observations] == [None, "premature_call"] and "on names" in first.observations[1].content
     assert second.observations[0].status == "error"  # the calculator's own error: it takes numbers, not names
     assert third.observations[0].content == "28300" and result.tool_usage == {"read_file": 1, "calculator": 2}
+
+
+def test_a_users_calculation_on_a_made_up_number_beside_a_sub_agent_waits_for_its_result():
+    """The walkthrough's python-subagent at 169d4ed: researcher(task=...) and multiply(a=5, b=3) in one reply, the 5 made
+    up (the researcher found 13). multiply waits; made again on the researcher's 13, it runs."""
+    from reactgraph.testing import multiply
+
+    ran.clear()
+
+    def researcher(task: str) -> str:
+        """Finds facts in the project's documents."""
+        ran.append(("researcher", {"task": task}))
+        return "The architecture has 13 layers."
+
+    model = ScriptedChatModel(responses=[
+        tool_calls([("researcher", {"task": "Count the layers"}), ("multiply", {"a": 5, "b": 3})]),
+        tool_call("multiply", {"a": 13, "b": 3}),
+        "39",
+    ])
+    result = ReActAgent(model=model, tools=[researcher, multiply], checkpointer=None, summary_every=0).run(
+        "How many layers does the architecture have, times 3?")
+    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "39")
+    assert [o.error_kind for o in result.trace.steps[0].observations] == [None, "premature_call"]
+    assert ran == [("researcher", {"task": "Count the layers"})]
+    assert result.trace.steps[1].observations[0].content == "39.0" and result.tool_usage == {"researcher": 1, "multiply": 1}
