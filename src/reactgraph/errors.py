@@ -45,6 +45,7 @@ class ErrorKind(StrEnum):
     UNVERIFIED_ANSWER = "unverified_answer"  # a final answer sent back once to be checked with a tool (answer_checks)
     PREMATURE_CALL = "premature_call"  # a call on numbers nothing gave yet, made beside the lookup that gives them
     REPEATED_PLAN = "repeated_plan"  # the step before's call made again on its own result, under the same reasoning
+    UNFOUNDED_CALL = "unfounded_call"  # a call none of whose values the question, the earlier turns or a result holds
 
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"
@@ -67,6 +68,7 @@ TEXTS: dict[str, str] = {  # keyed by ErrorKind (a StrEnum member and its string
     ErrorKind.UNVERIFIED_ANSWER: "Not accepted yet (unverified_answer): {problem}.",
     ErrorKind.PREMATURE_CALL: "Not run yet (premature_call): {problem}.",
     ErrorKind.REPEATED_PLAN: "Not run (repeated_plan): {problem}.",
+    ErrorKind.UNFOUNDED_CALL: "Not run (unfounded_call): {problem}.",
 }
 DEFAULT_TEXT = "Error ({kind}): {problem}."  # the reply kinds: the prompt adds the expected format
 ADVICE = "Check the arguments, or try another approach."

@@ -103,6 +103,12 @@ REPEATED_PLAN = (
     "question, reply with the answer now; if the question needs another step, say which, then call"
 )
 
+# A call none of whose values the question, the earlier turns or a tool result holds (reactgraph.graph.checks._unfounded).
+UNFOUNDED_CALL = (
+    "neither the question nor a tool result holds this call's values ({values}). If {tool} fits the question, call "
+    "it again with the values the question gives; if no tool fits the question, answer without a tool"
+)
+
 # The agent's question for values only the user knows, asked in place of a call on guessed numbers
 # (reactgraph.graph.checks._clarify.guessed_values): "What are your two lucky numbers?".
 USERS_OWN = "What {verb} your {things}?"

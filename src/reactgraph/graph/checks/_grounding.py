@@ -90,25 +90,25 @@ def _names(value: Any) -> list[str]:
 
 def _strings(value: Any) -> Iterable[str]:
     """The strings in an argument value, at any depth."""
-    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
+    return (leaf for leaf in leaves(value) if isinstance(leaf, str))
 
 
 def numbers_of(value: Any) -> Iterator[Decimal]:
     """The numbers in an argument value: numbers themselves and the numbers written in strings, at any depth."""
-    for leaf in _leaves(value):
+    for leaf in leaves(value):
         if isinstance(leaf, str):
             yield from numbers_in(leaf)
         elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
             yield Decimal(str(leaf))
 
 
-def _leaves(value: Any) -> Iterable[Any]:
+def leaves(value: Any) -> Iterable[Any]:
     """The values in an argument value that are not mappings, lists or tuples, at any depth."""
     if isinstance(value, Mapping):
         for item in value.values():
-            yield from _leaves(item)
+            yield from leaves(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _leaves(item)
+            yield from leaves(item)
     else:
         yield value

@@ -1,0 +1,108 @@
+"""Calls on nothing the run was given (``unfounded_call``, opt-in): a call none of whose values the question, the
+earlier turns, a tool result or your system prompt holds. A small model handed tools that do not fit the question
+calls the nearest one on values it makes up: ``calculate_litigation_cost(length_in_days=7, complexity="low")`` for
+"How many calories does an apple have?" (BFCL's irrelevance entries). Such a call is not run the first time: the
+model is told that nothing it was given holds those values, and asked to call again with the question's values or
+to answer without a tool. Made again, the call runs (a value the model rightly worked out, ``add(a=42, b=8)`` for
+"6*7 + 2*4"). Values that say nothing are left out: yes/no, 0 and 1, a parameter's default and its allowed choices
+(``type="delete"``); a string counts as given when one of its words is in the given text (``"./config/app.ini"``
+for "config/app.ini"). Not in the defaults: measured on BFCL only (``reply_checks=[*DEFAULT_REPLY_CHECKS,
+"unfounded_call"]``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from reactgraph import prompts
+from reactgraph.answers.confidence import PLAIN, numbers_in
+from reactgraph.config import AgentConfig
+from reactgraph.errors import ErrorKind, error_text
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._grounding import leaves, numbers_of, results
+from reactgraph.graph.deps import ASK_USER
+from reactgraph.state import runs
+from reactgraph.tools.specs import ToolSpec
+
+WORD = re.compile(r"[^\W_]{3,}")
+"""A word of a string value that may show where it came from (three letters or more)."""
+
+
+def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """Each call none of whose telling values the given text holds is not run, unless it was held back so before."""
+    if not reply.actions:
+        return None
+    given = given_text(state, cfg)
+    known = set(numbers_in(given))
+    specs = {spec.name: spec for spec in reply.tools}
+    held_before = _held_before(state)
+    out = []
+    for action in reply.actions:
+        spec = specs.get(action.get("tool") or "")
+        if runs(action) and spec is not None and action["tool"] != ASK_USER and _key(action) not in held_before:
+            values = telling_values(action.get("args") or {}, spec)
+            if values and not any(_given(v, given, known) for v in values):
+                shown = ", ".join(json.dumps(v, default=str) for v in values[:4])
+                problem = prompts.UNFOUNDED_CALL.format(tool=action["tool"], values=shown)
+                action = {**action, "rejection_kind": ErrorKind.UNFOUNDED_CALL.value,
+                          "rejection": error_text(ErrorKind.UNFOUNDED_CALL, problem=problem)}
+        out.append(action)
+    return rewritten(reply, out)
+
+
+def given_text(state: Mapping[str, Any], cfg: AgentConfig) -> str:
+    """What the run was given, lowercased: the question, the earlier turns (questions and answers), every tool result,
+    and your system prompt (an account number it names)."""
+    turns = [str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer")]
+    return "\n".join([state.get("question") or "", *turns, *results(state), cfg.prompt.system_prompt or ""]).lower()
+
+
+def telling_values(args: Mapping[str, Any], spec: ToolSpec) -> list[Any]:
+    """The values of ``args`` that may show where they came from: not yes/no, 0 or 1, nor a parameter's default or
+    one of its allowed choices."""
+    free = _free(spec)
+    out: list[Any] = []
+    for name, value in args.items():
+        if value in free.get(name, ()):
+            continue
+        out += [v for v in leaves(value) if not (v is None or isinstance(v, bool) or (isinstance(v, str) and not v.strip()))
+                and not (isinstance(v, (int, float)) and Decimal(str(v)) in PLAIN)]
+    return out
+
+
+def _given(value: Any, given: str, known: set[Decimal]) -> bool:
+    """Whether ``given`` holds ``value``: a number as a number (a share as its percent too: 0.25 for "25%"), a
+    string whole or by one of its words or numbers."""
+    if isinstance(value, (int, float)):
+        number = Decimal(str(value))
+        return number in known or number * 100 in known
+    text = str(value).lower()
+    return text in given or any(w in given for w in WORD.findall(text)) or any(n in known for n in numbers_of(text))
+
+
+def _free(spec: ToolSpec) -> dict[str, list[Any]]:
+    """Each parameter's values that say nothing of the question: its default and its allowed choices."""
+    try:
+        properties = json.loads(spec.schema or "{}").get("properties") or {}
+    except (ValueError, AttributeError):
+        properties = {}
+    free: dict[str, list[Any]] = {name: list(values) for name, values in spec.choices}
+    for name, schema in properties.items():
+        if isinstance(schema, Mapping):
+            free.setdefault(name, [])
+            free[name] += [*schema.get("enum", []), *([schema["default"]] if "default" in schema else [])]
+    return free
+
+
+def _held_before(state: Mapping[str, Any]) -> set[str]:
+    """The calls this check held back earlier in the run (made again, they run)."""
+    held = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or []
+            if o.get("error_kind") == ErrorKind.UNFOUNDED_CALL.value}
+    return {_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in held}
+
+
+def _key(action: Mapping[str, Any]) -> str:
+    return json.dumps([action.get("tool"), action.get("args")], sort_keys=True, default=str)
