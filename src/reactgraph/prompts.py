@@ -103,7 +103,8 @@ REPEATED_PLAN = (
     "question, reply with the answer now; if the question needs another step, say which, then call"
 )
 
-# A call none of whose values the question, the earlier turns or a tool result holds (reactgraph.graph.checks._unfounded).
+# A call none of whose values the question, the earlier turns, a tool result or the system prompt holds
+# (reactgraph.graph.checks._unfounded, opt-in).
 UNFOUNDED_CALL = (
     "neither the question nor a tool result holds this call's values ({values}). If {tool} fits the question, call "
     "it again with the values the question gives; if no tool fits the question, answer without a tool"

@@ -136,7 +136,7 @@ def test_identical_calls_of_cacheable_tools_run_once_per_run():
         "Paris",
     ]
     agent = ReActAgent(model=ScriptedChatModel(responses=script), tools=registry)
-    result = agent.run("capitals", thread_id="t1")
+    result = agent.run("capitals, and a 6-sided die", thread_id="t1")  # the 6 given: roll is no premature calculation
     assert sorted(runs) == ["France", "Italy", "roll6", "roll6"]  # France ran once, roll twice
     second = result.trace.steps[1].observations
     assert [(o.content, o.cached) for o in second] == [("Paris", True), ("Rome", False), ("6", False)]

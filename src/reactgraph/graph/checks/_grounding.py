@@ -5,13 +5,15 @@ tool (the calculator, the area and percent tools) or any call whose every argume
 expression (a user's ``multiply(a=5, b=3)``). A small model often writes the lookup and the arithmetic on its result
 together, the arithmetic on numbers it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 *
 50")``): such a call is not run, and its observation asks for it again once the lookup's result is there, with the
-numbers it gives. A call with any other argument (a name, a unit) is never held back. A built-in calculation beside
-a lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. The
+numbers it gives. A call with any other argument (a name, a unit) is never held back, and a call of your own tool
+held back once runs when made again (a die's sides are the model's own choice). A built-in calculation beside a
+lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. The
 reply check: ``premature_call``."""
 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -41,10 +43,11 @@ def results(state: Mapping[str, Any]) -> list[str]:
             if o.get("status") == "ok"]
 
 
-def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str]) -> list[Action]:
+def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str], held: frozenset[str] = frozenset()) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known``, or a built-in one that writes names where
     numbers go, turned into a premature_call rejection when another call of the same reply is a lookup (a call of an
-    ``offered`` tool, not a built-in calculation, with no number in its arguments)."""
+    ``offered`` tool, not a built-in calculation, with no number in its arguments). A call of another tool that was
+    held back before (its ``call_key`` in ``held``) runs."""
     lookable = offered - {ASK_USER} - CALCULATIONS
     lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
@@ -52,7 +55,7 @@ def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str])
     out = []
     for action in actions:
         builtin = runs(action) and action["tool"] in CALCULATIONS
-        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}))
+        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}) and call_key(action) not in held)
         guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         names = _names(action.get("args")) if builtin else []
         if guessed or names:
@@ -71,7 +74,19 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     """A calculation on guessed numbers (or on names) made beside a lookup is not run (``premature``)."""
     if len(reply.actions) < 2:
         return None
-    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names)))
+    held = held_before(state, ErrorKind.PREMATURE_CALL)
+    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names), held))
+
+
+def held_before(state: Mapping[str, Any], kind: ErrorKind) -> frozenset[str]:
+    """The ``call_key`` of each call of the run that a reply check held back with ``kind``."""
+    ids = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("error_kind") == kind.value}
+    return frozenset(call_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in ids)
+
+
+def call_key(action: Mapping[str, Any]) -> str:
+    """A call's tool and arguments as one text: the same call made again has the same key."""
+    return json.dumps([action.get("tool"), action.get("args")], sort_keys=True, default=str)
 
 
 def _names(value: Any) -> list[str]:

@@ -22,7 +22,7 @@ from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
-from reactgraph.graph.checks._grounding import leaves, numbers_of, results
+from reactgraph.graph.checks._grounding import call_key, held_before, leaves, numbers_of, results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import runs
 from reactgraph.tools.specs import ToolSpec
@@ -38,11 +38,11 @@ def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     given = given_text(state, cfg)
     known = set(numbers_in(given))
     specs = {spec.name: spec for spec in reply.tools}
-    held_before = _held_before(state)
+    held = held_before(state, ErrorKind.UNFOUNDED_CALL)
     out = []
     for action in reply.actions:
         spec = specs.get(action.get("tool") or "")
-        if runs(action) and spec is not None and action["tool"] != ASK_USER and _key(action) not in held_before:
+        if runs(action) and spec is not None and action["tool"] != ASK_USER and call_key(action) not in held:
             values = telling_values(action.get("args") or {}, spec)
             if values and not any(_given(v, given, known) for v in values):
                 shown = ", ".join(json.dumps(v, default=str) for v in values[:4])
@@ -95,14 +95,3 @@ def _free(spec: ToolSpec) -> dict[str, list[Any]]:
             free.setdefault(name, [])
             free[name] += [*schema.get("enum", []), *([schema["default"]] if "default" in schema else [])]
     return free
-
-
-def _held_before(state: Mapping[str, Any]) -> set[str]:
-    """The calls this check held back earlier in the run (made again, they run)."""
-    held = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or []
-            if o.get("error_kind") == ErrorKind.UNFOUNDED_CALL.value}
-    return {_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in held}
-
-
-def _key(action: Mapping[str, Any]) -> str:
-    return json.dumps([action.get("tool"), action.get("args")], sort_keys=True, default=str)

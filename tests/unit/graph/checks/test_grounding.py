@@ -125,3 +125,25 @@ def test_a_users_calculation_on_a_made_up_number_beside_a_sub_agent_waits_for_it
     assert [o.error_kind for o in result.trace.steps[0].observations] == [None, "premature_call"]
     assert ran == [("researcher", {"task": "Count the layers"})]
     assert result.trace.steps[1].observations[0].content == "39.0" and result.tool_usage == {"researcher": 1, "multiply": 1}
+
+
+def test_your_own_calculation_held_back_once_runs_when_made_again():
+    """A number that is the model's own choice (a die's sides): roll(sides=20) beside a lookup waits once; the same
+    call in the next reply runs, beside the lookup again or not."""
+    ran.clear()
+
+    def roll(sides: int) -> str:
+        """Roll a die."""
+        ran.append(("roll", {"sides": sides}))
+        return "7"
+
+    tools = ToolRegistry([roll])
+    tools.register("search_documents", search_documents)
+    model = ScriptedChatModel(responses=[
+        tool_calls([("search_documents", {"query": "bakery"}), ("roll", {"sides": 20})]),
+        tool_calls([("search_documents", {"query": "Fennel Street"}), ("roll", {"sides": 20})]),
+        "7",
+    ])
+    result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("Roll a die for the bakery.")
+    assert [[o.error_kind for o in s.observations] for s in result.trace.steps[:2]] == [[None, "premature_call"], [None, None]]
+    assert ran.count(("roll", {"sides": 20})) == 1
