@@ -13,7 +13,6 @@ reply check: ``premature_call``."""
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -27,6 +26,7 @@ from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.builtin import BUILTINS
 from reactgraph.tools.builtin.calculator import CONSTANTS, FUNCTIONS
+from reactgraph.tools.execution import call_key
 
 CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
 """The built-in tools that compute from the numbers they are given."""
@@ -47,7 +47,7 @@ def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str],
     """``actions``, each calculation whose numbers are not all ``known``, or a built-in one that writes names where
     numbers go, turned into a premature_call rejection when another call of the same reply is a lookup (a call of an
     ``offered`` tool, not a built-in calculation, with no number in its arguments). A call of another tool that was
-    held back before (its ``call_key`` in ``held``) runs."""
+    held back before (its ``held_key`` in ``held``) runs."""
     lookable = offered - {ASK_USER} - CALCULATIONS
     lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
@@ -55,7 +55,7 @@ def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str],
     out = []
     for action in actions:
         builtin = runs(action) and action["tool"] in CALCULATIONS
-        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}) and call_key(action) not in held)
+        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}) and held_key(action) not in held)
         guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         names = _names(action.get("args")) if builtin else []
         if guessed or names:
@@ -79,14 +79,14 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
 
 
 def held_before(state: Mapping[str, Any], kind: ErrorKind) -> frozenset[str]:
-    """The ``call_key`` of each call of the run that a reply check held back with ``kind``."""
+    """The ``call_key`` (the tool cache's) of each call of the run that a reply check held back with ``kind``."""
     ids = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("error_kind") == kind.value}
-    return frozenset(call_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in ids)
+    return frozenset(held_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in ids)
 
 
-def call_key(action: Mapping[str, Any]) -> str:
-    """A call's tool and arguments as one text: the same call made again has the same key."""
-    return json.dumps([action.get("tool"), action.get("args")], sort_keys=True, default=str)
+def held_key(action: Mapping[str, Any]) -> str:
+    """``call_key`` of an action: the same call made again has the same key."""
+    return call_key(action.get("tool") or "", action.get("args") or {})
 
 
 def _names(value: Any) -> list[str]:

@@ -22,7 +22,7 @@ from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
-from reactgraph.graph.checks._grounding import call_key, held_before, leaves, numbers_of, results
+from reactgraph.graph.checks._grounding import held_before, held_key, leaves, numbers_of, results
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import runs
 from reactgraph.tools.specs import ToolSpec
@@ -42,7 +42,7 @@ def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     out = []
     for action in reply.actions:
         spec = specs.get(action.get("tool") or "")
-        if runs(action) and spec is not None and action["tool"] != ASK_USER and call_key(action) not in held:
+        if runs(action) and spec is not None and action["tool"] != ASK_USER and held_key(action) not in held:
             values = telling_values(action.get("args") or {}, spec)
             if values and not any(_given(v, given, known) for v in values):
                 shown = ", ".join(json.dumps(v, default=str) for v in values[:4])
