@@ -50,11 +50,14 @@ class JsonFormat(Format):
         messages: list[BaseMessage] = []
         for step in steps:
             messages.append(AIMessage(content=self.shown_reply(step, ctx)))
-            observed = "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
-            messages.append(HumanMessage(content=observed or f"{ctx.tags.observation}: (none)"))
+            messages.append(HumanMessage(content=self.shown_results(step, ctx) or f"{ctx.tags.observation}: (none)"))
         if tail and messages:
             messages[-1] = HumanMessage(content=f"{messages[-1].content}\n\n{tail}")
         return messages
+
+    def shown_results(self, step: dict[str, Any], ctx: ReadContext) -> str:
+        """A past turn's results, each as an ``Observation:`` line."""
+        return "\n".join(shown_observation(observed_text(obs, self.name), ctx.tags) for obs in step["observations"])
 
     def shown_reply(self, step: dict[str, Any], ctx: ReadContext) -> str:
         """A past turn's reply as shown back: the model's own text up to its last call, else its thought and calls."""

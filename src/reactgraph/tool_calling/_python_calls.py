@@ -4,8 +4,9 @@ models such as Qwen2.5 are trained on), anything else the answer.
 
 A reply is read as that list first (bare or in a code fence; the calls in it may be quoted, or name and arguments
 pairs: ``calls_in``), then as the native format reads text (JSON calls,
-``Action:`` lines, a lone ``tool(a=1)``). Shown back: the calls as the list, then each result as an ``Observation:``
-message."""
+``Action:`` lines, a lone ``tool(a=1)``). Shown back: the calls as the list, then each result after its call,
+``tool(a=1) returned: 2``. Under ``Observation:`` the local model called again with the result as the argument
+(``[calculator(expression='10063')]``) in 4 of 5 recorded arithmetic follow-ups; after its call it answered in 5."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from reactgraph.tool_calling._binding import bind_call
 from reactgraph.tool_calling._json_calls import JsonFormat
 from reactgraph.tool_calling._native import calls_else_answer
 from reactgraph.tool_calling.json_blocks import call_of_node
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written
-from reactgraph.tool_calling.tags import Tags
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written, observed_text
+from reactgraph.tool_calling.tags import Tags, shown_observation
 from reactgraph.tools.specs import ToolSpec
 
 FENCE = re.compile(r"^```[ \t]*\w*[ \t]*\n(.*?)\n?```$", re.DOTALL)
@@ -44,6 +45,13 @@ class PythonFormat(JsonFormat):
         if (actions := call_list(text, ctx)) is not None:
             return ParsedReply(thought="", actions=actions, source="python")
         return calls_else_answer(reply, text, ctx)
+
+    def shown_results(self, step: dict[str, Any], ctx: ReadContext) -> str:
+        """Each result after the call that made it (a rejected call's problem as it is)."""
+        return "\n".join(
+            shown_observation(observed_text(obs, self.name), ctx.tags, f"{rendered(a['tool'], a['args'])} returned" if a["tool"] else ctx.tags.observation)
+            for a, obs in zip(step["actions"], step["observations"], strict=False)
+        )
 
     def shown_reply(self, step: dict[str, Any], ctx: ReadContext) -> str:
         """The turn's calls as the list (a rejected one as the model wrote it), else its thought."""

@@ -88,12 +88,13 @@ def _phrase(phrase: str) -> str:
     return re.escape(phrase)
 
 
-def shown_observation(content: str, tags: Tags) -> str:
-    """Tool output under the observation tag: after it, or, when a line of it could pass for the
+def shown_observation(content: str, tags: Tags, label: str = "") -> str:
+    """Tool output under the observation tag (or ``label``): after it, or, when a line of it could pass for the
     model's own structure (a tag, a fence, a JSON or ``<tool_call>`` block), in a fenced block (its
     fence longer than any run of backticks inside). Plain output stays unfenced: a small model read
     a fenced directory listing worse (it answered with the directory's name)."""
+    label = label or tags.observation
     if len(content.splitlines()) <= 1 or not looks_like_structure(content, tags):
-        return f"{tags.observation}: {content}"
+        return f"{label}: {content}"
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", content)), default=0))
-    return f"{tags.observation}:\n{fence}\n{content}\n{fence}"
+    return f"{label}:\n{fence}\n{content}\n{fence}"
