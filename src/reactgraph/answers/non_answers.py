@@ -4,8 +4,9 @@ A reply that says nothing, only repeats what the agent itself showed the model (
 observation, the budget line, a format instruction), says it will call a tool without calling it,
 or shows the output of code that nothing ran, is not an answer: think sends it back as an
 unreadable reply, and the eval counts such copies for every agent. A copy is found by words, not
-by exact text: the reply starts like an error observation (``Error (kind): ...``), or at least
-half of its word pairs come from one text the model was shown (a reply of five words or more)."""
+by exact text: the reply starts like an error observation or a rejection (``Error (kind): ...``,
+``Not run (kind)``), or at least half of its word pairs come from one text the model was shown (a
+reply of five words or more)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from collections.abc import Iterable
 
 from reactgraph import prompts
 
-ERROR_START = re.compile(r"^\W*(error|tool error)\s*\(\s*[a-z_]+\s*\)", re.IGNORECASE)
+# "Error (timeout)", "Not run (unfounded_call)", "Not accepted yet (unverified_answer)": how an observation of ours starts
+ERROR_START = re.compile(r"^\W*(error|tool error|not run(?: yet)?|not accepted yet)\s*\(\s*[a-z_]+\s*\)", re.IGNORECASE)
 # "I will use the calculator function", "I'll need to use the researcher", "Let's call the tools": a call announced, not made.
 ANNOUNCED = (
     r"\b(?:(?:i|we)(?:['’]ll| will| am going to| are going to| need to| can| should| must)|let(?:['’]s| us| me))"

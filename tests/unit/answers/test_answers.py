@@ -21,6 +21,8 @@ TOOLS = ["calculator", "percent_of", "search_documents"]
         (None, "empty"),
         ("Error (malformed_output): your tool call is not valid JSON (broken or cut off).", "repeats an error message"),
         ("Error (tool_not_found)", "repeats an error message"),
+        ("Not run (unfounded_call)", "repeats an error message"),  # the suite's pct-discount, as its whole answer
+        ("Not run yet (premature_call): multiply uses 5.", "repeats an error message"),
         ("There is no tool 'times_three'; the tools are: calculator, percent_of.", "repeats an error message"),
         ("The budget left is 9 of 10 tool turns.", "repeats the budget line"),
         ("To find the opening year, I will use the search_documents function with the query.", "says it will call a tool"),
