@@ -29,6 +29,8 @@ from reactgraph.tools.specs import ToolSpec
 
 WORD = re.compile(r"[^\W_]{3,}")
 """A word of a string value that may show where it came from (three letters or more)."""
+ALNUM = re.compile(r"[^\W_]")
+"""A string without a letter or a digit (``"./"``, ``" "``) says nothing of where it came from."""
 
 
 def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
@@ -61,14 +63,15 @@ def given_text(state: Mapping[str, Any], cfg: AgentConfig) -> str:
 
 
 def telling_values(args: Mapping[str, Any], spec: ToolSpec) -> list[Any]:
-    """The values of ``args`` that may show where they came from: not yes/no, 0 or 1, nor a parameter's default or
-    one of its allowed choices."""
+    """The values of ``args`` that may show where they came from: not yes/no, 0 or 1, a string without a letter or a
+    digit (``path="./"``: the suite's impossible-file listed the root so, held back twice), nor a parameter's default
+    or one of its allowed choices."""
     free = _free(spec)
     out: list[Any] = []
     for name, value in args.items():
         if value in free.get(name, ()):
             continue
-        out += [v for v in leaves(value) if not (v is None or isinstance(v, bool) or (isinstance(v, str) and not v.strip()))
+        out += [v for v in leaves(value) if not (v is None or isinstance(v, bool) or (isinstance(v, str) and not ALNUM.search(v)))
                 and not (isinstance(v, (int, float)) and Decimal(str(v)) in PLAIN)]
     return out
 

@@ -84,5 +84,5 @@ def test_off_by_default_the_call_runs():
 def test_the_values_that_say_nothing_are_left_out():
     spec = ToolSpec(name="todo", params=("type", "index"), choices=(("type", ("add", "delete")),),
                     schema='{"properties": {"type": {"enum": ["add", "delete"]}, "index": {"default": 1}, "n": {"default": 5}}}')
-    assert telling_values({"type": "delete", "index": 1, "flag": True, "note": " ", "n": 5}, spec) == []
+    assert telling_values({"type": "delete", "index": 1, "flag": True, "note": " ", "n": 5, "path": "./"}, spec) == []
     assert telling_values({"type": "delete", "index": 3, "tags": ["a", None]}, spec) == [3, "a"]
