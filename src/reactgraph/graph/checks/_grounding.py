@@ -74,13 +74,14 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     """A calculation on guessed numbers (or on names) made beside a lookup is not run (``premature``)."""
     if len(reply.actions) < 2:
         return None
-    held = held_before(state, ErrorKind.PREMATURE_CALL)
+    held = held_before(state, ErrorKind.PREMATURE_CALL, ErrorKind.UNFOUNDED_CALL)
     return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names), held))
 
 
-def held_before(state: Mapping[str, Any], kind: ErrorKind) -> frozenset[str]:
-    """The ``call_key`` (the tool cache's) of each call of the run that a reply check held back with ``kind``."""
-    ids = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("error_kind") == kind.value}
+def held_before(state: Mapping[str, Any], *kinds: ErrorKind) -> frozenset[str]:
+    """The ``call_key`` (the tool cache's) of each call of the run that a reply check held back with one of ``kinds``."""
+    held = {kind.value for kind in kinds}
+    ids = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("error_kind") in held}
     return frozenset(held_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in ids)
 
 

@@ -23,34 +23,46 @@ from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.checks._grounding import held_before, held_key, leaves, numbers_of, results
+from reactgraph.graph.checks._thousands import misread
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import runs
 from reactgraph.tools.specs import ToolSpec
 
 WORD = re.compile(r"[^\W_]{3,}")
 """A word of a string value that may show where it came from (three letters or more)."""
+STEM = 6
+"""A word longer than this counts as given by its first ``STEM`` letters (another form of the same word)."""
 ALNUM = re.compile(r"[^\W_]")
 """A string without a letter or a digit (``"./"``, ``" "``) says nothing of where it came from."""
 
 
 def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
-    """Each call none of whose telling values the given text holds is not run, unless it was held back so before."""
-    if not reply.actions:
+    """The reply's calls, when none of them uses a telling value the given text holds, are not run, unless a check
+    held them back before (or the user was asked about guessed values: ``guessed_values``). A reply with one founded
+    call is left alone: its result may give the others' values (``multiply(6, 7)`` beside ``add(42, 8)``)."""
+    if not reply.actions or any(c.get("check") == "guessed_values" for s in state.get("steps") or [] for c in s.get("checks") or []):
         return None
     given = given_text(state, cfg)
-    known = set(numbers_in(given))
+    known = set(numbers_in(given)) | {Decimal(n) for n in misread(state.get("question") or "").values()}
     specs = {spec.name: spec for spec in reply.tools}
-    held = held_before(state, ErrorKind.UNFOUNDED_CALL)
-    out = []
-    for action in reply.actions:
+    held = held_before(state, ErrorKind.UNFOUNDED_CALL, ErrorKind.PREMATURE_CALL)
+    unfounded: dict[int, list[Any]] = {}
+    for i, action in enumerate(reply.actions):
         spec = specs.get(action.get("tool") or "")
-        if runs(action) and spec is not None and action["tool"] != ASK_USER and held_key(action) not in held:
-            values = telling_values(action.get("args") or {}, spec)
-            if values and not any(_given(v, given, known) for v in values):
-                shown = ", ".join(json.dumps(v, default=str) for v in values[:4])
-                problem = prompts.UNFOUNDED_CALL.format(tool=action["tool"], values=shown)
-                action = {**action, "rejection_kind": ErrorKind.UNFOUNDED_CALL.value,
-                          "rejection": error_text(ErrorKind.UNFOUNDED_CALL, problem=problem)}
+        if not runs(action) or spec is None or action["tool"] == ASK_USER:
+            continue
+        values = telling_values(action.get("args") or {}, spec)
+        if not values or any(_given(v, given, known) for v in values):
+            return None
+        if held_key(action) not in held:
+            unfounded[i] = values
+    out = []
+    for i, action in enumerate(reply.actions):
+        if i in unfounded:
+            shown = ", ".join(json.dumps(v, default=str) for v in unfounded[i][:4])
+            problem = prompts.UNFOUNDED_CALL.format(tool=action["tool"], values=shown)
+            action = {**action, "rejection_kind": ErrorKind.UNFOUNDED_CALL.value,
+                      "rejection": error_text(ErrorKind.UNFOUNDED_CALL, problem=problem)}
         out.append(action)
     return rewritten(reply, out)
 
@@ -77,13 +89,19 @@ def telling_values(args: Mapping[str, Any], spec: ToolSpec) -> list[Any]:
 
 
 def _given(value: Any, given: str, known: set[Decimal]) -> bool:
-    """Whether ``given`` holds ``value``: a number as a number (a share as its percent too: 0.25 for "25%"), a
-    string whole or by one of its words or numbers."""
+    """Whether ``given`` holds ``value``: a number as a number (a share as its percent too: 0.25 for "25%", in a string
+    as well), a string whole, by one of its numbers, or by one of its words (a long word by its first six letters:
+    ``Scientology`` for "Scientologist", ``airports`` for "airport")."""
     if isinstance(value, (int, float)):
-        number = Decimal(str(value))
-        return number in known or number * 100 in known
+        return _known(Decimal(str(value)), known)
     text = str(value).lower()
-    return text in given or any(w in given for w in WORD.findall(text)) or any(n in known for n in numbers_of(text))
+    words = WORD.findall(text)
+    return (text in given or any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
+            or any(_known(n, known) for n in numbers_of(text)))
+
+
+def _known(number: Decimal, known: set[Decimal]) -> bool:
+    return number in known or number * 100 in known
 
 
 def _free(spec: ToolSpec) -> dict[str, list[Any]]:

@@ -4,12 +4,13 @@ nothing."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Literal
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.config import DEFAULT_REPLY_CHECKS
-from reactgraph.graph.checks._unfounded import telling_values
-from reactgraph.testing import ScriptedChatModel, tool_call
+from reactgraph.graph.checks._unfounded import _given, telling_values
+from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools.specs import ToolSpec
 
 CHECKS = (*DEFAULT_REPLY_CHECKS, "unfounded_call")  # opt-in
@@ -26,6 +27,12 @@ def add(a: float, b: float) -> float:
     """Add two numbers."""
     ran.append(("add", {"a": a, "b": b}))
     return a + b
+
+
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    ran.append(("multiply", {"a": a, "b": b}))
+    return a * b
 
 
 def todo(type: Literal["add", "delete"], index: int = 1) -> str:  # noqa: A002 - the name BFCL's function has
@@ -59,6 +66,23 @@ def test_the_same_call_made_again_runs():
     assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "50")
     assert [o.error_kind for s in result.trace.steps[:2] for o in s.observations] == ["unfounded_call", None]
     assert ran == [("add", {"a": 42, "b": 8})]
+
+
+def test_a_call_beside_a_founded_one_runs_its_result_may_give_the_values():
+    """The walkthrough's python-playbook: add(42, 8) beside the products that give 42 and 8, in one reply."""
+    ran.clear()
+    calls = [("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4}), ("add", {"a": 42, "b": 8})]
+    model = ScriptedChatModel(responses=[tool_calls(calls), "50"])
+    result = agent(model, [add, multiply]).run("What is 6*7 + 2*4?")
+    assert result.final_answer == "50" and sorted(name for name, _ in ran) == ["add", "multiply", "multiply"]
+
+
+def test_a_word_in_another_form_and_a_share_in_an_expression_are_given():
+    """Recorded FEVER lookups (``Scientology`` for "Scientologist"); ``0.17 * 2340`` for "17 % von 2.340"."""
+    given = "was l. ron hubbard a scientologist? / wie viel sind 17 % von 2.340?"
+    known = {Decimal(17), Decimal(2340)}
+    assert _given("Scientology", given, known) and _given("0.17 * 2340", given, known)
+    assert not _given("Sciences", given, known) and not _given("0.18 * 2340", given, {Decimal(17)})
 
 
 def test_values_the_question_a_result_or_an_earlier_turn_gave_run_at_once():
