@@ -48,6 +48,7 @@ DEFAULT_REPLY_CHECKS = (
     "premature_call",
     "dotted_thousands",
     "output_schema",
+    "unfounded_call",
 )
 DEFAULT_RETRYABLE_PATTERNS = (
     "timeout",

@@ -75,7 +75,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
 }
 """The built-in checks by name, in their default order (``OPT_IN`` ones where they run when named)."""
 
-OPT_IN = frozenset({"unfounded_call"})
+OPT_IN: frozenset[str] = frozenset()
 """Built-in checks that are not in ``DEFAULT_REPLY_CHECKS``: name one to switch it on
 (``reply_checks=[*DEFAULT_REPLY_CHECKS, "unfounded_call"]``). ``unfounded_call`` is measured on BFCL only so far."""
 
