@@ -126,7 +126,7 @@ def test_a_tool_cannot_delete_the_agents_checkpoints(tmp_path, namespaces):
     agent = ReActAgent(model=model, tools=isolated(hostile.vandalize), checkpointer=db, summary_every=0)
     with agent:
         assert agent.run("First?", thread_id="first").final_answer == "First answer."
-        second = agent.run("Vandalize.", thread_id="second")
+        second = agent.run(f"Vandalize {db}.", thread_id="second")
         observation = second.trace.steps[0].observations[0]
         assert observation.status == "error" and "unable to open database file" in observation.content, observation.content
         assert agent.get_result("first").final_answer == "First answer."  # the earlier run is intact
@@ -178,7 +178,7 @@ model = ScriptedChatModel(responses=[
 with ReActAgent(model=model, tools=isolated(hostile.tamper_beside), checkpointer={databases[0]!r}, playbook=True,
                 summary_every=0) as agent:
     agent.run("First?", thread_id="first")
-    print(agent.run("Tamper.", thread_id="second").trace.steps[0].observations[0].content)
+    print(agent.run("Tamper with the checkpoints.", thread_id="second").trace.steps[0].observations[0].content)
     print("THIRD", agent.run("Third?", thread_id="third").final_answer)
 """
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -226,9 +226,9 @@ def test_a_tool_that_patches_the_workers_modules_forges_nothing_for_the_next_cal
     victim = agent(hostile.price, tools.served_by, responses=[
         tool_call("price", {"item": "tea"}), tool_call("served_by", {"label": "b"}), "done",
     ])
-    forged = [step.observations[0].content for step in forger.run("Forge.").trace.steps[:3]]
+    forged = [step.observations[0].content for step in forger.run("Forge the price of tea, then say who serves a.").trace.steps[:3]]
     assert forged[:2] == ["forged the price of tea", "2.8"]  # its own next call is not forged either
-    seen = [step.observations[0].content for step in victim.run("Price of tea?").trace.steps[:2]]
+    seen = [step.observations[0].content for step in victim.run("Price of tea? Then say who serves b.").trace.steps[:2]]
     assert seen[0] == "2.8"
     worker_a, worker_b = (content.split(" of ")[1] for content in (forged[2], seen[1]))
     assert worker_a != worker_b  # never the same worker for agents with other tools

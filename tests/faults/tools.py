@@ -36,14 +36,15 @@ def expect(condition: bool, problem: str) -> None:
         raise Lost(problem)
 
 
-def run_checked(tools: ToolRegistry, replies: list[Any], **options: Any) -> tuple[ReActResult, ScriptedChatModel, Path]:
+def run_checked(tools: ToolRegistry, replies: list[Any], question: str = "Use the tool and answer.",
+                **options: Any) -> tuple[ReActResult, ScriptedChatModel, Path]:
     """Run on a fresh SQLite file in the working directory; the result read back from the file
     must be the one returned."""
     db = Path(f"tools-{next(_runs)}.sqlite")
     model = ScriptedChatModel(responses=replies)
     options = {"allow_clarification": False, "summary_every": 0} | options
     with ReActAgent(model, tools, checkpointer=db, **options) as agent:
-        result = agent.run("Use the tool and answer.")
+        result = agent.run(question)
     with ReActAgent(ScriptedChatModel(responses=[]), tools, checkpointer=db) as reader:
         stored = reader.get_result(result.thread_id)
     expect(stored.model_dump() == result.model_dump(), "the result stored in the checkpoint differs from the one returned")
@@ -298,7 +299,8 @@ def network_case(name: str, make: Callable[[], BaseException]) -> Case:
             raise make()
 
         replies = [tool_call("fetch", {"url": "http://example.invalid/"}, thought="Fetch."), "The site is down."]
-        result, _, _ = run_checked(one_tool(fetch, sleep=sleeps.append), replies, max_retries=2)
+        question = "What does http://example.invalid/ say?"
+        result, _, _ = run_checked(one_tool(fetch, sleep=sleeps.append), replies, question, max_retries=2)
         [obs] = observations(result)
         expect(obs.error_kind == ErrorKind.NETWORK_ERROR, f"kind {obs.error_kind!r}: {obs.content[:200]!r}")
         expect(len(calls) == 3 and sleeps == [0.1, 0.2], f"{len(calls)} attempts, waits {sleeps}")
@@ -396,11 +398,14 @@ def paths_case() -> Case:
         root.mkdir()
         (root / "notes.txt").write_text("alpha\n")
         Path("outside.txt").write_text("SECRET\n")
-        bad = [tool_call("read_file", {"path": path}, thought="Read it.") for path in BAD_PATHS.values()]
-        replies = [*bad, tool_call("read_file", {"path": "notes.txt"}, thought="Read the notes."), "alpha"]
+        calls = [tool_call("read_file", {"path": path}, thought="Read it.") for path in BAD_PATHS.values()]
+        calls.append(tool_call("read_file", {"path": "notes.txt"}, thought="Read the notes."))
+        replies = [*(call for call in calls for _ in range(2)), "alpha"]  # each made again: held back once (unfounded_call)
         registry = ToolRegistry.with_builtins(["read_file"], root=root)
         result, _, _ = run_checked(registry, replies, max_iterations=len(replies), stall_threshold=len(replies))
-        *refusals, last = observations(result)
+        held = [obs for obs in observations(result) if obs.error_kind == ErrorKind.UNFOUNDED_CALL]
+        expect(len(held) == len(calls), f"{len(held)} of {len(calls)} calls on paths nothing gave held back once")
+        *refusals, last = [obs for obs in observations(result) if obs.error_kind != ErrorKind.UNFOUNDED_CALL]
         for name, obs in zip(BAD_PATHS, refusals, strict=True):
             expect(obs.error_kind == ErrorKind.INVALID_PARAMETERS, f"{name}: kind {obs.error_kind!r}: {obs.content[:200]!r}")
             expect(str(root) not in obs.content, f"{name}: the root's absolute path is shown: {obs.content[:300]!r}")

@@ -80,7 +80,7 @@ def main() -> int:
     if args.resume:
         result = agent.resume(args.thread, on_approval=approval.get("on_approval"))
     else:
-        result = agent.run("Fetch the four keys and report their values.", thread_id=args.thread, **approval)
+        result = agent.run("Fetch the four keys a, b, c and d and report their values.", thread_id=args.thread, **approval)
     sys.stdout.write(result.model_dump_json())
     return 0
 

@@ -37,9 +37,9 @@ def ran(calls: Path) -> list[str]:
     return calls.read_text().splitlines() if calls.exists() else []
 
 
-def run(tools, script, **options):
+def run(tools, script, question="Work with the MCP tools.", **options):
     agent = ReActAgent(model=ScriptedChatModel(responses=script), tools=tools, summary_every=0, allow_clarification=False, **options)
-    return agent.run("Work with the MCP tools.")
+    return agent.run(question)
 
 
 def test_loads_the_servers_tools_with_their_json_schemas(servers):
@@ -58,7 +58,7 @@ def test_the_agent_calls_both_tools_and_sees_plain_text(servers, calls):
         tool_call("add", {"a": 2, "b": 3}, thought="Add first."),
         tool_call("note", {"text": "the sum is 5"}, thought="Write it down."),
         "The sum is 5, and it is noted.",
-    ])
+    ], "Add 2 and 3, then note the sum.")
     assert result.termination_reason is R.SUCCESS
     steps = result.trace.steps[:-1]
     assert [(a.tool, a.args) for s in steps for a in s.actions] == [("add", {"a": 2, "b": 3}), ("note", {"text": "the sum is 5"})]
@@ -74,7 +74,7 @@ def test_a_bad_call_is_invalid_parameters_never_reaches_the_server_and_does_not_
         tool_call("add", {"a": 2, "b": 3, "c": 4}, thought="One too many."),
         tool_call("add", {"a": 2, "b": 3}, thought="Right."),
         "5",
-    ], max_tool_failures=1)
+    ], "What is 2 + 3?", max_tool_failures=1)
     assert result.termination_reason is R.SUCCESS and result.final_answer == "5"
     missing, wrong_type, extra, good = (s.observations[0] for s in result.trace.steps[:4])
     for bad in (missing, wrong_type, extra):
@@ -89,7 +89,7 @@ def test_a_bad_call_is_invalid_parameters_never_reaches_the_server_and_does_not_
 
 def test_a_call_written_as_text_reaches_the_server_with_numbers(servers, calls):
     """The text format reads `add[2, 3]` as text inputs; the JSON schema says they are integers."""
-    result = run(load_mcp_tools(servers), ["Thought: add them\nAction: add[2, 3]", "Final Answer: 5"], tool_calling="text")
+    result = run(load_mcp_tools(servers), ["Thought: add them\nAction: add[2, 3]", "Final Answer: 5"], "What is 2 + 3?", tool_calling="text")
     assert result.trace.steps[0].observations[0].content == "5"
     assert ran(calls) == ['add {"a": 2, "b": 3}']
 
@@ -100,7 +100,7 @@ def test_an_error_in_the_server_is_an_error_observation_and_the_run_goes_on(serv
         tool_call("fail", {"reason": "disk full"}),
         tool_call("add", {"a": 1, "b": 1}),
         "2",
-    ])
+    ], 'Make the server fail with "disk full", then add 1 and 1.')
     assert result.termination_reason is R.SUCCESS
     failed, added = (s.observations[0] for s in result.trace.steps[:2])
     assert failed.error_kind == "execution_failed" and "disk full" in failed.content
@@ -116,7 +116,8 @@ def test_an_image_is_described_beside_the_text(servers):
 
 def test_a_call_over_its_time_is_a_timeout_and_the_next_call_works(servers, calls):
     # 10 s: each call starts its server; under CI's load the add call's start passed a 3 s budget once
-    result = run(load_mcp_tools(servers), [tool_call("slow", {"seconds": 60}), tool_call("add", {"a": 4, "b": 5}), "9"], tool_execution={"timeout_seconds": 10})
+    result = run(load_mcp_tools(servers), [tool_call("slow", {"seconds": 60}), tool_call("add", {"a": 4, "b": 5}), "9"],
+                 "Wait 60 seconds, then add 4 and 5.", tool_execution={"timeout_seconds": 10})
     timed_out, added = (s.observations[0] for s in result.trace.steps[:2])
     assert timed_out.error_kind == "timeout"
     assert (added.status, added.content) == ("ok", "9")

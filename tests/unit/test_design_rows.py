@@ -62,7 +62,7 @@ def test_the_requirements_custom_termination_runs_as_written_and_ends_custom_wit
         tool_call("search", {"query": "alpha"}), tool_call("search", {"query": "beta"}), "It is 42.",
     ])
     agent = ReActAgent(model=model, tools=[search], checkpointer=None, termination_callback=custom_termination)
-    result = agent.run("What is the key?")
+    result = agent.run("What is the key? Try alpha, then beta.")
     assert result.termination_reason == "custom" and len(model.calls) == 2
     assert result.final_answer == "FOUND: the key is 42"  # what the matching step found
     assert [s.observation for s in result.trace.steps] == ["nothing here", "FOUND: the key is 42"]

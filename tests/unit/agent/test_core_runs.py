@@ -67,7 +67,7 @@ def test_cancel_all_stops_older_runs_and_survives_new_ones():
 def test_tool_usage_counts_only_calls_that_ran(math_tools):
     calls = tool_calls([("lookup", {"key": "paris"}), ("nope", {}), ("add", {"a": "x", "b": 1})])
     model = ScriptedChatModel(responses=[calls, tool_call("lookup", {"key": "rome"}), "done"])
-    result = ReActAgent(model=model, tools=math_tools).run("?")
+    result = ReActAgent(model=model, tools=math_tools).run("Look up paris and rome.")
     assert result.tool_usage == {"lookup": 2}  # the unknown tool and the invalid call never ran
 
 

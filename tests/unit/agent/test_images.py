@@ -52,8 +52,9 @@ def test_a_human_message_is_taken_as_the_question_too():
 def test_a_text_format_says_the_image_was_left_out(caplog):
     model = ScriptedChatModel(responses=["Thought: look\nAction: chart[sales]", "Final Answer: I cannot see images"])
     agent = ReActAgent(model, [chart], checkpointer=None, tool_calling="text")
+    asked = [{"type": "text", "text": "What is in this image, and in the sales chart?"}, IMAGE]
     with caplog.at_level(logging.WARNING, logger="reactgraph"):
-        items = list(agent.stream(ASKED))
+        items = list(agent.stream(asked))
     result = items[-1]
     first, second = (call["messages"] for call in model.calls)
     assert "(an image (image/png) left out: the text tool-calling format sends the model text only)" in first[1].content

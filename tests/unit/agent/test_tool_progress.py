@@ -34,9 +34,9 @@ WRITTEN = [{"message": "fetching example.org", "done": 0}, {"message": "parsed e
 
 def test_stream_yields_what_the_tool_wrote_as_create_agent_streams_it():
     peer = create_agent(ScriptedChatModel(responses=script()), [crawl])
-    custom = list(peer.stream({"messages": [{"role": "user", "content": "crawl it"}]}, stream_mode="custom"))
+    custom = list(peer.stream({"messages": [{"role": "user", "content": "Crawl example.org."}]}, stream_mode="custom"))
     agent = ReActAgent(ScriptedChatModel(responses=script()), [crawl], checkpointer=None)
-    items = list(agent.stream("crawl it"))
+    items = list(agent.stream("Crawl example.org."))
     assert [i.data for i in items if isinstance(i, Progress)] == custom == WRITTEN
     kinds = [type(i) for i in items]
     assert kinds == [Progress, Progress, ReActStep, ReActStep, ReActResult]  # the progress comes before the step
@@ -47,7 +47,7 @@ def test_astream_yields_them_too():
     agent = ReActAgent(ScriptedChatModel(responses=script()), [crawl])
 
     async def collect():
-        return [i async for i in agent.astream("crawl it")]
+        return [i async for i in agent.astream("Crawl example.org.")]
 
     items = asyncio.run(collect())
     assert [i.data for i in items if isinstance(i, Progress)] == WRITTEN
@@ -55,7 +55,7 @@ def test_astream_yields_them_too():
 
 def test_stream_updates_yields_them_between_the_nodes():
     agent = ReActAgent(ScriptedChatModel(responses=script()), [crawl], checkpointer=None)
-    items = list(agent.stream_updates("crawl it"))
+    items = list(agent.stream_updates("Crawl example.org."))
     progress = [i for i, item in enumerate(items) if isinstance(item, Progress)]
     act = next(i for i, item in enumerate(items) if isinstance(item, tuple) and item[0] == "act")
     assert len(progress) == 2 and max(progress) < act
@@ -76,7 +76,7 @@ def test_the_live_view_shows_the_latest_as_its_status_line():
     console = Console(file=io.StringIO(), width=100, force_terminal=False)
     view = Spy(console)
     agent = ReActAgent(ScriptedChatModel(responses=script()), [crawl], checkpointer=None)
-    result = view.follow(agent.stream_updates("crawl it"))
+    result = view.follow(agent.stream_updates("Crawl example.org."))
     assert result.final_answer == "3 pages" and len(shown) == 2
     assert view.status_text.endswith("parsed example.org") or view.status_text == "[dim]thinking...[/]"
     assert [progress_text(p.data) for p in shown] == ["fetching example.org", "parsed example.org"]

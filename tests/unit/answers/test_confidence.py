@@ -245,7 +245,7 @@ def test_a_call_on_a_number_nothing_had_given_lowers_the_score():
     honest, _ = run([tool_call("add", {"a": 2.5, "b": 3}), tool_call("add", {"a": 5.5, "b": 5.5}), "It is 11.0."], [add],
                     question=question)
     guessing = tool_calls([("add", {"a": 2.5, "b": 3}), ("add", {"a": 5.4, "b": 5.4})])
-    guessed, _ = run([guessing, "It is 10.8."], [add], question=question, answer_checks=0)
+    guessed, _ = run([guessing, tool_call("add", {"a": 5.4, "b": 5.4}), "It is 10.8."], [add], question=question, answer_checks=0)
     assert "guessed" not in honest.confidence_signals
     assert guessed.confidence_signals["guessed"].numbers == ["5.4", "5.4"]
     assert guessed.confidence_signals["guessed"].effect == -0.3
@@ -272,12 +272,14 @@ def test_a_calculation_on_whole_numbers_nobody_gave_lowers_the_score():
     multiply, multiply, add(42, 8)), is no guess."""
     from reactgraph.testing import add, multiply
 
-    lucky, _ = run([tool_call("multiply", {"a": 7, "b": 13}), "91"], [multiply], question="Multiply two lucky numbers.")
+    guess = tool_call("multiply", {"a": 7, "b": 13})  # held back once as unfounded, made again
+    lucky, _ = run([guess, guess, "91"], [multiply], question="Multiply two lucky numbers.")
     assert lucky.confidence_signals["guessed"].numbers == ["7", "13"]
     doubled, _ = run([tool_call("calculator", {"expression": "397.8 * 2"}), "795.6"],
                      ToolRegistry.with_builtins(["calculator"]), question="What is 397.8 doubled?")
     together = tool_calls([("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4}), ("add", {"a": 42, "b": 8})])
-    playbook, _ = run([together, "50"], [multiply, add], question="What is 6*7 + 2*4?")
+    made_again = tool_call("add", {"a": 42, "b": 8})  # held back once (unfounded_call): 42 and 8 are no result yet
+    playbook, _ = run([together, made_again, "50"], [multiply, add], question="What is 6*7 + 2*4?")
     assert "guessed" not in doubled.confidence_signals and "guessed" not in playbook.confidence_signals
     assert lucky.confidence < playbook.confidence
 

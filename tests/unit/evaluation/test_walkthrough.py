@@ -45,7 +45,7 @@ def percent_reply(doubled: str):
     def reply(messages: list[BaseMessage]):
         if is_notes(messages):
             return "Notes: the steps so far."
-        found = results_of(messages)
+        found = [r for r in results_of(messages) if not r.startswith("Not run")]  # a call held back is made again
         if "double" in question_of(messages):
             return f"Doubled, it is {found[-1]}." if found else tool_call("calculator", {"expression": doubled})
         return f"17% of 2,340 is {found[-1]}." if found else tool_call("percent_of", {"percent": 17, "value": 2340})

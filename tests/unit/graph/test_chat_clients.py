@@ -170,7 +170,7 @@ def test_a_query_sent_to_a_waiting_thread_is_the_reply_too(math_tools, log):
 def test_approve_typed_decides_every_call_waiting_in_the_turn(math_tools, log):
     turn = tool_calls([("add", {"a": 1, "b": 2}), ("multiply", {"a": 3, "b": 4})], ids=["a", "m"])
     graph, _, context = graph_for([turn, "3 and 12"], math_tools, approve_tools=["*"])
-    ask(graph, "Both?", context)
+    ask(graph, "What are 1+2 and 3*4?", context)
     assert len(graph.get_state(CONFIG).interrupts) == 2
     out = as_ui_sends(graph, "ok", context)
     assert sorted(log.calls) == [("add", {"a": 1, "b": 2}), ("multiply", {"a": 3, "b": 4})]

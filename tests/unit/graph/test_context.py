@@ -14,8 +14,8 @@ OBSERVATION_MARK = "returned a long result"  # in nodes/_summarize.OBSERVATION_P
 
 
 def fetch(n: int) -> str:
-    """Fetch page n (2 KB of text)."""
-    return f"page {n}: " + ("lorem ipsum dolor sit amet " * 80)[:2040]
+    """Fetch page n (2 KB of text, then the next page's number)."""
+    return f"page {n}: " + ("lorem ipsum dolor sit amet " * 80)[:2040] + f" next: page {n + 1}"
 
 
 def looping_model() -> ScriptedChatModel:

@@ -33,7 +33,7 @@ def test_parallel_calls_in_one_turn_run_concurrently_and_keep_call_order(log):
         return f"R{x}"
 
     model = ScriptedChatModel(responses=[tool_calls([("left", {"x": 1}), ("right", {"x": 2})], thought="Both."), "L1 R2"])
-    result = ReActAgent(model=model, tools=[left, right]).run("both")
+    result = ReActAgent(model=model, tools=[left, right]).run("Run left on 1 and right on 2, both.")
     step = result.trace.steps[0]
     assert [o.content for o in step.observations] == ["L1", "R2"]  # call order, whatever finished first
     assert [a.tool for a in step.actions] == ["left", "right"]
@@ -51,7 +51,7 @@ def test_max_parallel_tools_one_runs_calls_in_order():
 
     calls = tool_calls([("work", {"name": "a"}), ("work", {"name": "b"}), ("work", {"name": "c"})])
     model = ScriptedChatModel(responses=[calls, "abc"])
-    ReActAgent(model=model, tools=[work], max_parallel_tools=1).run("go")
+    ReActAgent(model=model, tools=[work], max_parallel_tools=1).run("Work on a, b and c.")
     assert order == ["a-start", "a-end", "b-start", "b-end", "c-start", "c-end"]
 
 
@@ -88,7 +88,8 @@ def test_summary_is_shown_to_think_as_conversation_so_far(math_tools):
 
 def test_prompt_holds_only_recent_steps(math_tools):
     model = ScriptedChatModel(responses=[tool_call("add", {"a": i, "b": 0}) for i in range(8)] + ["done"])
-    ReActAgent(model=model, tools=math_tools, keep_recent_steps=2, summary_every=0, max_iterations=20).run("q")
+    question = "Add 0 to each of 0, 1, 2, 3, 4, 5, 6 and 7."
+    ReActAgent(model=model, tools=math_tools, keep_recent_steps=2, summary_every=0, max_iterations=20).run(question)
     last = model.calls[-1]["messages"]
     tool_results = [m.content for m in last if isinstance(m, ToolMessage)]
     assert tool_results == ["6", "7"]  # only the last 2 steps, verbatim
@@ -102,7 +103,7 @@ def test_long_observation_truncated_with_marker():
         return "HEAD" + "x" * n + "TAIL"
 
     model = ScriptedChatModel(responses=[tool_call("big", {"n": 5000}), "ok"])
-    result = ReActAgent(model=model, tools=[big], max_observation_tokens=100).run("q")
+    result = ReActAgent(model=model, tools=[big], max_observation_tokens=100).run("Get a text of 5000 characters.")
     obs = result.trace.steps[0].observations[0]
     assert obs.truncated and obs.content.startswith("HEAD") and obs.content.endswith("TAIL")
     assert "characters truncated" in obs.content and len(obs.content) < 500
@@ -112,7 +113,7 @@ def test_unknown_tool_and_bad_arguments_become_error_observations(math_tools, lo
     model = ScriptedChatModel(
         responses=[tool_calls([("nope", {}), ("add", {"a": "one", "b": 2}), ("add", {"a": 1, "b": 2})]), "3"]
     )
-    result = ReActAgent(model=model, tools=math_tools).run("q")
+    result = ReActAgent(model=model, tools=math_tools).run("What is 1 + 2?")
     kinds = [o.error_kind for o in result.trace.steps[0].observations]
     assert kinds == ["tool_not_found", "invalid_parameters", None]
     assert "there is no tool 'nope'; the tools are: add, multiply, lookup" in result.trace.steps[0].observations[0].content

@@ -178,7 +178,7 @@ def test_timeout_checked_before_model_call(math_tools):
 
     responses = [looping(tool_call("slow", {"seconds": 0.3}), "partial")] * 6
     agent, model = agent_with(responses, [*math_tools, slow], timeout_seconds=0.2)
-    result = agent.run("Sleep")
+    result = agent.run("Sleep for 0.3 seconds.")
     assert result.termination_reason is TerminationReason.TIMEOUT
     assert [s.kind for s in result.trace.steps] == ["tools", "partial_answer"]
     assert model.position == 2  # one turn, then the partial-answer call

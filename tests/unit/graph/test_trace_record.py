@@ -55,7 +55,8 @@ def test_summaries_condensed_observations_and_the_partial_answer_belong_to_steps
 
     model = ScriptedChatModel(responses=[reply], repeat_last=True)
     agent = ReActAgent(model, [long_page], checkpointer=None, allow_clarification=False, max_observation_tokens=100)
-    result = agent.run("When did the bridge open?", summarize_observations=True, summary_every=1, max_iterations=3, stall_threshold=5)
+    question = "When did the bridge open? Its pages 2, 4 and 6 may tell."
+    result = agent.run(question, summarize_observations=True, summary_every=1, max_iterations=3, stall_threshold=5)
     assert result.termination_reason is TerminationReason.MAX_ITERATIONS and result.partial
     assert result.final_answer == "It opened in 1932."
     kinds = [step.kind for step in result.trace.steps]

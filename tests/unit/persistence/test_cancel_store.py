@@ -50,7 +50,7 @@ def test_a_resumed_run_stops_for_a_cancel_made_while_it_was_down(run_db, math_to
 
     crashing = ScriptedChatModel(responses=[crash_on_second_turn], repeat_last=True)
     with ReActAgent(model=crashing, tools=math_tools, checkpointer=run_db) as agent, pytest.raises(Crash):
-        agent.run("Loop", thread_id="down")
+        agent.run("Look up paris in a loop.", thread_id="down")
     with ReActAgent(checkpointer=run_db) as other:
         other.cancel("down")
     with ReActAgent(model=looping(), tools=math_tools, checkpointer=run_db) as agent:

@@ -43,7 +43,7 @@ def test_a_run_puts_its_calls_and_results_in_the_chat(math_tools, tmp_path):
 def test_a_failed_call_is_an_error_tool_message_and_long_results_are_cut():
     script = [tool_calls([("divide", {"a": 1, "b": 0}), ("long_text", {"n": 50_000})]), "Done."]
     graph = build_graph(ScriptedChatModel(responses=script), [divide, long_text], AgentConfig(max_observation_tokens=100))
-    chat = graph.invoke({"query": "Try both."})["messages"]
+    chat = graph.invoke({"query": "Try both: divide 1 by 0, and get 50000 characters of text."})["messages"]
     failed, long = sorted((m for m in chat if isinstance(m, ToolMessage)), key=lambda m: m.name)
     assert failed.name == "divide" and failed.status == "error" and "ZeroDivisionError" in failed.content
     assert long.status == "success" and len(long.content) < 600 and "characters truncated" in long.content

@@ -34,7 +34,7 @@ def two_turns(saver) -> ReActAgent:
     model = ScriptedChatModel(responses=[*replies, "Five pages read.", tool_call("ledger", {"n": 9}), "Page 9 read."])
     cfg = AgentConfig(max_iterations=8, stall_threshold=100, allow_clarification=False, summary_every=0)
     agent = ReActAgent(model, [ledger], cfg, checkpointer=saver)
-    agent.run("Read five pages.", thread_id="t")
+    agent.run("Read five pages: 0, 1, 2, 3 and 4.", thread_id="t")
     agent.run("Now page 9.", thread_id="t")
     return agent
 

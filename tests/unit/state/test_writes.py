@@ -42,7 +42,7 @@ def agent(conn) -> ReActAgent:
     model = ScriptedChatModel(responses=[*replies, "The entries are 0 to 9."], repeat_last=True)
     config = AgentConfig(max_iterations=ITERATIONS + 1, stall_threshold=100, allow_clarification=False)
     agent = ReActAgent(model, [lookup], config, checkpointer=SqliteSaver(conn))
-    assert agent.run("Look them up.", thread_id="t").termination_reason == TerminationReason.SUCCESS
+    assert agent.run("Look up entries 0, 1, 2, 3, 4, 5, 6, 7, 8 and 9.", thread_id="t").termination_reason == TerminationReason.SUCCESS
     return agent
 
 

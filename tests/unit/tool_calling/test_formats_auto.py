@@ -20,7 +20,7 @@ def agent_for(model, tools, **options):
 
 def test_a_call_written_as_text_moves_the_run_to_the_text_format(math_tools, log):
     model = ScriptedChatModel(responses=[WRITTEN_CALL, "Thought: found it\nAction: lookup[rome]", "Thought: done\nFinal Answer: France"])
-    result = agent_for(model, math_tools).run("Where is Paris?")
+    result = agent_for(model, math_tools).run("Where is Paris, and Rome?")
     assert result.final_answer == "France" and log.calls == [("lookup", {"key": "paris"}), ("lookup", {"key": "rome"})]
     first, second, third = model.calls
     assert first["tools"] == ["add", "multiply", "lookup"]  # native first: the tools are bound

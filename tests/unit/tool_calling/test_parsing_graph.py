@@ -16,9 +16,9 @@ from reactgraph.tools.specs import tool_specs
 from .parsing_corpus import TextOnlyModel
 
 
-def run(model, tools, **options):
+def run(model, tools, question="Where is Paris?", **options):
     options.setdefault("summary_every", 0)
-    return ReActAgent(model, tools, checkpointer=None, allow_clarification=False, **options).run("Where is Paris?")
+    return ReActAgent(model, tools, checkpointer=None, allow_clarification=False, **options).run(question)
 
 
 def test_auto_uses_the_text_format_for_a_model_without_tool_calling(math_tools, log):
@@ -48,7 +48,7 @@ def test_text_mode_with_several_inputs_and_custom_tags(math_tools, log):
     model = TextOnlyModel(
         responses=['Why: sum\nDo: add[{"a": 2, "b": 3}]', "Why: known\nSo: 5"],
     )
-    result = run(model, math_tools, thought_tag="Why", action_tag="Do", observation_tag="Saw", final_answer_tag="So")
+    result = run(model, math_tools, "What is 2 + 3?", thought_tag="Why", action_tag="Do", observation_tag="Saw", final_answer_tag="So")
     assert log.calls == [("add", {"a": 2, "b": 3})] and result.final_answer == "5"
     assert model.calls[1]["messages"][-2].content == 'Why: sum\nDo: add[{"a": 2, "b": 3}]'
     assert model.calls[1]["messages"][-1].content.startswith("Saw: 5\n\n")
@@ -57,7 +57,7 @@ def test_text_mode_with_several_inputs_and_custom_tags(math_tools, log):
 
 def test_text_mode_can_be_forced_on_a_tool_calling_model(math_tools, log):
     model = ScriptedChatModel(responses=["Thought: x\nAction: lookup[rome]", "Final Answer: Italy"])
-    result = run(model, math_tools, tool_calling="text")
+    result = run(model, math_tools, "Where is Rome?", tool_calling="text")
     assert model.calls[0]["tools"] == [] and log.calls == [("lookup", {"key": "rome"})]
     assert result.final_answer == "Italy"
 
@@ -72,7 +72,7 @@ def test_tool_call_written_in_content_runs_in_native_mode(math_tools, log):
     model = ScriptedChatModel(
         responses=['<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>', "It is 5."]
     )
-    result = run(model, math_tools)
+    result = run(model, math_tools, "What is 2 + 3?")
     assert model.calls[0]["tools"] == ["add", "multiply", "lookup"]
     assert log.calls == [("add", {"a": 2, "b": 3})] and result.final_answer == "It is 5."
 
@@ -112,7 +112,7 @@ def test_a_readable_reply_resets_the_parse_failure_count(math_tools, log):
     model = TextOnlyModel(
         responses=[bad, "Thought: ok\nAction: lookup[rome]", "Thought: again\nAction: search[x]", bad, "Final Answer: Italy"]
     )
-    result = run(model, math_tools, max_parse_retries=3)
+    result = run(model, math_tools, "Where is Rome?", max_parse_retries=3)
     assert result.termination_reason.value == "success" and result.final_answer == "Italy"
     kinds = [s.observations[0].error_kind for s in result.trace.steps if s.kind == "tools"]
     assert kinds == ["invalid_parameters", None, "tool_not_found", "invalid_parameters"]
@@ -172,7 +172,7 @@ def test_the_budget_line_shows_only_the_limits_that_run_low(math_tools, log):
 
 def test_two_calls_on_one_action_line_both_run_and_come_back_on_one_line(math_tools, log):
     model = TextOnlyModel(responses=["Thought: both\nAction: lookup[paris], lookup[rome]", "Thought: done\nFinal Answer: ok"])
-    result = run(model, math_tools)
+    result = run(model, math_tools, "Where are Paris and Rome?")
     assert sorted(log.calls, key=str) == [("lookup", {"key": "paris"}), ("lookup", {"key": "rome"})]
     assert [a.args for a in result.trace.steps[0].actions] == [{"key": "paris"}, {"key": "rome"}]
     assert model.calls[1]["messages"][-2].content == "Thought: both\nAction: lookup[paris], lookup[rome]"
@@ -235,7 +235,7 @@ def test_a_call_that_misses_the_one_input_is_told_how_to_write_it_with_the_tools
     arguments it does not take. The error says the brackets hold the input itself, with the tool's own example."""
     written = 'Thought: double it\nAction: calculator[expression]{"operation": "*", "num1": 397.8, "num2": 2}'
     model = TextOnlyModel(responses=[written, "Thought: t\nAction: calculator[397.8 * 2]", "Thought: t\nFinal Answer: 795.6"])
-    result = run(model, ToolRegistry.with_builtins(["calculator"]))
+    result = run(model, ToolRegistry.with_builtins(["calculator"]), "What is 397.8 doubled?")
     first, second = (s.observations[0] for s in result.trace.steps[:2])
     assert first.error_kind == "invalid_parameters"
     assert first.content.endswith("calculator[<expression>] is how the tool list names its input; write the input itself in "

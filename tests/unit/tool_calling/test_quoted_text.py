@@ -96,11 +96,11 @@ def test_an_unreadable_action_line_reads_the_call_written_after_it(tools, calls,
 
 @pytest.mark.parametrize("tool_calling", ["text", "json"])
 def test_tool_output_is_shown_in_a_delimited_block(tools, calls, tool_calling):
-    result, model = run(["Thought: read it\nAction: fetch[http://x]", "Thought: done\nFinal Answer: sunny"], tools, tool_calling)
+    result, model = run(["Thought: read it\nAction: fetch[http://weather.example/paris]", "Thought: done\nFinal Answer: sunny"], tools, tool_calling)
     shown = model.calls[1]["messages"][-1]
     assert isinstance(shown, HumanMessage)
     assert shown.content.startswith(f"Observation:\n```\n{INJECTED}\n```")  # then the reminder, if any
-    assert calls == [("fetch", {"url": "http://x"})] and result.final_answer == "sunny"
+    assert calls == [("fetch", {"url": "http://weather.example/paris"})] and result.final_answer == "sunny"
 
 
 def test_tool_output_with_a_fence_in_it_gets_a_longer_fence(tools, calls):
@@ -111,10 +111,10 @@ def test_tool_output_with_a_fence_in_it_gets_a_longer_fence(tools, calls):
 
 
 def test_native_tool_output_is_a_tool_message(tools, calls):
-    result, model = run([tool_call("fetch", {"url": "http://x"}), "sunny"], tools, "native")
+    result, model = run([tool_call("fetch", {"url": "http://weather.example/paris"}), "sunny"], tools, "native")
     shown = [m for m in model.calls[1]["messages"] if isinstance(m, ToolMessage)]
     assert [m.content for m in shown] == [INJECTED]
-    assert calls == [("fetch", {"url": "http://x"})] and result.final_answer == "sunny"
+    assert calls == [("fetch", {"url": "http://weather.example/paris"})] and result.final_answer == "sunny"
 
 
 @pytest.mark.parametrize("tool_calling", FORMATS)

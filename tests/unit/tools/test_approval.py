@@ -116,7 +116,7 @@ def test_decisions_as_langchain_dicts(tmp_path, math_tools, log):
     responses = [tool_call("add", {"a": 1, "b": 2}), tool_call("add", {"a": 3, "b": 4}), tool_call("add", {"a": 5, "b": 6}), "done"]
     agent, model = agent_for(responses, math_tools, tmp_path, approve_tools=("add",))
     with agent:
-        agent.run("sums", thread_id="t")
+        agent.run("Add 1 and 2, 3 and 4, then 5 and 6.", thread_id="t")
         agent.resume("t", approval={"type": "approve"})
         agent.resume("t", approval={"type": "edit", "edited_action": {"name": "add", "args": {"a": 30, "b": 4}}})
         done = agent.resume("t", approval={"decisions": [{"type": "reject", "message": "enough"}]})
@@ -128,7 +128,7 @@ def test_two_parallel_calls_wait_at_once_and_are_decided_one_by_one(tmp_path, ma
     turn = tool_calls([("multiply", {"a": 6, "b": 7}), ("add", {"a": 1, "b": 2})], ids=["m", "a"])
     agent, _ = agent_for([turn, "42 and 3"], math_tools, tmp_path, approve_tools=("*",))
     with agent:
-        paused = agent.run("both", thread_id="t")
+        paused = agent.run("What are 6*7 and 1+2?", thread_id="t")
         assert [(p.call_id, p.tool) for p in paused.pending_approvals] == [("m", "multiply"), ("a", "add")]
         with pytest.raises(AnswerError, match="2 calls wait for approval"):
             agent.resume("t", approval=Approve())  # which one? nothing runs
@@ -149,7 +149,7 @@ def test_both_parallel_calls_decided_at_once(tmp_path, math_tools, log):
     turn = tool_calls([("multiply", {"a": 6, "b": 7}), ("add", {"a": 1, "b": 2})], ids=["m", "a"])
     agent, _ = agent_for([turn, "42"], math_tools, tmp_path, approve_tools=("multiply", "add"))
     with agent:
-        agent.run("both", thread_id="t")
+        agent.run("What are 6*7 and 1+2?", thread_id="t")
         done = agent.resume("t", approvals={"m": Approve(), "a": Reject("not needed")})
     assert log.calls == [("multiply", {"a": 6, "b": 7})]
     assert [o.error_kind for o in done.trace.steps[0].observations] == [None, ErrorKind.REJECTED]
@@ -175,7 +175,7 @@ def test_a_run_override_asks_for_approval_and_a_resume_keeps_it(tmp_path, math_t
     responses = [tool_call("add", {"a": 1, "b": 2}), tool_call("add", {"a": 3, "b": 4}), "done"]
     agent, _ = agent_for(responses, math_tools, tmp_path)
     with agent:
-        assert agent.run("sums", thread_id="t", approve_tools=["add"]).termination_reason is R.APPROVAL
+        assert agent.run("Add 1 and 2, then 3 and 4.", thread_id="t", approve_tools=["add"]).termination_reason is R.APPROVAL
         again = agent.resume("t", approval=Approve())  # the stored run option still applies
         assert again.termination_reason is R.APPROVAL and log.calls == [("add", {"a": 1, "b": 2})]
 
@@ -191,7 +191,7 @@ def test_cached_and_refused_calls_need_no_approval(tmp_path, math_tools, log):
     ]
     agent, _ = agent_for(responses, registry, tmp_path)
     with agent:
-        agent.run("?", thread_id="t")
+        agent.run("Look up paris, then add x to it.", thread_id="t")
         done = agent.resume("t", approval=Approve())  # the first lookup; the second turn asks nothing
     assert done.termination_reason is R.SUCCESS
     assert log.calls == [("lookup", {"key": "paris"})]
@@ -263,7 +263,7 @@ def test_arun_decides_with_on_approval_too(tmp_path, math_tools, log):
     agent, _ = agent_for([turn, "42"], math_tools, tmp_path, approve_tools=("*",))
     decide = {"m": Approve(), "a": Reject("no sums")}
     with agent:
-        done = asyncio.run(agent.arun("both", thread_id="t", on_approval=lambda call: decide[call.call_id]))
+        done = asyncio.run(agent.arun("What are 6*7 and 1+2?", thread_id="t", on_approval=lambda call: decide[call.call_id]))
     assert done.final_answer == "42" and log.calls == [("multiply", {"a": 6, "b": 7})]
     assert "no sums" in done.trace.steps[0].observations[1].content
 
@@ -272,7 +272,7 @@ def test_a_question_and_a_call_to_approve_in_one_turn(tmp_path, math_tools, log)
     turn = tool_calls([("ask_user", {"question": "Which city?"}), ("multiply", {"a": 6, "b": 7})], ids=["q", "m"])
     agent, _ = agent_for([turn, "Rome, 42"], math_tools, tmp_path, approve_tools=("multiply",))
     with agent:
-        paused = agent.run("?", thread_id="t")
+        paused = agent.run("What is 6*7, and which city do I mean?", thread_id="t")
         assert paused.termination_reason is R.CLARIFICATION and paused.termination_detail == "Which city?"
         assert [p.call_id for p in paused.pending_approvals] == ["m"]
         answered = agent.resume("t", "Rome")  # the call keeps waiting

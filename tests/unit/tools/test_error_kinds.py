@@ -106,7 +106,7 @@ def test_network_errors_reach_the_trace_as_the_enum_and_trip_the_breaker(tmp_pat
     turns = [tool_call("fetch", {"url": f"http://host/{n}"}, thought="Try the page.") for n in range(4)]
     model = ScriptedChatModel(responses=[*turns, "The site is down."])
     agent = ReActAgent(model, registry, checkpointer=tmp_path / "runs.sqlite", max_retries=0, allow_clarification=False, summary_every=0)
-    result = agent.run("What does the page say?")
+    result = agent.run("What does the page at http://host/0 say?")
     kinds = [s.observations[0].error_kind for s in result.trace.steps if s.observations]
     assert kinds == [ErrorKind.NETWORK_ERROR] * 3 + [ErrorKind.DISABLED]
     assert all(isinstance(k, ErrorKind) for k in kinds)

@@ -70,8 +70,8 @@ WRITTEN = {  # the same call as each format's reply text
 
 def test_tool_runtime_gets_the_context_and_call_id_as_in_create_agent():
     script = [tool_call("whoami", {"greeting": "hi"}, id="c1"), "done"]
-    state, peer = create_agent_run(script, [whoami], context_schema=Ctx, context=Ctx("u1"))
-    result, model, _ = reactgraph_run(script, [whoami], agent_options={"context_schema": Ctx}, context=Ctx("u1"))
+    state, peer = create_agent_run(script, [whoami], "Say hi to me.", context_schema=Ctx, context=Ctx("u1"))
+    result, model, _ = reactgraph_run(script, [whoami], "Say hi to me.", agent_options={"context_schema": Ctx}, context=Ctx("u1"))
     assert observations(result) == tool_results(state) == ["hi u1 (en); call c1"]
     assert result.final_answer == "done"
     schema = next(t for t in model.calls[0]["tools"] if t == "whoami")
@@ -80,7 +80,8 @@ def test_tool_runtime_gets_the_context_and_call_id_as_in_create_agent():
 
 def test_a_context_given_as_a_dict_is_made_into_the_schema():
     script = [tool_call("whoami", {"greeting": "hi"}, id="c1"), "done"]
-    result, _, _ = reactgraph_run(script, [whoami], agent_options={"context_schema": Ctx}, context={"user_id": "u2", "lang": "de"})
+    result, _, _ = reactgraph_run(script, [whoami], "Say hi to me.", agent_options={"context_schema": Ctx},
+                                  context={"user_id": "u2", "lang": "de"})
     assert observations(result) == ["hi u2 (de); call c1"]
 
 
@@ -89,7 +90,7 @@ def test_the_hidden_arguments_are_never_shown_to_the_model(fmt):
     reply = tool_call("whoami", {"greeting": "hi"}, id="c1") if fmt == "native" else WRITTEN[fmt]
     model = ScriptedChatModel(responses=[reply, "Final Answer: done"])
     agent = ReActAgent(model, [whoami, plain_whoami], checkpointer=None, context_schema=Ctx, tool_calling=fmt)
-    result = agent.run("greet me", context=Ctx("u1"))
+    result = agent.run("Say hi to me.", context=Ctx("u1"))
     assert observations(result)[0].startswith("hi u1")
     prompt = "\n".join(str(m.content) for m in model.calls[0]["messages"])
     bound = model.calls[0]
@@ -103,13 +104,13 @@ def test_the_hidden_arguments_are_never_shown_to_the_model(fmt):
 def test_a_bad_call_is_told_only_the_arguments_the_model_gives():
     model = ScriptedChatModel(responses=[tool_call("whoami", {"greting": "hi"}), "Final Answer: done"])
     agent = ReActAgent(model, [whoami], checkpointer=None, context_schema=Ctx)
-    text = observations(agent.run("greet me", context=Ctx("u1")))[0]
+    text = observations(agent.run("Say hi to me.", context=Ctx("u1")))[0]
     assert "invalid_parameters" in text and "greeting: str" in text and "runtime" not in text
 
 
 def test_a_plain_function_takes_the_runtime_too():
     script = [tool_call("plain_whoami", {"greeting": "hey"}), "done"]
-    result, _, _ = reactgraph_run(script, [plain_whoami], agent_options={"context_schema": Ctx}, context=Ctx("u3"))
+    result, _, _ = reactgraph_run(script, [plain_whoami], "Say hey to me.", agent_options={"context_schema": Ctx}, context=Ctx("u3"))
     assert observations(result) == ["hey u3"]
 
 
@@ -125,7 +126,7 @@ def test_injected_state_and_call_id_as_in_create_agent():
 
 def test_a_forged_hidden_argument_is_refused():
     model = ScriptedChatModel(responses=[tool_call("first_message", {"call_id": "forged"}), "Final Answer: done"])
-    result = ReActAgent(model, [first_message], checkpointer=None).run("what did I ask?")
+    result = ReActAgent(model, [first_message], checkpointer=None).run('what did I ask? Use the call id "forged".')
     assert "unexpected argument 'call_id'" in observations(result)[0]
 
 
@@ -176,7 +177,7 @@ def test_the_served_graph_takes_the_context_with_the_options():
     model = ScriptedChatModel(responses=[tool_call("whoami", {"greeting": "hi"}, id="c1"), "done"])
     graph = make_graph(model, [whoami], context_schema=Ctx)
     assert {"user_id", "lang", "max_iterations"} <= set(graph.get_context_jsonschema()["properties"])
-    out = graph.invoke({"query": "greet me"}, context={"user_id": "u5", "max_iterations": 3})
+    out = graph.invoke({"query": "Say hi to me."}, context={"user_id": "u5", "max_iterations": 3})
     assert [m.text for m in out["messages"] if m.type == "tool"] == ["hi u5 (en); call c1"]
     assert out["final_answer"] == "done"
 
@@ -184,9 +185,9 @@ def test_the_served_graph_takes_the_context_with_the_options():
 def test_a_sub_agent_s_tools_see_the_parent_s_context():
     child_model = ScriptedChatModel(responses=[tool_call("whoami", {"greeting": "yo"}, id="k1"), "child done"])
     child = ReActAgent(child_model, [whoami], checkpointer=None, context_schema=Ctx)
-    model = ScriptedChatModel(responses=[tool_call("helper", {"task": "greet"}), "done"])
+    model = ScriptedChatModel(responses=[tool_call("helper", {"task": "Greet me with yo."}), "done"])
     parent = ReActAgent(model, [child.as_tool("helper", "greets")], checkpointer=None, context_schema=Ctx)
-    result = parent.run("go", context=Ctx("u7"))
+    result = parent.run("Greet me with yo.", context=Ctx("u7"))
     trace = result.trace.steps[0].observations[0].trace
     assert [o.content for s in trace.steps for o in s.observations] == ["yo u7 (en); call k1"]
 
@@ -202,7 +203,7 @@ def test_an_async_tool_takes_the_runtime_in_arun():
 
     model = ScriptedChatModel(responses=[tool_call("awhoami", {"greeting": "hi"}, id="a1"), "done"])
     agent = ReActAgent(model, [awhoami], context_schema=Ctx)
-    result = asyncio.run(agent.arun("greet me", context=Ctx("u8")))
+    result = asyncio.run(agent.arun("Say hi to me.", context=Ctx("u8")))
     assert observations(result) == ["hi u8; call a1"]
 
 

@@ -52,15 +52,16 @@ def finish(call_id: Annotated[str, InjectedToolCallId]) -> Command:
 
 def test_a_command_s_update_is_merged_as_in_create_agent():
     script = [tool_call("set_unit", {"unit": "celsius"}), tool_call("get_unit", {}), "done"]
-    state, _ = create_agent_run(script, [set_unit, get_unit], state_schema=PrefsState)
-    result, _, agent = reactgraph_run(script, [set_unit, get_unit], agent_options={"state_schema": Prefs}, thread_id="t")
+    question = "Set my unit to celsius."
+    state, _ = create_agent_run(script, [set_unit, get_unit], question, state_schema=PrefsState)
+    result, _, agent = reactgraph_run(script, [set_unit, get_unit], question, agent_options={"state_schema": Prefs}, thread_id="t")
     assert observations(result) == tool_results(state) == ["unit set to celsius", "the unit is celsius"]
     assert state["unit"] == agent.graph.get_state({"configurable": {"thread_id": "t"}}).values["unit"] == "celsius"
 
 
 def test_a_command_to_an_unknown_field_is_the_call_s_error():
     model = ScriptedChatModel(responses=[tool_call("set_unit", {"unit": "k"}), "Final Answer: done"])
-    result = ReActAgent(model, [set_unit], checkpointer=None).run("set it")
+    result = ReActAgent(model, [set_unit], checkpointer=None).run("Set my unit to k.")
     text = observations(result)[0]
     assert "'unit', which is no field of the agent's state" in text and "state_schema" in text
 
@@ -111,8 +112,8 @@ def test_goto_end_ends_the_run_with_the_result():
 
 def test_return_direct_ends_the_run_with_the_result_as_in_create_agent():
     script = [tool_call("lookup_answer", {"key": "life"}), "the model is not asked again"]
-    state, peer = create_agent_run(script, [lookup_answer])
-    result, model, _ = reactgraph_run(script, [lookup_answer])
+    state, peer = create_agent_run(script, [lookup_answer], "What is the answer for life?")
+    result, model, _ = reactgraph_run(script, [lookup_answer], "What is the answer for life?")
     assert final_text(state) == result.final_answer == "the answer for life is 42"
     assert peer.position == model.position == 1  # neither asked the model again
     assert result.termination_reason is TerminationReason.SUCCESS
@@ -146,8 +147,9 @@ def test_a_failed_return_direct_call_goes_back_to_the_model():
 def test_todo_list_middleware_keeps_its_todos_as_in_create_agent():
     todos: list[dict[str, Any]] = [{"content": "look it up", "status": "in_progress"}, {"content": "answer", "status": "pending"}]
     script = [tool_call("write_todos", {"todos": todos}, thought="Plan first."), "Final Answer: done"]
-    state, peer = create_agent_run(script, [], middleware=[TodoListMiddleware()])
-    result, model, agent = reactgraph_run(script, [], agent_options={"middleware": [TodoListMiddleware()]}, thread_id="todo")
+    question = "Look it up, then answer: what is the capital of Peru?"
+    state, peer = create_agent_run(script, [], question, middleware=[TodoListMiddleware()])
+    result, model, agent = reactgraph_run(script, [], question, agent_options={"middleware": [TodoListMiddleware()]}, thread_id="todo")
     assert observations(result) == tool_results(state) == [f"Updated todo list to {todos}"]
     assert agent.graph.get_state({"configurable": {"thread_id": "todo"}}).values["todos"] == state["todos"] == todos
     assert "write_todos" in model.calls[0]["tools"]

@@ -37,7 +37,7 @@ def test_two_50_mb_results_leave_a_small_database_and_the_model_sees_the_marked_
     turns = [tool_call("dump", {"part": n}, thought="Dump the next part.") for n in (1, 2)]
     model = ScriptedChatModel(responses=[*turns, "Both parts are mostly x."])
     agent = ReActAgent(model, dump_registry(cacheable=cacheable), checkpointer=db, allow_clarification=False)
-    result = agent.run("What is in the archive?")
+    result = agent.run("What is in parts 1 and 2 of the archive?")
     agent.close()
     assert [s.observations[0].status for s in result.trace.steps if s.observations] == ["ok", "ok"]
     size = database_bytes(db)

@@ -41,8 +41,9 @@ def point() -> Point:
 
 def test_the_value_is_kept_beside_the_text_create_agent_shows():
     script = [tool_call("forecast", {"city": "Rome"}), tool_call("count", {"word": "hello"}), "done"]
-    state, _ = create_agent_run(script, [forecast, count])
-    result, _, _ = reactgraph_run(script, [forecast, count])
+    question = "What is the forecast for Rome, and how many letters has hello?"
+    state, _ = create_agent_run(script, [forecast, count], question)
+    result, _, _ = reactgraph_run(script, [forecast, count], question)
     shown = [o for step in result.trace.steps for o in step.observations]
     assert [o.content for o in shown] == tool_results(state)
     assert shown[0].value == {"city": "Rome", "high": 21.5, "days": [1, 2]} and shown[1].value == 5
@@ -50,8 +51,8 @@ def test_the_value_is_kept_beside_the_text_create_agent_shows():
 
 def test_an_artifact_is_the_value():
     script = [tool_call("rows", {"table": "users"}), "done"]
-    state, _ = create_agent_run(script, [rows])
-    result, _, _ = reactgraph_run(script, [rows])
+    state, _ = create_agent_run(script, [rows], "How many rows has the users table?")
+    result, _, _ = reactgraph_run(script, [rows], "How many rows has the users table?")
     observation = result.trace.steps[0].observations[0]
     assert observation.content == tool_results(state)[0] == "2 rows of users"
     assert observation.value == state["messages"][2].artifact == [{"id": 1}, {"id": 2}]
@@ -64,7 +65,7 @@ def test_a_pydantic_value_is_kept_as_data_and_text_has_no_value():
         """Echo."""
         return text
 
-    result = ReActAgent(model, [point, echo], checkpointer=None).run("go")
+    result = ReActAgent(model, [point, echo], checkpointer=None).run("Get a point, then echo hi.")
     first, second = (s.observations[0] for s in result.trace.steps[:2])
     assert first.value == {"x": 1, "y": 2} and second.value is None and second.content == "hi"
 

@@ -51,7 +51,7 @@ def test_error_kinds_reach_the_model_as_observations_and_the_run_goes_on():
     registry.register(hang, policy=ToolPolicy(timeout=0.2))
     turn = tool_calls([("nope", {}), ("area", {"width": "big", "height": 2}), ("hang", {"x": 1})], thought="Try all.")
     model = ScriptedChatModel(responses=[turn, tool_call("area", {"width": 3, "height": 2}, thought="Fixed."), "6"])
-    result = ReActAgent(model=model, tools=registry, allow_clarification=False).run("area?")
+    result = ReActAgent(model=model, tools=registry, allow_clarification=False).run("Is a 3 by 2 rectangle big? What is its area?")
     release.set()
     first, second, _ = result.trace.steps
     assert [o.error_kind for o in first.observations] == ["tool_not_found", "invalid_parameters", "timeout"]
@@ -84,7 +84,7 @@ def test_the_circuit_breaker_takes_a_failing_tool_out_of_the_run():
     turns = [tool_call("broken", {"x": n}, thought=f"Try {n}.") for n in (1, 2, 3, 4)]
     model = ScriptedChatModel(responses=[*turns, tool_call("backup", {"x": 5}, thought="Use backup."), "done"])
     agent = ReActAgent(model=model, tools=[broken, backup], max_tool_failures=3, allow_clarification=False, summary_every=0)
-    result = agent.run("go")
+    result = agent.run("Run broken on 1, 2, 3 and 4, then backup on 5.")
     assert calls == [1, 2, 3]  # the 4th call was refused, not run
     steps = result.trace.steps
     assert "broken has now failed 3 times and is disabled for the rest of this run" in steps[2].observations[0].content
@@ -136,7 +136,7 @@ def test_identical_calls_of_cacheable_tools_run_once_per_run():
         "Paris",
     ]
     agent = ReActAgent(model=ScriptedChatModel(responses=script), tools=registry)
-    result = agent.run("capitals, and a 6-sided die", thread_id="t1")  # the 6 given: roll is no premature calculation
+    result = agent.run("What are the capitals of France and Italy? And roll a 6-sided die.", thread_id="t1")  # the 6 given: roll is no premature calculation
     assert sorted(runs) == ["France", "Italy", "roll6", "roll6"]  # France ran once, roll twice
     second = result.trace.steps[1].observations
     assert [(o.content, o.cached) for o in second] == [("Paris", True), ("Rome", False), ("6", False)]
@@ -200,7 +200,7 @@ def test_calls_of_one_turn_overlap_up_to_max_parallel_tools():
     probe = Probe(pair_up=True)
     registry = ToolRegistry()
     registry.register("probe", probe)
-    result = ReActAgent(model=four_calls(), tools=registry, max_parallel_tools=2).run("go")
+    result = ReActAgent(model=four_calls(), tools=registry, max_parallel_tools=2).run("Probe a, b, c and d.")
     assert [o.status for o in result.trace.steps[0].observations] == ["ok"] * 4
     assert probe.peak == 2
     starts_before_first_end = probe.events.index(next(e for e in probe.events if e.endswith("-end")))
@@ -213,7 +213,7 @@ def test_the_limit_holds_for_a_bare_compiled_graph_too():
     registry = ToolRegistry()
     registry.register("probe", probe)
     graph = build_graph(four_calls(), registry, AgentConfig(max_parallel_tools=2, allow_clarification=False))
-    state = graph.invoke({"query": "go"}, {"configurable": {"thread_id": "bare"}})  # no max_concurrency given
+    state = graph.invoke({"query": "Probe a, b, c and d."}, {"configurable": {"thread_id": "bare"}})  # no max_concurrency given
     assert state["termination"]["reason"] == "success"
     assert probe.peak == 2 and len(probe.events) == 8
 
@@ -222,6 +222,6 @@ def test_max_parallel_tools_one_runs_the_calls_one_after_another():
     probe = Probe(pair_up=False)
     registry = ToolRegistry()
     registry.register("probe", probe)
-    ReActAgent(model=four_calls(), tools=registry, max_parallel_tools=1).run("go")
+    ReActAgent(model=four_calls(), tools=registry, max_parallel_tools=1).run("Probe a, b, c and d.")
     assert probe.peak == 1
     assert probe.events == [f"{x}-{e}" for x in "abcd" for e in ("start", "end")]

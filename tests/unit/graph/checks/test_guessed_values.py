@@ -43,7 +43,8 @@ def test_numbers_the_question_the_earlier_turns_or_a_result_gave_run():
     bot = agent(tool_call("multiply", {"a": 6, "b": 7}), "42", tool_call("multiply", {"a": 42, "b": 2}), "84")
     assert bot.run("Multiply my numbers 6 and 7.", thread_id="t").tool_usage == {"multiply": 1}
     assert bot.run("Now double my result.", thread_id="t").final_answer == "84"  # 42 is the last turn's answer; 2 is new
-    plain = agent(tool_call("multiply", {"a": 7, "b": 13}), "91")
+    chosen = tool_call("multiply", {"a": 7, "b": 13})
+    plain = agent(chosen, chosen, "91")  # made again: unfounded_call holds a call on values nobody gave back once
     assert plain.run("Multiply two lucky numbers.").tool_usage == {"multiply": 1}  # nothing of the user's: a choice
     salary = agent(tool_call("multiply", {"a": 5000, "b": 12}), "60000")
     assert salary.run("What is my salary times 12?").tool_usage == {"multiply": 1}  # 12 is the user's: not all guessed
@@ -51,7 +52,9 @@ def test_numbers_the_question_the_earlier_turns_or_a_result_gave_run():
 
 def test_without_ask_user_or_left_out_of_the_reply_checks_the_call_runs():
     guess = tool_call("multiply", {"a": 7, "b": 13})
-    no_ask = ReActAgent(model=ScriptedChatModel(responses=[guess, "91"]), tools=[multiply], checkpointer=None, allow_clarification=False)
+    again = tool_call("multiply", {"a": 7, "b": 13})  # made again: unfounded_call holds the guess back once
+    no_ask = ReActAgent(model=ScriptedChatModel(responses=[guess, again, "91"]), tools=[multiply], checkpointer=None,
+                        allow_clarification=False)
     assert no_ask.run(LUCKY).tool_usage == {"multiply": 1}
-    off = agent(guess, "91", reply_checks=[c for c in DEFAULT_REPLY_CHECKS if c != "guessed_values"])
+    off = agent(guess, again, "91", reply_checks=[c for c in DEFAULT_REPLY_CHECKS if c != "guessed_values"])
     assert off.run(LUCKY).tool_usage == {"multiply": 1}

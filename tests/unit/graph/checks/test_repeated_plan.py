@@ -78,7 +78,8 @@ def test_the_same_reasoning_on_new_values_runs():
         *(tool_call("read_page", {"page": p}, thought="Read the next page.") for p in (1, 2, 3)),
         "The first three pages do not say.",
     ])
-    result = ReActAgent(model, [read_page], checkpointer=None, summary_every=0).run("When did the bridge open?")
+    question = "When did the bridge open? Check pages 1, 2 and 3 of the report."
+    result = ReActAgent(model, [read_page], checkpointer=None, summary_every=0).run(question)
     assert pages == [1, 2, 3] and result.final_answer == "The first three pages do not say."
 
 
@@ -106,5 +107,5 @@ def test_only_the_call_that_applies_the_step_again_is_held_back():
         tool_calls([("calculator", {"expression": "497.8 + 100"}), ("calculator", {"expression": "2 * 3"})], thought=PLAN),
         "497.8",
     ])
-    steps = agent(model).run("17% of 2,340 is 397.8. What is that plus 100?").trace.steps
+    steps = agent(model).run("17% of 2,340 is 397.8. What is that plus 100, and what is 2 * 3?").trace.steps
     assert [(o.status, o.error_kind) for o in steps[1].observations] == [("error", "repeated_plan"), ("ok", None)]

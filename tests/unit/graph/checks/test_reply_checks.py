@@ -24,7 +24,8 @@ def without(name: str) -> list[str]:
 
 
 def test_the_table_and_the_default_list_name_the_same_checks_in_the_same_order():
-    assert tuple(c for c in BUILTIN_CHECKS if c not in OPT_IN) == DEFAULT_REPLY_CHECKS == AgentConfig().reply_checks
+    table = tuple(c for c in BUILTIN_CHECKS if c not in OPT_IN and c != "unfounded_call")
+    assert (*table, "unfounded_call") == DEFAULT_REPLY_CHECKS == AgentConfig().reply_checks  # unfounded_call last
 
 
 # Each built-in check: a script it acts on, and what the run does with it on and with it off.

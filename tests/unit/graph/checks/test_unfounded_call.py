@@ -1,6 +1,6 @@
-"""Calls on nothing the run was given (``unfounded_call``, opt-in): a call none of whose telling values the question,
-the earlier turns or a tool result holds is not run the first time; made again, it runs. Off by default, it acts on
-nothing."""
+"""Calls on nothing the run was given (``unfounded_call``, on by default, last): a call none of whose telling values
+the question, the earlier turns or a tool result holds is not run the first time; made again, it runs. Left out of
+``reply_checks``, it acts on nothing."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from reactgraph.graph.checks._unfounded import _given, telling_values
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools.specs import ToolSpec
 
-CHECKS = (*DEFAULT_REPLY_CHECKS, "unfounded_call")  # opt-in
+CHECKS = DEFAULT_REPLY_CHECKS  # unfounded_call last
 ran: list[tuple[str, dict]] = []
 
 
@@ -98,10 +98,13 @@ def test_values_the_question_a_result_or_an_earlier_turn_gave_run_at_once():
     assert ran == [("add", {"a": 17, "b": 25}), ("add", {"a": 42, "b": 0.5}), ("add", {"a": 42.5, "b": 10})]
 
 
-def test_off_by_default_the_call_runs():
+def test_on_by_default_and_off_when_left_out_the_call_runs():
+    assert DEFAULT_REPLY_CHECKS[-1] == "unfounded_call"
     ran.clear()
     model = ScriptedChatModel(responses=[tool_call("add", {"a": 42, "b": 8}), "50"])
-    result = ReActAgent(model=model, tools=[add], checkpointer=None, summary_every=0).run("What is 6*7 + 2*4?")
+    checks = [c for c in DEFAULT_REPLY_CHECKS if c != "unfounded_call"]
+    bot = ReActAgent(model=model, tools=[add], checkpointer=None, summary_every=0, reply_checks=checks)
+    result = bot.run("What is 6*7 + 2*4?")
     assert result.final_answer == "50" and ran == [("add", {"a": 42, "b": 8})]
 
 

@@ -24,7 +24,7 @@ def observations(result) -> list[str]:
 def test_the_runtime_crosses_with_the_context_and_writes_to_the_stream():
     model = ScriptedChatModel(responses=[tool_call("whoami", {"greeting": "hi"}, id="c1"), "Final Answer: done"])
     agent = ReActAgent(model, [tools.whoami], checkpointer=None, context_schema=tools.Ctx, tool_execution={"isolation": "process"})
-    items = list(agent.stream("greet me", context=tools.Ctx("u1")))
+    items = list(agent.stream("Say hi to me.", context=tools.Ctx("u1")))
     text = observations(items[-1])[0]
     assert text.startswith("hi u1; call c1; store None; pid ") and int(text.rsplit(" ", 1)[1]) != os.getpid()
     assert [i.data for i in items if isinstance(i, Progress)] == [{"message": "greeting u1"}]
@@ -40,7 +40,7 @@ def test_the_state_and_the_call_id_cross():
 
 def test_a_structured_value_crosses_back():
     model = ScriptedChatModel(responses=[tool_call("forecast", {"city": "Rome"}), "Final Answer: ok"])
-    result = ReActAgent(model, [tools.forecast], checkpointer=None, tool_execution={"isolation": "process"}).run("forecast")
+    result = ReActAgent(model, [tools.forecast], checkpointer=None, tool_execution={"isolation": "process"}).run("What is the forecast for Rome?")
     value = result.trace.steps[0].observations[0].value
     assert value["city"] == "Rome" and value["pid"] != os.getpid()
 

@@ -31,7 +31,8 @@ def test_a_cpu_bound_tool_times_out_and_the_run_goes_on_with_nothing_left_runnin
     model = ScriptedChatModel(responses=[
         tool_call(tool.__name__, {"pids": str(pids)}, thought="Try the tool."), "The tool gave nothing; no answer.",
     ])
-    result = ReActAgent(model=model, tools=isolated(tool), tool_execution={"timeout_seconds": 1}, limits={"timeout_seconds": 30}).run("Go.")
+    agent = ReActAgent(model=model, tools=isolated(tool), tool_execution={"timeout_seconds": 1}, limits={"timeout_seconds": 30})
+    result = agent.run(f"Go, noting your pid in {pids}.")
     assert result.termination_reason is R.SUCCESS
     observation = result.trace.steps[0].observations[0]
     assert observation.error_kind == "timeout" and "(its process was killed)" in observation.content
@@ -46,7 +47,8 @@ def test_a_crashing_tool_is_an_error_observation_and_the_run_goes_on(tmp_path):
         tool_call("where", {"label": "then"}, thought="Now this one."),
         "Done.",
     ])
-    result = ReActAgent(model=model, tools=isolated(tools.segfault, tools.exits, tools.where)).run("Go.")
+    question = f"Crash (noting your pid in {pids}), exit with code 7, then say where you run."
+    result = ReActAgent(model=model, tools=isolated(tools.segfault, tools.exits, tools.where)).run(question)
     assert result.termination_reason is R.SUCCESS and result.final_answer == "Done."
     crashed, exited = result.trace.steps[0].observations
     assert (crashed.error_kind, exited.error_kind) == ("execution_failed", "execution_failed")
@@ -60,7 +62,7 @@ def test_resource_limit_breaches_count_toward_the_circuit_breaker(tmp_path):
     registry.register(tools.hog, policy=ToolPolicy(limits=ResourceLimits(memory_mb=128)))
     call = tool_call("hog", {"pids": pids, "megabytes": 1024}, thought="Hold a lot.")
     model = ScriptedChatModel(responses=[call, call, call, "Cannot hold that much."])
-    result = ReActAgent(model=model, tools=registry, max_tool_failures=2).run("Hold 1 GB.")
+    result = ReActAgent(model=model, tools=registry, max_tool_failures=2).run("Hold 1 GB (1024 MB).")
     kinds = [step.observations[0].error_kind for step in result.trace.steps[:3]]
     assert kinds == ["resource_limit", "resource_limit", "disabled"]
     assert len(recorded(tmp_path / "pids")) == 2  # the disabled call did not run
@@ -97,7 +99,7 @@ def test_a_cancel_kills_the_call_in_its_worker(tmp_path):
     model = ScriptedChatModel(responses=[tool_call("busy", {"pids": str(pids)}, thought="Spin."), "Unused."])
     agent = ReActAgent(model=model, tools=isolated(tools.busy), tool_execution={"timeout_seconds": 600})
     results = []
-    runner = threading.Thread(target=lambda: results.append(agent.run("Spin.", thread_id="spin")))
+    runner = threading.Thread(target=lambda: results.append(agent.run(f"Spin, noting your pid in {pids}.", thread_id="spin")))
     runner.start()
     deadline = time.monotonic() + WAIT
     while not recorded(pids) and time.monotonic() < deadline:
