@@ -45,7 +45,7 @@ class ErrorKind(StrEnum):
     UNVERIFIED_ANSWER = "unverified_answer"  # a final answer sent back once to be checked with a tool (answer_checks)
     PREMATURE_CALL = "premature_call"  # a call on numbers nothing gave yet, made beside the lookup that gives them
     REPEATED_PLAN = "repeated_plan"  # the step before's call made again on its own result, under the same reasoning
-    UNFOUNDED_CALL = "unfounded_call"  # a call none of whose values anything the run was given holds (opt-in check)
+    UNFOUNDED_CALL = "unfounded_call"  # a call none of whose values anything the run was given holds (unfounded_call)
 
 
 # The observation for each kind. Fields: problem (what went wrong; a rejection's reason), tool, tried (" (after 2 retries)"

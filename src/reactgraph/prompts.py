@@ -104,7 +104,7 @@ REPEATED_PLAN = (
 )
 
 # A call none of whose values the question, the earlier turns, a tool result or the system prompt holds
-# (reactgraph.graph.checks._unfounded, opt-in).
+# (reactgraph.graph.checks._unfounded).
 UNFOUNDED_CALL = (
     "neither the question nor a tool result holds this call's values ({values}). If {tool} fits the question, call "
     "it again with the values the question gives; if no tool fits the question, answer without a tool"

@@ -47,8 +47,8 @@ DEFAULT_REPLY_CHECKS = (
     "fan_out",
     "premature_call",
     "dotted_thousands",
-    "output_schema",
     "unfounded_call",
+    "output_schema",
 )
 DEFAULT_RETRYABLE_PATTERNS = (
     "timeout",

@@ -24,10 +24,10 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
 | ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
 | ``dotted_thousands`` | calls | a number the question groups with dots (``2.340`` in a German question) given as a decimal (2.34): ``Rewrite``, the call gets 2340 |
-| ``unfounded_call`` (opt-in) | calls | none of a call's values (leaving out yes/no, 0, 1, defaults and choices) is in the question, the earlier turns, a tool result or your system prompt: ``Rewrite``, not run; made again, it runs |
+| ``unfounded_call`` | calls | calls none of whose values (leaving out yes/no, 0, 1, defaults and choices) the question, the earlier turns, a tool result or your system prompt holds, with no founded call beside them: ``Rewrite``, not run; made again, it runs |
 | ``output_schema`` | answer | with an output schema: read into it (``Accept(output=...)``), else ``SendBack`` / ``Stop`` |
 
-Checks marked opt-in run only when ``reply_checks`` names them. Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn
+Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn
 (default 1), never at the last iteration; then the answer stands. Your own checks go in the same list
 (``ReActAgent(reply_checks=[*DEFAULT_REPLY_CHECKS, my_check])`` or ``@agent.reply_check``), by name in a run's
 config or the served graph's context. What each built-in check gained on the local model: benchmarks/results/
@@ -73,11 +73,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "unfounded_call": unfounded_call,
     "output_schema": output_schema,
 }
-"""The built-in checks by name, in their default order (``OPT_IN`` ones where they run when named)."""
-
-OPT_IN: frozenset[str] = frozenset()
-"""Built-in checks that are not in ``DEFAULT_REPLY_CHECKS``: name one to switch it on
-(``reply_checks=[*DEFAULT_REPLY_CHECKS, "unfounded_call"]``). ``unfounded_call`` is measured on BFCL only so far."""
+"""The built-in checks by name, in their default order."""
 
 REMOVED = frozenset({"copied_result", "untried_give_up", "uncovered_parts", "tools_question", "named_values", "asked_before"})
 """Built-in checks that went (no measured gain on the local model: benchmarks/results/reply-checks.md): a config
@@ -121,7 +117,6 @@ def named_checks(checks: Iterable[str | Check]) -> tuple[tuple[str, ...], dict[s
 __all__ = [
     "BUILTIN_CHECKS",
     "DEFAULT_REPLY_CHECKS",
-    "OPT_IN",
     "Accept",
     "Check",
     "Decision",

@@ -1,13 +1,13 @@
-"""Calls on nothing the run was given (``unfounded_call``, opt-in): a call none of whose values the question, the
-earlier turns, a tool result or your system prompt holds. A small model handed tools that do not fit the question
-calls the nearest one on values it makes up: ``calculate_litigation_cost(length_in_days=7, complexity="low")`` for
-"How many calories does an apple have?" (BFCL's irrelevance entries). Such a call is not run the first time: the
-model is told that nothing it was given holds those values, and asked to call again with the question's values or
-to answer without a tool. Made again, the call runs (a value the model rightly worked out, ``add(a=42, b=8)`` for
-"6*7 + 2*4"). Values that say nothing are left out: yes/no, 0 and 1, a parameter's default and its allowed choices
-(``type="delete"``); a string counts as given when one of its words is in the given text (``"./config/app.ini"``
-for "config/app.ini"). Not in the defaults: measured on BFCL only (``reply_checks=[*DEFAULT_REPLY_CHECKS,
-"unfounded_call"]``)."""
+"""Calls on nothing the run was given (``unfounded_call``): a call none of whose values the question, the earlier
+turns, a tool result or your system prompt holds. A small model handed tools that do not fit the question calls the
+nearest one on values it makes up: ``calculate_litigation_cost(length_in_days=7, complexity="low")`` for "How many
+calories does an apple have?" (BFCL's irrelevance entries). Such a call is not run the first time: the model is told
+that nothing it was given holds those values, and asked to call again with the question's values or to answer
+without a tool. Made again, the call runs (a value the model rightly worked out, ``add(a=42, b=8)`` for "6*7 + 2*4").
+A reply with a founded call is left alone: that call's result may give the others' values. Values that say nothing
+are left out: yes/no, 0 and 1, a string without a letter or digit, a parameter's default and its allowed choices
+(``type="delete"``); a string counts as given when one of its words is in the given text (``"./config/app.ini"`` for
+"config/app.ini")."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 
 from reactgraph import ConfigError, ReActAgent, TerminationReason
 from reactgraph.config import DEFAULT_REPLY_CHECKS, AgentConfig
-from reactgraph.graph.checks import BUILTIN_CHECKS, OPT_IN, Accept, Reply, Rewrite, SendBack, Stop
+from reactgraph.graph.checks import BUILTIN_CHECKS, Accept, Reply, Rewrite, SendBack, Stop
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
 
@@ -24,8 +24,7 @@ def without(name: str) -> list[str]:
 
 
 def test_the_table_and_the_default_list_name_the_same_checks_in_the_same_order():
-    table = tuple(c for c in BUILTIN_CHECKS if c not in OPT_IN and c != "unfounded_call")
-    assert (*table, "unfounded_call") == DEFAULT_REPLY_CHECKS == AgentConfig().reply_checks  # unfounded_call last
+    assert tuple(BUILTIN_CHECKS) == DEFAULT_REPLY_CHECKS == AgentConfig().reply_checks
 
 
 # Each built-in check: a script it acts on, and what the run does with it on and with it off.
