@@ -113,7 +113,7 @@ def test_tool_isolation_reaches_the_sub_agent():
     child = ReActAgent(model=child_model, tools=[isolated_tools.where], checkpointer=None, summary_every=0)
     registry = ToolRegistry()
     registry.register_agent(child, "helper", "Says where it runs.")
-    parent_model = ScriptedChatModel(responses=[tool_call("helper", {"task": "where?"}, id="p1"), "ok"])
+    parent_model = ScriptedChatModel(responses=[tool_call("helper", {"task": "Where does the child run?"}, id="p1"), "ok"])
     parent = ReActAgent(model=parent_model, tools=registry, checkpointer=None, summary_every=0, tool_execution={"isolation": "process"})
     result = parent.run("Where does the helper's tool run?")
     nested = result.trace.steps[0].observations[0].trace

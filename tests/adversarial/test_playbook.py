@@ -69,7 +69,7 @@ def test_a_tool_that_failed_every_time_before_a_give_up_is_a_pitfall_about_it():
              "I cannot complete this task: the records are locked."]
     agent = ReActAgent(model=ScriptedChatModel(responses=calls), tools=[failing], checkpointer=None, playbook=InMemoryStore(),
                        summary_every=0)
-    assert agent.run("Read the records.").termination_reason is R.FAILURE
+    assert agent.run("Read the records a and b.").termination_reason is R.FAILURE
     [bullet] = agent.playbook.list()
     assert (bullet.section, bullet.tool_sequence, bullet.harmful_count) == ("pitfalls", ["failing"], 1)
     assert bullet.content == "failing(key=…) failed every time (execution_failed); the run gave up."

@@ -38,7 +38,7 @@ def main() -> int:
     # the call outlasts the default 30 s tool timeout when the cancel is slow to come (a loaded machine): it waits
     agent = ReActAgent(model=model, tools=[wait_for_release], checkpointer=db, max_iterations=4, early_stopping="force",
                        tool_execution={"timeout_seconds": 2 * WAIT_LIMIT})
-    result = agent.run("Wait for the releases.", thread_id=thread)
+    result = agent.run("Wait for releases 1, 2, 3, 4, 5, 6, 7 and 8.", thread_id=thread)
     sys.stdout.write(result.model_dump_json())
     return 0
 

@@ -59,7 +59,7 @@ def test_multi_step_task_with_builtins_and_a_recovered_failure(workspace):
     ]
     model = ScriptedChatModel(responses=script)
     agent = ReActAgent(model=model, tools=registry, summary_every=0, allow_clarification=False)
-    result = agent.run("How did Q2 revenue compare with Q1 and the target, and what is it in euros?")
+    result = agent.run("How did Q2 revenue compare with Q1 and the target, and what is it in euros? See the reports.")
 
     assert result.termination_reason is R.SUCCESS
     assert result.final_answer.startswith("Q2 revenue was 1500, up 25%")
