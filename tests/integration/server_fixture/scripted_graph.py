@@ -6,7 +6,7 @@ gets the same replies whatever ran before it on the server.
 
 Questions it understands:
 - "What is 6*7 + 2*4?": two parallel multiply calls, then add, then the answer (3 turns).
-- "Count as long as you may.": one `count` call per turn, with the turn number, until a limit stops it.
+- "Count 1, 2, 3, ... as long as you may.": one `count` call per turn, with the turn number, until a limit stops it.
 - "What is the weather like?": asks the user which city (clarification), then answers for it.
 - "Greet Ann, Bob and Cy.": three parallel `greet` calls, then an answer made of their results
   (with approve_tools, each call waits for approval; a rejected one is named with its reason).
@@ -31,7 +31,7 @@ from reactgraph.server import make_graph
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 
 ARITHMETIC = "What is 6*7 + 2*4?"
-COUNTING = "Count as long as you may."
+COUNTING = "Count 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... as long as you may."
 WEATHER = "What is the weather like?"
 CITY_QUESTION = "Which city do you mean?"
 GREETINGS = "Greet Ann, Bob and Cy."
