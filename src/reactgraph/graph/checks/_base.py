@@ -101,3 +101,8 @@ Check = Callable[..., Decision | bool | None | Awaitable[Decision | bool | None]
 def rewritten(reply: Reply, actions: Sequence[Action]) -> Rewrite | None:
     """``Rewrite(actions)`` when they differ from the reply's calls, else None (the check had nothing to say)."""
     return Rewrite(tuple(actions)) if list(actions) != list(reply.actions) else None
+
+
+def acted_before(state: Mapping[str, Any], check: str) -> bool:
+    """Whether the reply check named ``check`` acted on an earlier reply of the run (a step's ``checks`` names it)."""
+    return any(c.get("check") == check for step in state.get("steps") or [] for c in step.get("checks") or [])

@@ -14,7 +14,7 @@ from typing import Any, cast
 from reactgraph import prompts
 from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
-from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._base import Reply, Rewrite, acted_before, rewritten
 from reactgraph.graph.checks._grounding import known_numbers, numbers_of
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.playbook.bullets import keywords
@@ -105,7 +105,7 @@ def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     question = state.get("question") or ""
     if ASK_USER not in reply.tool_names or not (own := OWN.search(question)) or any(asking(a) for a in reply.actions):
         return None
-    if any(c.get("check") == "guessed_values" for step in state.get("steps") or [] for c in step.get("checks") or []):
+    if acted_before(state, "guessed_values"):
         return None
     earlier = [str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer")]
     known = known_numbers(state) | {n for text in earlier for n in numbers_in(text)}

@@ -21,7 +21,7 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import PLAIN, numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.errors import ErrorKind, error_text
-from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._base import Reply, Rewrite, acted_before, rewritten
 from reactgraph.graph.checks._grounding import held_before, held_key, leaves, numbers_of, results
 from reactgraph.graph.checks._thousands import misread
 from reactgraph.graph.deps import ASK_USER
@@ -40,7 +40,7 @@ def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     """The reply's calls, when none of them uses a telling value the given text holds, are not run, unless a check
     held them back before (or the user was asked about guessed values: ``guessed_values``). A reply with one founded
     call is left alone: its result may give the others' values (``multiply(6, 7)`` beside ``add(42, 8)``)."""
-    if not reply.actions or any(c.get("check") == "guessed_values" for s in state.get("steps") or [] for c in s.get("checks") or []):
+    if not reply.actions or acted_before(state, "guessed_values"):
         return None
     given = given_text(state, cfg)
     known = set(numbers_in(given)) | {Decimal(n) for n in misread(state.get("question") or "").values()}
