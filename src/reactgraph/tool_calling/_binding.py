@@ -14,7 +14,7 @@ from typing import Any
 from reactgraph.errors import ErrorKind
 from reactgraph.state import Action
 from reactgraph.tool_calling.reading import ReadContext, new_id, reject
-from reactgraph.tools.specs import ToolSpec, unknown_tool
+from reactgraph.tools.specs import ToolSpec, option_tool, unknown_tool
 
 
 def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
@@ -23,6 +23,9 @@ def bind_call(name: str, raw: Any, ctx: ReadContext) -> Action:
         args = raw if isinstance(raw, dict) else {"input": raw}
         return {"id": new_id(), "tool": name.strip(), "args": args}
     spec = ctx.find(name)
+    if spec is None and (option := option_tool(name, raw, ctx.tools)):  # count(text=...) for text(operation="count")
+        spec, param, value = option
+        raw = {**raw, param: value}
     if spec is None:  # rejected, with the name and inputs the model gave: the trace shows what it asked for
         rejected = reject(ErrorKind.TOOL_NOT_FOUND, unknown_tool(name.strip(), ctx.tools), ctx)
         return rejected | {"tool": name.strip(), "args": raw if isinstance(raw, dict) else {"input": raw}}

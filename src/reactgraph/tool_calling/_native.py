@@ -24,7 +24,7 @@ from reactgraph.tool_calling._described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls, through_last_call
 from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, observed_content, reject
 from reactgraph.tool_calling.tags import Tags, cut_invented, find_tag, shown_observation
-from reactgraph.tools.specs import ToolSpec
+from reactgraph.tools.specs import ToolSpec, option_tool
 
 
 class NativeFormat(Format):
@@ -92,7 +92,10 @@ def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply
         if not call["name"].strip():
             actions.append(reject(ErrorKind.MALFORMED_OUTPUT, f"your tool call names no tool; the tools are: {ctx.tool_list()}", ctx))
             continue
-        actions.append({"id": call.get("id") or new_id(), "tool": call["name"], "args": dict(call.get("args") or {})})
+        name, args = call["name"], dict(call.get("args") or {})
+        if ctx.find(name) is None and (option := option_tool(name, args, ctx.tools)):  # an option named as the tool
+            name, args = option[0].name, {**args, option[1]: option[2]}
+        actions.append({"id": call.get("id") or new_id(), "tool": name, "args": args})
     for bad in getattr(message, "invalid_tool_calls", None) or []:
         name = bad.get("name") or "(unnamed)"
         problem = (

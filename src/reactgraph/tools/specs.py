@@ -84,6 +84,26 @@ def fits(value: str, kind: str) -> bool:
     return True
 
 
+def option_tool(name: str, args: Any, specs: Sequence[ToolSpec]) -> tuple[ToolSpec, str, str] | None:
+    """(the tool, its parameter, the option as the tool spells it) when ``name`` is not a tool but an option of one
+    tool's parameter (``count`` of ``text``'s ``operation``) and the call's arguments, an object, name only that
+    tool's parameters and give that one ``name`` or nothing: the call meant that tool. None when another reading is
+    possible (two tools take the option, an argument the tool lacks, the parameter set to another option)."""
+    if not isinstance(args, dict) or any(spec.name.lower() == name.strip().lower() for spec in specs):
+        return None
+    found = [
+        (spec, param, value) for spec in specs for param, values in spec.choices for value in values
+        if value.lower() == name.strip().lower()
+    ]
+    if len(found) != 1:
+        return None
+    spec, param, value = found[0]
+    given = args.get(param)
+    if not set(args) <= set(spec.params) or (given is not None and str(given).lower() != value.lower()):
+        return None
+    return spec, param, value
+
+
 def unknown_tool(name: str, specs: Sequence[ToolSpec]) -> str:
     """What to tell a model that called a tool that is not on offer: the tools there are, and the
     one it probably meant (a close name, or a tool that takes ``name`` as one of its options); with
