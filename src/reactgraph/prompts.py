@@ -121,6 +121,12 @@ UNFOUNDED_NAME = (
     "the answer, say that you cannot complete the task and why"
 )
 
+# An answer that is a step's result, given before the model's plan was done (reactgraph.graph.checks._plan).
+UNFINISHED_PLAN = (
+    "Your answer ({answer}) is the result of step {done} of the {count} steps you planned; step {step} was: {next} "
+    "If that step is still to do, take it now with a tool; then reply with the final answer (the same one if it holds)"
+)
+
 # A final reply that shows the output of code it wrote: nothing ran that code (reactgraph.answers.non_answers).
 MADE_UP_OUTPUT = "Your reply shows the output of code that nothing ran (no tool here runs code)"
 

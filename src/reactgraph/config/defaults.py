@@ -39,6 +39,7 @@ DEFAULT_REPLY_CHECKS = (
     "unsupported_number",
     "unfounded_name",
     "answers_each",
+    "unfinished_plan",
     "said_already",
     "guessed_values",
     "one_question",

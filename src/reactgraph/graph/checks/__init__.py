@@ -16,6 +16,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``unsupported_number`` | answer | a number no tool result backs, or worked out with no tool a tool on offer could be: ``SendBack`` to be checked |
 | ``unfounded_name`` | answer | mostly a name neither the question nor a result holds: ``SendBack`` to be checked |
 | ``answers_each`` | answer | a bare yes or no to a question that also asks which (what, when, ...): ``SendBack`` to be checked, each question named |
+| ``unfinished_plan`` | answer | the last tool result as it came, when fewer tools ran than the steps of the model's own numbered plan (the sum, for an average): ``SendBack`` to be checked, the next step named |
 | ``said_already`` | calls | ``ask_user`` for what the user wrote (their question, a fact they told, the values it gives): ``Rewrite``, the agent answers it with their words |
 | ``guessed_values`` | calls | with ``ask_user`` on offer, calls on numbers neither the user nor a tool result gave, for a question about the user's own things ("my two lucky numbers"): ``Rewrite``, not run, the agent asks the user for them ("What are your two lucky numbers?"); once a turn |
 | ``one_question`` | calls | a second ``ask_user`` in one reply: ``Rewrite``, it waits for the first's answer |
@@ -49,6 +50,7 @@ from reactgraph.graph.checks._grounded import answers_each, unfounded_name, unsu
 from reactgraph.graph.checks._grounding import premature_call
 from reactgraph.graph.checks._output import output_schema
 from reactgraph.graph.checks._pipeline import Verdict, judged, update_of
+from reactgraph.graph.checks._plan import unfinished_plan
 from reactgraph.graph.checks._reply import find_phrase, read_reply
 from reactgraph.graph.checks._thousands import dotted_thousands
 from reactgraph.graph.checks._unfounded import unfounded_call
@@ -62,6 +64,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "unsupported_number": unsupported_number,
     "unfounded_name": unfounded_name,
     "answers_each": answers_each,
+    "unfinished_plan": unfinished_plan,
     "said_already": said_already,
     "guessed_values": guessed_values,
     "one_question": one_question,
