@@ -8,7 +8,9 @@ from langchain_core.messages import AIMessage
 
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks import judged, read_reply, resolved_checks, update_of
+from reactgraph.testing import tool_call
 from reactgraph.tool_calling import FORMATS, PARSE_FAILURE_KINDS, Tags, parse_failed
+from reactgraph.tools import ToolRegistry
 from reactgraph.tools.specs import tool_specs
 
 from .parsing_corpus import CASES, TOOLS
@@ -92,6 +94,21 @@ def test_an_unknown_tool_among_calls_on_one_line_is_rejected_and_the_others_run(
     assert (first["tool"], first["args"]) == ("search", {"query": "x"})
     assert (second["tool"], second["args"]) == ("nosuch", {"input": "y"}) and second["rejection_kind"] == "tool_not_found"
     assert not parse_failed(parsed.actions)
+
+
+def test_a_call_that_names_a_tools_option_as_the_tool_is_that_tools_call():
+    """Qwen2.5-Coder-1.5B wrote count(operation="count", ...) for the built-in text tool, then, told so, measured the
+    word's length instead: the suite's text-count answered 11 for the s in 'mississippi'."""
+    registry = ToolRegistry.with_builtins(["text", "calculator"])
+    specs = tool_specs(registry[name].tool for name in ("text", "calculator"))
+    args = {"operation": "count", "text": "mississippi", "substring": "s"}
+    written = AIMessage(content='{"name": "count", "arguments": {"text": "mississippi", "substring": "s"}}')
+    for message, text_mode in ((written, True), (tool_call("count", args), False)):
+        (action,) = parse_reply(message, text_mode, specs=specs).actions
+        assert (action["tool"], action["args"]) == ("text", args) and "rejection" not in action
+    for other in ({"operation": "length", "text": "mississippi"}, {"text": "mississippi", "letter": "s"}):
+        (action,) = parse_reply(tool_call("count", other), specs=specs).actions
+        assert action["tool"] == "count" and action["args"] == other  # another reading is possible: act says no such tool
 
 
 def decide(parsed, cfg, tools=()):
