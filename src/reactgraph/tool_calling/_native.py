@@ -93,7 +93,7 @@ def native_calls(message: AIMessage, text: str, ctx: ReadContext) -> ParsedReply
             actions.append(reject(ErrorKind.MALFORMED_OUTPUT, f"your tool call names no tool; the tools are: {ctx.tool_list()}", ctx))
             continue
         name, args = call["name"], dict(call.get("args") or {})
-        if ctx.find(name) is None and (option := option_tool(name, args, ctx.tools)):  # an option named as the tool
+        if option := option_tool(name, args, ctx.tools):  # an option named as the tool
             name, args = option[0].name, {**args, option[1]: option[2]}
         actions.append({"id": call.get("id") or new_id(), "tool": name, "args": args})
     for bad in getattr(message, "invalid_tool_calls", None) or []:

@@ -48,5 +48,3 @@ def planned(text: str) -> list[str]:
             continue
         best = max(best, run, key=len)
     return list(best) if len(best) >= 2 else []
-
-
