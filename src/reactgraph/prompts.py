@@ -91,12 +91,6 @@ PREMATURE_CALL = (
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
 
-# The same calculation made again beside the lookup, on none of the numbers that lookup gave (the same module).
-PREMATURE_AGAIN = (
-    "{tool} was called again on {guessed}, which neither the question nor a tool result holds, beside {lookups}, "
-    "whose result before gave {numbers}. Call {tool} with the numbers that result gives"
-)
-
 # A bare yes or no to a question that also asks which, what, ... (reactgraph.graph.checks._grounded.answers_each).
 ANSWER_EACH = (
     "Your answer ({answer}) is one short answer, and the question asks {count} things: {questions}. Answer each of "

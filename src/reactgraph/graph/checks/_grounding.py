@@ -6,16 +6,13 @@ expression (a user's ``multiply(a=5, b=3)``). A small model often writes the loo
 together, the arithmetic on numbers it guessed (``search_documents(query=...)`` beside ``calculator(expression="10 *
 50")``): such a call is not run, and its observation asks for it again once the lookup's result is there, with the
 numbers it gives. A call with any other argument (a name, a unit) is never held back, and a call of your own tool
-held back once runs when made again (a die's sides are the model's own choice), unless the lookup beside it answered
-with a number before that it does not use (the researcher said 13, and ``multiply(a=5, b=3)`` came again): then it
-waits once more, that number named. A built-in calculation beside a
+held back once runs when made again (a die's sides are the model's own choice). A built-in calculation beside a
 lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. The
 reply check: ``premature_call``."""
 
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -31,8 +28,6 @@ from reactgraph.tools.builtin import BUILTINS
 from reactgraph.tools.builtin.calculator import CONSTANTS, FUNCTIONS
 from reactgraph.tools.execution import call_key
 
-SHORT_RESULT = 8
-"""Words of a lookup's result that is an answer ("13", "The architecture has 13 layers."), not passages to read."""
 CALCULATIONS = frozenset(name for name, builtin in BUILTINS.items() if builtin.category == "basic")
 """The built-in tools that compute from the numbers they are given."""
 
@@ -48,19 +43,11 @@ def results(state: Mapping[str, Any]) -> list[str]:
             if o.get("status") == "ok"]
 
 
-def premature(
-    actions: Sequence[Action],
-    known: set[Decimal],
-    offered: set[str],
-    held: Mapping[str, int] | None = None,
-    returned: Mapping[str, set[Decimal]] | None = None,
-) -> list[Action]:
+def premature(actions: Sequence[Action], known: set[Decimal], offered: set[str], held: frozenset[str] = frozenset()) -> list[Action]:
     """``actions``, each calculation whose numbers are not all ``known``, or a built-in one that writes names where
     numbers go, turned into a premature_call rejection when another call of the same reply is a lookup (a call of an
     ``offered`` tool, not a built-in calculation, with no number in its arguments). A call of another tool that was
-    held back before (how many times: ``held``, by ``held_key``) runs, unless it was held once and a lookup beside
-    it gave numbers before in a short result (``returned``, by tool) that it uses none of: then it is held once more, those named."""
-    held, returned = held or {}, returned or {}
+    held back before (its ``held_key`` in ``held``) runs."""
     lookable = offered - {ASK_USER} - CALCULATIONS
     lookups = [a["tool"] for a in actions if runs(a) and a["tool"] in lookable and next(numbers_of(a.get("args")), None) is None]
     if not lookups:
@@ -68,11 +55,8 @@ def premature(
     out = []
     for action in actions:
         builtin = runs(action) and action["tool"] in CALCULATIONS
-        used = set(numbers_of(action.get("args")))
-        times = held.get(held_key(action), 0)
-        ignored = sorted({n for tool in lookups for n in returned.get(tool, set())} - used) if times == 1 else []
-        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}) and (not times or bool(ignored)))
-        guessed = sorted({n for n in used if n not in known and n not in PLAIN}) if calculation else []
+        calculation = builtin or (runs(action) and is_calculation(action.get("args") or {}) and held_key(action) not in held)
+        guessed = sorted({n for n in numbers_of(action.get("args")) if n not in known and n not in PLAIN}) if calculation else []
         names = _names(action.get("args")) if builtin else []
         if guessed or names:
             problem = prompts.PREMATURE_CALL.format(
@@ -80,11 +64,6 @@ def premature(
                 numbers="on numbers that neither the question nor a tool result holds" if guessed else "on names, not numbers",
                 lookups=", ".join(sorted(set(lookups))),
             )
-            if ignored and guessed:
-                problem = prompts.PREMATURE_AGAIN.format(
-                    tool=action["tool"], guessed=", ".join(map(str, guessed)), lookups=", ".join(sorted(set(lookups))),
-                    numbers=", ".join(map(str, ignored[:6])),
-                )
             action = {**action, "rejection_kind": ErrorKind.PREMATURE_CALL.value,
                       "rejection": error_text(ErrorKind.PREMATURE_CALL, problem=problem)}
         out.append(action)
@@ -96,20 +75,14 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     if len(reply.actions) < 2:
         return None
     held = held_before(state, ErrorKind.PREMATURE_CALL, ErrorKind.UNFOUNDED_CALL)
-    returned: dict[str, set[Decimal]] = {}
-    for step in state.get("steps") or []:
-        for o in step.get("observations") or []:
-            if o.get("status") == "ok" and len((content := o.get("content") or "").split()) <= SHORT_RESULT:
-                returned.setdefault(o.get("tool") or "", set()).update(numbers_in(content))
-    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names), held, returned))
+    return rewritten(reply, premature(reply.actions, known_numbers(state), set(reply.tool_names), held))
 
 
-def held_before(state: Mapping[str, Any], *kinds: ErrorKind) -> Counter[str]:
-    """How many times a reply check held back each call of the run (by the tool cache's ``call_key``) with one of
-    ``kinds``."""
+def held_before(state: Mapping[str, Any], *kinds: ErrorKind) -> frozenset[str]:
+    """The ``call_key`` (the tool cache's) of each call of the run that a reply check held back with one of ``kinds``."""
     held = {kind.value for kind in kinds}
     ids = {o.get("call_id") for step in state.get("steps") or [] for o in step.get("observations") or [] if o.get("error_kind") in held}
-    return Counter(held_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in ids)
+    return frozenset(held_key(a) for step in state.get("steps") or [] for a in step.get("actions") or [] if a.get("id") in ids)
 
 
 def held_key(action: Mapping[str, Any]) -> str:

@@ -147,36 +147,3 @@ def test_your_own_calculation_held_back_once_runs_when_made_again():
     result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("Roll a die for the bakery.")
     assert [[o.error_kind for o in s.observations] for s in result.trace.steps[:2]] == [[None, "premature_call"], [None, None]]
     assert ran.count(("roll", {"sides": 20})) == 1
-
-
-def test_a_calculation_made_again_on_none_of_the_numbers_its_lookup_answered_waits_once_more():
-    """The walkthrough's python-subagent on Qwen2.5-Coder-1.5B: the researcher answered 13, and the lead sent
-    researcher + multiply(a=5, b=3) again, until the run stalled. Held once more, 13 named; a third time, it runs."""
-    ran.clear()
-
-    def researcher(task: str) -> str:
-        """Finds facts in the project's documents."""
-        ran.append(("researcher", {"task": task}))
-        return "13"
-
-    def multiply(a: float, b: float) -> float:
-        """Multiply two numbers."""
-        ran.append(("multiply", {"a": a, "b": b}))
-        return a * b
-
-    pair = tool_calls([("researcher", {"task": "Count the layers"}), ("multiply", {"a": 5, "b": 3})])
-    model = ScriptedChatModel(responses=[pair, pair, tool_call("multiply", {"a": 13, "b": 3}), "39"])
-    result = ReActAgent(model=model, tools=[researcher, multiply], checkpointer=None, summary_every=0).run(
-        "How many layers does the architecture have, times 3?"
-    )
-    second = result.trace.steps[1].observations[1]
-    assert second.error_kind == "premature_call" and "whose result before gave 13" in second.content
-    assert ("multiply", {"a": 5, "b": 3}) not in ran and ("multiply", {"a": 13, "b": 3}) in ran
-    assert result.final_answer == "39"
-
-    ran.clear()
-    again = ScriptedChatModel(responses=[pair, pair, pair, "15"])
-    ReActAgent(model=again, tools=[researcher, multiply], checkpointer=None, summary_every=0).run(
-        "How many layers does the architecture have, times 3?"
-    )
-    assert ran.count(("multiply", {"a": 5, "b": 3})) == 1  # held twice, the third time it runs
