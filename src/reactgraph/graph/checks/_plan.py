@@ -13,6 +13,7 @@ from reactgraph import prompts
 from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks._base import Reply, SendBack
+from reactgraph.graph.checks._grounding import results
 
 STEP = re.compile(r"^[ \t>*#-]*(?:step\s*)?(\d{1,2})\s*[.):]\s*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 """A numbered line of a plan: ``1. Add ...``, ``### Step 2: Divide ...``, ``3) Report ...``."""
@@ -24,7 +25,7 @@ def unfinished_plan(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) ->
     if reply.answer is None or not (answer := numbers_in(reply.answer)):
         return None
     steps = state.get("steps") or []
-    ran = [o.get("content") or "" for step in steps for o in step.get("observations") or [] if o.get("status") == "ok"]
+    ran = results(state)
     plan = max((planned(step.get("thought") or "") for step in steps), key=len, default=[])
     given = set(numbers_in(state.get("question") or ""))
     if not ran or len(ran) >= len(plan) or not (last := set(numbers_in(ran[-1]))) or set(answer) - given != last:

@@ -101,6 +101,7 @@ def _given(value: Any, given: str, known: set[Decimal]) -> bool:
 
 
 def _known(number: Decimal, known: set[Decimal]) -> bool:
+    """Whether ``number`` is ``known``, or is a share whose percent is (0.25 for "25%")."""
     return number in known or number * 100 in known
 
 
