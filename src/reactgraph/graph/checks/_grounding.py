@@ -7,10 +7,10 @@ together, the arithmetic on numbers it guessed (``search_documents(query=...)`` 
 50")``): such a call is not run, and its observation asks for it again once the lookup's result is there, with the
 numbers it gives. A call with any other argument (a name, a unit) is never held back, and a call of your own tool
 held back once runs when made again (a die's sides are the model's own choice). A built-in calculation beside a
-lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. A
-calculation made alone, before an offered lookup has run, waits when a number of it is not one arithmetic step
-from the known ones (once a run) (the model wrote "let's assume the researcher returns 5" and called ``multiply(a=5, b=3)``). The
-reply check: ``premature_call``."""
+lookup that writes names where numbers go (``calculator(expression="Revenue - Costs")``) waits the same way. Once a
+run, a calculation made with no lookup beside it, before an offered lookup has run, waits when one of its numbers is
+not one arithmetic step from the known ones (the model wrote "let's assume the researcher returns 5", then called
+``multiply(a=5, b=3)``). The reply check: ``premature_call``."""
 
 from __future__ import annotations
 
@@ -90,9 +90,9 @@ def premature(actions: Sequence[Action], known: set[Decimal], lookable: frozense
 def derived(number: Decimal, known: set[Decimal]) -> bool:
     """Whether ``number`` is one sum, difference, product, quotient or percentage of two ``known`` numbers."""
     for a in known:
-        if number - a in known or a - number in known or number + a in known or number * a in known:
+        if number - a in known or a - number in known or number + a in known:
             return True
-        if a and (number / a in known or number * 100 / a in known):
+        if a and (number / a in known or number * a in known or number * 100 / a in known):
             return True
     return False
 

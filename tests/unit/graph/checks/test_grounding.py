@@ -197,3 +197,4 @@ def test_lookup_tools_and_numbers_one_step_from_the_known_ones():
     assert lookup_tools(specs) == {"search_documents", "clock", "flights"}
     known = {Decimal(2340), Decimal(17), Decimal(3)}
     assert [derived(Decimal(n), known) for n in ("397.8", "2343", "2337", "51", "780", "5")] == [True, True, True, True, True, False]
+    assert not derived(Decimal(50), {Decimal(2), Decimal(0), Decimal(1)})  # 0 times anything is no way to 50
