@@ -107,8 +107,7 @@ def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
         return None
     if acted_before(state, "guessed_values"):
         return None
-    earlier = [str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer")]
-    known = known_numbers(state) | {n for text in earlier for n in numbers_in(text)}
+    known = known_numbers(state)
     guessed = [a for a in reply.actions if runs(a) and (numbers := set(numbers_of(a.get("args"))) - PLAIN) and not numbers & known]
     if not guessed:
         return None

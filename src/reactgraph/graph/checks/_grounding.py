@@ -40,8 +40,10 @@ NAMED = 3
 
 
 def known_numbers(state: Mapping[str, Any]) -> set[Decimal]:
-    """The numbers of the question and of every tool result of the run so far."""
-    return {n for text in [state.get("question") or "", *results(state)] for n in numbers_in(text)}
+    """The numbers of the question, of the thread's earlier turns (questions and answers) and of every tool result of
+    the run so far."""
+    turns = [str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer")]
+    return {n for text in [state.get("question") or "", *turns, *results(state)] for n in numbers_in(text)}
 
 
 def results(state: Mapping[str, Any]) -> list[str]:
@@ -104,7 +106,8 @@ def premature_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     lookable = lookup_tools(reply.tools)
     ran = {a.get("tool") for step in state.get("steps") or [] for a in step.get("actions") or [] if runs(a)}
     unused = [] if acted_before(state, "premature_call") else sorted(lookable - ran)
-    return rewritten(reply, premature(reply.actions, known_numbers(state), lookable, held, unused))
+    known = known_numbers(state) | set(numbers_in(cfg.prompt.system_prompt or ""))
+    return rewritten(reply, premature(reply.actions, known, lookable, held, unused))
 
 
 def held_before(state: Mapping[str, Any], *kinds: ErrorKind) -> frozenset[str]:
