@@ -90,12 +90,6 @@ PREMATURE_CALL = (
     "{tool} was called in the same reply as {lookups}, before its result was there ({numbers}). Read the "
     "result of {lookups}, then call {tool} again with the numbers it gives"
 )
-# A calculation made alone on numbers from nowhere before the offered lookups ran (the same check).
-LOOKUP_FIRST = (
-    "{tool} was called on numbers that neither the question nor a tool result holds, before any lookup ran ({lookups}). "
-    "If a lookup gives those numbers, call it first, then {tool} with the numbers its result gives; if you worked them "
-    "out from the question, make the same call again"
-)
 
 # A bare yes or no to a question that also asks which, what, ... (reactgraph.graph.checks._grounded.answers_each).
 ANSWER_EACH = (

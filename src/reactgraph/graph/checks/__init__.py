@@ -23,7 +23,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``repeated_plan`` | calls | the step before's call again with its result in place of one of its numbers, under the same reasoning word for word (497.8 + 100 after 397.8 + 100 gave 497.8): ``Rewrite``, not run; made again, it runs |
 | ``thought_required`` | calls | with ``require_thought``: no or filler reasoning: ``Rewrite``, the calls not run |
 | ``fan_out`` | calls | a list where the tool takes one value: ``Rewrite``, one call per item |
-| ``premature_call`` | calls | a calculation on guessed numbers beside a lookup, or alone before any lookup ran (once): ``Rewrite``, not run yet |
+| ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
 | ``dotted_thousands`` | calls | a number the question groups with dots (``2.340`` in a German question) given as a decimal (2.34): ``Rewrite``, the call gets 2340 |
 | ``unfounded_call`` | calls | calls none of whose values (leaving out yes/no, 0, 1, defaults and choices) the question, the earlier turns, a tool result or your system prompt holds, with no founded call beside them: ``Rewrite``, not run; made again, it runs |
 | ``output_schema`` | answer | with an output schema: read into it (``Accept(output=...)``), else ``SendBack`` / ``Stop`` |

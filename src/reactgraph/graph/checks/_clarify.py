@@ -107,7 +107,8 @@ def guessed_values(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
         return None
     if acted_before(state, "guessed_values"):
         return None
-    known = known_numbers(state)
+    earlier = [str(t.get(k) or "") for t in state.get("turns") or [] for k in ("question", "answer")]
+    known = known_numbers(state) | {n for text in earlier for n in numbers_in(text)}
     guessed = [a for a in reply.actions if runs(a) and (numbers := set(numbers_of(a.get("args"))) - PLAIN) and not numbers & known]
     if not guessed:
         return None

@@ -3,13 +3,10 @@ in the same reply, is not run; the lookup runs, and the call made again with the
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from reactgraph import ReActAgent, TerminationReason
-from reactgraph.graph.checks._grounding import derived, known_numbers, lookup_tools, premature
+from reactgraph.graph.checks._grounding import known_numbers, premature
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools import ToolRegistry
-from reactgraph.tools.specs import ToolSpec
 
 BAKERY = "Fennel Street bakery sells sourdough loaves for 4.80 each and bakes 60 of them every morning."
 ran: list[tuple[str, dict]] = []
@@ -60,7 +57,7 @@ def test_premature_reads_numbers_at_any_depth_and_holds_back_calculations_only()
     known = known_numbers({"question": "Costs were 64,100.", "steps": [
         {"observations": [{"status": "ok", "content": "Revenue: 92,400"}, {"status": "error", "content": "Error 7"}]}]})
     assert known == {64100, 92400}
-    offered = frozenset({"read_file", "search_flights"})  # the lookups of read_file, calculator, ..., ask_user, multiply
+    offered = {"read_file", "calculator", "percentage_change", "search_flights", "roll", "ask_user", "multiply"}
     actions = [
         {"id": "a", "tool": "read_file", "args": {"path": "reports/q2.txt"}},
         {"id": "b", "tool": "calculator", "args": {"expression": "92400 - 64100"}},
@@ -150,51 +147,3 @@ def test_your_own_calculation_held_back_once_runs_when_made_again():
     result = ReActAgent(model=model, tools=tools, checkpointer=None, summary_every=0).run("Roll a die for the bakery.")
     assert [[o.error_kind for o in s.observations] for s in result.trace.steps[:2]] == [[None, "premature_call"], [None, None]]
     assert ran.count(("roll", {"sides": 20})) == 1
-
-
-def test_a_calculation_alone_on_a_made_up_number_waits_once_for_the_lookup_not_run_yet():
-    """The walkthrough's python-subagent at c512d11: the first reply wrote "Let's assume the researcher returns 5", and
-    the next called multiply(a=5, b=3) alone. It waits for the researcher; made on the researcher's 13, it runs."""
-    from reactgraph.testing import multiply
-
-    ran.clear()
-
-    def researcher(task: str) -> str:
-        """Finds facts in the project's documents."""
-        ran.append(("researcher", {"task": task}))
-        return "The architecture has 13 layers."
-
-    model = ScriptedChatModel(responses=[
-        tool_call("multiply", {"a": 5, "b": 3}),
-        tool_call("researcher", {"task": "How many layers does the architecture have?"}),
-        tool_call("multiply", {"a": 13, "b": 3}),
-        "39",
-    ])
-    result = ReActAgent(model=model, tools=[researcher, multiply], checkpointer=None, summary_every=0).run(
-        "How many layers does the architecture have, times 3?")
-    assert (result.termination_reason, result.final_answer) == (TerminationReason.SUCCESS, "39")
-    held = result.trace.steps[0].observations[0]
-    assert held.error_kind == "premature_call" and "researcher" in held.content and "5" not in held.content
-    assert ran == [("researcher", {"task": "How many layers does the architecture have?"})]
-    assert result.tool_usage == {"researcher": 1, "multiply": 1}
-
-
-def test_a_calculation_alone_runs_on_numbers_worked_out_from_the_question_or_when_made_again():
-    ran.clear()
-    worked = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "42 + 9"}), "51"])
-    steps = agent(worked).run("What is 6*7 + 9?").trace.steps  # 42: one step from the question's numbers
-    assert [o.status for o in steps[0].observations] == ["ok"]
-    again = ScriptedChatModel(responses=[tool_call("calculator", {"expression": "3 * 2.5"}), tool_call("calculator", {"expression": "3 * 2.5"}), "7.5"])
-    steps = agent(again).run("What is 3 times the depth of the pond?").trace.steps
-    assert [o.error_kind for s in steps[:2] for o in s.observations] == ["premature_call", None]
-    assert ran == []  # search_documents never ran, and the call made again did
-
-
-def test_lookup_tools_and_numbers_one_step_from_the_known_ones():
-    specs = [ToolSpec("search_documents", params=("query",), types=("string",)), ToolSpec("clock"),
-             ToolSpec("multiply", params=("a", "b"), types=("number", "number")), ToolSpec("calculator", params=("expression",), types=("string",)),
-             ToolSpec("ask_user", params=("question",), types=("string",)), ToolSpec("flights", params=("to", "seats"), types=("string", "integer"))]
-    assert lookup_tools(specs) == {"search_documents", "clock", "flights"}
-    known = {Decimal(2340), Decimal(17), Decimal(3)}
-    assert [derived(Decimal(n), known) for n in ("397.8", "2343", "2337", "51", "780", "5")] == [True, True, True, True, True, False]
-    assert not derived(Decimal(50), {Decimal(2), Decimal(0), Decimal(1)})  # 0 times anything is no way to 50
