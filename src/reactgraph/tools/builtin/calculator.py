@@ -1,7 +1,8 @@
 """calculator: arithmetic and common math functions, by walking a whitelisted AST (never ``eval``).
 
 What people write is read first (``as_written``: ``17% of 2,340``, ``12.5 x 8``, ``×``, ``÷``, ``^``). Only numbers, + - * / // % **, unary signs, parentheses, the constants pi, e and tau and
-the functions in FUNCTIONS (math's, and the percentage tools' ``percent_of(17, 2340)``) are allowed. Names, attributes, strings, subscripts, keywords
+the functions in FUNCTIONS (math's, ``sum`` and ``mean`` of numbers or of one list, and the percentage tools'
+``percent_of(17, 2340)``) are allowed. Names, attributes, strings, subscripts, keywords
 and everything else are refused with a clear error, as are division by zero, overflow and
 results too large to be useful.
 """
@@ -37,6 +38,16 @@ def _factorial(n: Number) -> int:
     return math.factorial(int(n))
 
 
+def _sum(*values: Number) -> Number:
+    return sum(values)
+
+
+def _mean(*values: Number) -> float:
+    if not values:
+        raise CalculatorError("mean needs at least one number")
+    return math.fsum(values) / len(values)
+
+
 def _round(x: Number, digits: Number = 0) -> Number:
     if isinstance(digits, float) and not digits.is_integer() or not -20 <= digits <= 20:
         raise CalculatorError("round's digits must be a whole number between -20 and 20")
@@ -70,11 +81,17 @@ FUNCTIONS: dict[str, Callable[..., Number]] = {
     "floor": math.floor,
     "ceil": math.ceil,
     "factorial": _factorial,
+    # How models total and average a list of numbers, in an expression (``mean(12, 45, 33)``, ``sum([1, 2])``):
+    "sum": _sum,
+    "mean": _mean,
+    "average": _mean,
     # The percentage tools (tools.builtin.geometry computes with these), as models write them into an expression:
     "percent_of": lambda percent, value: percent / 100 * value,
     "percentage_change": lambda old, new: (new - old) / abs(old) * 100,
     "what_percent": lambda part, whole: part / whole * 100,
 }
+SPREAD = frozenset({"sum", "mean", "average", "min", "max", "hypot"})
+"""The functions that take any number of numbers, and so also one list of them (``max([3, 7])``)."""
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -174,7 +191,9 @@ def _call(node: ast.Call) -> Number:
         raise CalculatorError(f"unknown function {node.func.id!r}; allowed: {', '.join(FUNCTIONS)}")
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise CalculatorError(f"{node.func.id}() takes plain positional arguments only")
-    args = [_eval(a) for a in node.args]
+    only = node.args[0] if len(node.args) == 1 else None
+    listed = only.elts if isinstance(only, ast.List | ast.Tuple) and node.func.id in SPREAD else node.args
+    args = [_eval(a) for a in listed]
     try:
         return _checked(FUNCTIONS[node.func.id](*args))
     except TypeError:
