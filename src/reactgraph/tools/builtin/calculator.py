@@ -13,6 +13,7 @@ import ast
 import math
 import operator
 import re
+import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -45,7 +46,7 @@ def _sum(*values: Number) -> Number:
 def _mean(*values: Number) -> float:
     if not values:
         raise CalculatorError("mean needs at least one number")
-    return math.fsum(values) / len(values)
+    return statistics.fmean(values)
 
 
 def _round(x: Number, digits: Number = 0) -> Number:
