@@ -176,9 +176,11 @@ def test_timeout_checked_before_model_call(math_tools):
         time.sleep(seconds)
         return "slept"
 
-    responses = [looping(tool_call("slow", {"seconds": 0.3}), "partial")] * 6
-    agent, model = agent_with(responses, [*math_tools, slow], timeout_seconds=0.2)
-    result = agent.run("Sleep for 0.3 seconds.")
+    # the first model call must come before the budget runs out: 1 s leaves room for a loaded machine's start-up
+    # (0.2 s did not, once, in CI on 5c16058)
+    responses = [looping(tool_call("slow", {"seconds": 1.5}), "partial")] * 6
+    agent, model = agent_with(responses, [*math_tools, slow], timeout_seconds=1.0)
+    result = agent.run("Sleep for 1.5 seconds.")
     assert result.termination_reason is TerminationReason.TIMEOUT
     assert [s.kind for s in result.trace.steps] == ["tools", "partial_answer"]
     assert model.position == 2  # one turn, then the partial-answer call
