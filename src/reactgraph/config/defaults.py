@@ -49,6 +49,7 @@ DEFAULT_REPLY_CHECKS = (
     "premature_call",
     "dotted_thousands",
     "unfounded_call",
+    "unfounded_options",
     "output_schema",
 )
 DEFAULT_RETRYABLE_PATTERNS = (

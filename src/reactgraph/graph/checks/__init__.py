@@ -26,6 +26,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
 | ``dotted_thousands`` | calls | a number the question groups with dots (``2.340`` in a German question) given as a decimal (2.34): ``Rewrite``, the call gets 2340 |
 | ``unfounded_call`` | calls | calls none of whose values (leaving out yes/no, 0, 1, defaults and choices) the question, the earlier turns, a tool result or your system prompt holds, with no founded call beside them: ``Rewrite``, not run; made again, it runs |
+| ``unfounded_options`` | calls | optional arguments on nothing the run was given (a number or a text with a digit none of it holds, a yes/no other than the declared default whose name it does not mention): ``Rewrite``, left out, the tool's default applies |
 | ``output_schema`` | answer | with an output schema: read into it (``Accept(output=...)``), else ``SendBack`` / ``Stop`` |
 
 Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn
@@ -48,6 +49,7 @@ from reactgraph.graph.checks._clarify import guessed_values, said_already
 from reactgraph.graph.checks._fan_out import fan_out
 from reactgraph.graph.checks._grounded import answers_each, unfounded_name, unsupported_number
 from reactgraph.graph.checks._grounding import premature_call
+from reactgraph.graph.checks._options import unfounded_options
 from reactgraph.graph.checks._output import output_schema
 from reactgraph.graph.checks._pipeline import Verdict, judged, update_of
 from reactgraph.graph.checks._plan import unfinished_plan
@@ -74,6 +76,7 @@ BUILTIN_CHECKS: dict[str, Check] = {
     "premature_call": premature_call,
     "dotted_thousands": dotted_thousands,
     "unfounded_call": unfounded_call,
+    "unfounded_options": unfounded_options,
     "output_schema": output_schema,
 }
 """The built-in checks by name, in their default order."""

@@ -52,7 +52,7 @@ def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
         if not runs(action) or spec is None or action["tool"] == ASK_USER:
             continue
         values = telling_values(action.get("args") or {}, spec)
-        if not values or any(_given(v, given, known) for v in values):
+        if not values or any(is_given(v, given, known) for v in values):
             return None
         if held_key(action) not in held:
             unfounded[i] = values
@@ -88,19 +88,19 @@ def telling_values(args: Mapping[str, Any], spec: ToolSpec) -> list[Any]:
     return out
 
 
-def _given(value: Any, given: str, known: set[Decimal]) -> bool:
+def is_given(value: Any, given: str, known: set[Decimal]) -> bool:
     """Whether ``given`` holds ``value``: a number as a number (a share as its percent too: 0.25 for "25%", in a string
     as well), a string whole, by one of its numbers, or by one of its words (a long word by its first six letters:
     ``Scientology`` for "Scientologist", ``airports`` for "airport")."""
     if isinstance(value, (int, float)):
-        return _known(Decimal(str(value)), known)
+        return is_known(Decimal(str(value)), known)
     text = str(value).lower()
     words = WORD.findall(text)
     return (text in given or any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
-            or any(_known(n, known) for n in numbers_of(text)))
+            or any(is_known(n, known) for n in numbers_of(text)))
 
 
-def _known(number: Decimal, known: set[Decimal]) -> bool:
+def is_known(number: Decimal, known: set[Decimal]) -> bool:
     """Whether ``number`` is ``known``, or is a share whose percent is (0.25 for "25%")."""
     return number in known or number * 100 in known
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from reactgraph import ReActAgent, TerminationReason
 from reactgraph.config import DEFAULT_REPLY_CHECKS
-from reactgraph.graph.checks._unfounded import _given, telling_values
+from reactgraph.graph.checks._unfounded import is_given, telling_values
 from reactgraph.testing import ScriptedChatModel, tool_call, tool_calls
 from reactgraph.tools.specs import ToolSpec
 
@@ -81,8 +81,8 @@ def test_a_word_in_another_form_and_a_share_in_an_expression_are_given():
     """Recorded FEVER lookups (``Scientology`` for "Scientologist"); ``0.17 * 2340`` for "17 % von 2.340"."""
     given = "was l. ron hubbard a scientologist? / wie viel sind 17 % von 2.340?"
     known = {Decimal(17), Decimal(2340)}
-    assert _given("Scientology", given, known) and _given("0.17 * 2340", given, known)
-    assert not _given("Sciences", given, known) and not _given("0.18 * 2340", given, {Decimal(17)})
+    assert is_given("Scientology", given, known) and is_given("0.17 * 2340", given, known)
+    assert not is_given("Sciences", given, known) and not is_given("0.18 * 2340", given, {Decimal(17)})
 
 
 def test_values_the_question_a_result_or_an_earlier_turn_gave_run_at_once():

@@ -1,0 +1,77 @@
+"""Optional arguments on nothing the run was given (``unfounded_options``): a small model fills every optional
+parameter of a call, with values nobody gave (``connect_to_server(nickname="text01", retry_attempts=2,
+use_ssl=False)`` for "Connect to the server nicknamed 'text01'"; BFCL's live entries). Such an argument is left out of
+the call, so the tool's own default applies. An optional argument is left out when it is:
+- a number neither the question, the earlier turns, a tool result nor your system prompt holds (0 and 1 say nothing
+  and stay);
+- a text with a digit in it none of whose words or numbers those hold (a made-up date, ``"2023-12-31"``);
+- a yes/no other than the parameter's declared default, when no word of the parameter's name is in that text
+  (``include_completed=True`` for a question that says nothing of completed ones).
+A required argument, a value equal to the parameter's default, and any other value stay as written. The call runs
+at once, without the arguments left out; the step's checks record what was dropped."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from reactgraph.answers.confidence import PLAIN, numbers_in
+from reactgraph.config import AgentConfig
+from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
+from reactgraph.graph.checks._thousands import misread
+from reactgraph.graph.checks._unfounded import STEM, given_text, is_given, is_known
+from reactgraph.graph.deps import ASK_USER
+from reactgraph.state import Action, runs
+from reactgraph.tools.specs import ToolSpec
+
+NAME_WORD = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+"""A word of a parameter's name: ``include_completed`` -> include, completed; ``autoReconnect`` -> auto, reconnect."""
+DIGIT = re.compile(r"\d")
+
+
+def unfounded_options(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> Rewrite | None:
+    """The reply's calls, each without the optional arguments whose values nothing the run was given holds."""
+    if not reply.actions:
+        return None
+    given = given_text(state, cfg)
+    known = set(numbers_in(given)) | {Decimal(n) for n in misread(state.get("question") or "").values()}
+    specs = {spec.name: spec for spec in reply.tools}
+    out: list[Action] = []
+    for action in reply.actions:
+        spec = specs.get(action.get("tool") or "")
+        args = action.get("args")
+        if runs(action) and spec is not None and action["tool"] != ASK_USER and isinstance(args, dict):
+            kept = {k: v for k, v in args.items() if not _unfounded_option(k, v, spec, given, known)}
+            action = {**action, "args": kept} if kept != args else action
+        out.append(action)
+    return rewritten(reply, out)
+
+
+def _unfounded_option(name: str, value: Any, spec: ToolSpec, given: str, known: set[Decimal]) -> bool:
+    """Whether ``name=value`` is an optional argument of ``spec`` on nothing ``given`` (see the module's rules)."""
+    properties = _properties(spec)
+    if name in spec.required or name not in properties:
+        return False
+    schema = properties[name]
+    default = schema.get("default", ...)
+    if value == default and type(value) is type(default):
+        return False
+    if isinstance(value, bool):
+        words = [w.lower() for w in NAME_WORD.findall(name)]
+        return default is not ... and not any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
+    if isinstance(value, (int, float)):
+        number = Decimal(str(value))
+        return number not in PLAIN and not is_known(number, known)
+    return isinstance(value, str) and DIGIT.search(value) is not None and not is_given(value, given, known)
+
+
+def _properties(spec: ToolSpec) -> dict[str, Mapping[str, Any]]:
+    """The tool's parameters' JSON schemas by name ({} when its schema cannot be read)."""
+    try:
+        properties = json.loads(spec.schema or "{}").get("properties") or {}
+    except (ValueError, AttributeError):
+        return {}
+    return {k: v for k, v in properties.items() if isinstance(v, Mapping)}
