@@ -8,7 +8,7 @@ the call, so the tool's own default applies. An optional argument is left out wh
 - a yes/no other than the parameter's declared default, when no word of the parameter's name is in that text
   (``include_completed=True`` for a question that says nothing of completed ones).
 A required argument, a value equal to the parameter's default, and any other value stay as written. The call runs
-at once, without the arguments left out; the step's checks record what was dropped."""
+at once, without the arguments left out; the step's ``checks`` keep the calls as the model wrote them."""
 
 from __future__ import annotations
 

@@ -33,7 +33,10 @@ def test_made_up_options_are_left_out_and_the_tool_s_defaults_apply():
     result = agent(ScriptedChatModel(responses=[call, "Connected."])).run("Could you connect to the server nicknamed 'text01'?")
     assert result.termination_reason is TerminationReason.SUCCESS
     assert ran == [{"nickname": "text01", "timeout": 30, "retry_attempts": 3, "use_ssl": True}]
-    assert result.trace.steps[0].actions[0].args == {"nickname": "text01", "timeout": 30}
+    step = result.trace.steps[0]
+    assert step.actions[0].args == {"nickname": "text01", "timeout": 30}
+    assert [(c.check, c.decision, c.calls[0]["args"]) for c in step.checks] == [
+        ("unfounded_options", "rewrite", {"nickname": "text01", "timeout": 30, "retry_attempts": 2, "use_ssl": False})]
 
 
 def test_given_values_and_named_yes_no_options_stay():
