@@ -26,7 +26,7 @@ again), ``Stop`` (end the run), ``Rewrite`` (replace its calls). The first ``Sen
 | ``premature_call`` | calls | a calculation on guessed numbers beside a lookup: ``Rewrite``, not run yet |
 | ``dotted_thousands`` | calls | a number the question groups with dots (``2.340`` in a German question) given as a decimal (2.34): ``Rewrite``, the call gets 2340 |
 | ``unfounded_call`` | calls | calls none of whose values (leaving out yes/no, 0, 1, defaults and choices) the question, the earlier turns, a tool result or your system prompt holds, with no founded call beside them: ``Rewrite``, not run; made again, it runs |
-| ``unfounded_options`` | calls | optional arguments on nothing the run was given (a number or a text with a digit none of it holds, a yes/no other than the declared default whose name it does not mention): ``Rewrite``, left out, the tool's default applies |
+| ``unfounded_options`` | calls | optional arguments on nothing the run was given (a text with a digit none of it holds, a yes/no other than the declared default whose name it does not mention): ``Rewrite``, left out, the tool's default applies |
 | ``output_schema`` | answer | with an output schema: read into it (``Accept(output=...)``), else ``SendBack`` / ``Stop`` |
 
 Checks that send an answer back to be checked (``unverified_answer``) do so at most ``answer_checks`` times a turn

@@ -1,14 +1,14 @@
 """Optional arguments on nothing the run was given (``unfounded_options``): a small model fills every optional
-parameter of a call, with values nobody gave (``connect_to_server(nickname="text01", retry_attempts=2,
-use_ssl=False)`` for "Connect to the server nicknamed 'text01'"; BFCL's live entries). Such an argument is left out of
-the call, so the tool's own default applies. An optional argument is left out when it is:
-- a number neither the question, the earlier turns, a tool result nor your system prompt holds (0 and 1 say nothing
-  and stay);
-- a text with a digit in it none of whose words or numbers those hold (a made-up date, ``"2023-12-31"``);
+parameter of a call, with values nobody gave (``adriel_list_projects(user_id="1234", include_completed=True,
+completion_date="2023-12-31")`` for the projects Adriel is working on; BFCL's live entries). Such an argument is left
+out of the call, so the tool's own default applies. An optional argument is left out when it is:
+- a text with a digit in it none of whose words or numbers the question, the earlier turns, a tool result or your
+  system prompt holds (a made-up date, ``"2023-12-31"``);
 - a yes/no other than the parameter's declared default, when no word of the parameter's name is in that text
   (``include_completed=True`` for a question that says nothing of completed ones).
-A required argument, a value equal to the parameter's default, and any other value stay as written. The call runs
-at once, without the arguments left out; the step's ``checks`` keep the calls as the model wrote them."""
+A required argument, a value equal to the parameter's default, a number (``compounding_periods_per_year=12`` for
+"compounded monthly" is given in words) and any other value stay as written. The call runs at once, without the
+arguments left out; the step's ``checks`` keep the calls as the model wrote them."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from reactgraph.answers.confidence import PLAIN, numbers_in
+from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
 from reactgraph.graph.checks._thousands import misread
-from reactgraph.graph.checks._unfounded import STEM, given_text, is_given, is_known
+from reactgraph.graph.checks._unfounded import STEM, given_text, is_given
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.specs import ToolSpec
@@ -62,9 +62,6 @@ def _unfounded_option(name: str, value: Any, spec: ToolSpec, given: str, known: 
     if isinstance(value, bool):
         words = [w.lower() for w in NAME_WORD.findall(name)]
         return default is not ... and not any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
-    if isinstance(value, (int, float)):
-        number = Decimal(str(value))
-        return number not in PLAIN and not is_known(number, known)
     return isinstance(value, str) and DIGIT.search(value) is not None and not is_given(value, given, known)
 
 

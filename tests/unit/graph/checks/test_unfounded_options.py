@@ -1,5 +1,6 @@
-"""Optional arguments on nothing the run was given (``unfounded_options``, on by default): left out of the call, so
-the tool's default applies; required arguments, defaults, given values and yes/no answers the question names stay."""
+"""Optional arguments on nothing the run was given (``unfounded_options``, on by default): a made-up date and a yes/no
+against the declared default are left out of the call, so the tool's default applies; required arguments, defaults,
+numbers, given values and yes/no answers the question names stay."""
 
 from __future__ import annotations
 
@@ -27,14 +28,14 @@ def agent(model: ScriptedChatModel, checks: tuple[str, ...] = DEFAULT_REPLY_CHEC
 
 
 def test_made_up_options_are_left_out_and_the_tool_s_defaults_apply():
-    """BFCL's live_multiple_100-42-4 (2026-11-29): retry_attempts=2 and use_ssl=False for "connect to 'text01'"."""
+    """BFCL's live_multiple_100-42-4 (2026-11-29): use_ssl=False for "connect to 'text01'" goes; a number stays."""
     ran.clear()
     call = tool_call("connect_to_server", {"nickname": "text01", "timeout": 30, "retry_attempts": 2, "use_ssl": False})
     result = agent(ScriptedChatModel(responses=[call, "Connected."])).run("Could you connect to the server nicknamed 'text01'?")
     assert result.termination_reason is TerminationReason.SUCCESS
-    assert ran == [{"nickname": "text01", "timeout": 30, "retry_attempts": 3, "use_ssl": True}]
+    assert ran == [{"nickname": "text01", "timeout": 30, "retry_attempts": 2, "use_ssl": True}]
     step = result.trace.steps[0]
-    assert step.actions[0].args == {"nickname": "text01", "timeout": 30}
+    assert step.actions[0].args == {"nickname": "text01", "timeout": 30, "retry_attempts": 2}
     assert [(c.check, c.decision, c.calls[0]["args"]) for c in step.checks] == [
         ("unfounded_options", "rewrite", {"nickname": "text01", "timeout": 30, "retry_attempts": 2, "use_ssl": False})]
 
