@@ -16,7 +16,7 @@ from reactgraph.answers.confidence import numbers_in
 from reactgraph.evaluation.bfcl.entries import load_category
 from reactgraph.evaluation.bfcl.scoring import score
 from reactgraph.evaluation.bfcl.tools import entry_tools, tool_name
-from reactgraph.graph.checks._options import _unfounded_option
+from reactgraph.graph.checks._options import optional_schemas, unfounded_option
 from reactgraph.tools.specs import tool_specs
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "live_simple", "live_multiple", "irrelevance"]
@@ -26,7 +26,9 @@ def replayed(call: dict, specs: dict, given: str, known: set[Decimal]) -> dict:
     spec = specs.get(tool_name(call["name"]))
     if spec is None or not isinstance(call["args"], dict):
         return call
-    return {"name": call["name"], "args": {k: v for k, v in call["args"].items() if not _unfounded_option(k, v, spec, given, known)}}
+    options = optional_schemas(spec)
+    args = {k: v for k, v in call["args"].items() if k not in options or not unfounded_option(k, v, options[k], given, known)}
+    return {"name": call["name"], "args": args}
 
 
 def main(pattern: str) -> None:

@@ -12,17 +12,14 @@ arguments left out; the step's ``checks`` keep the calls as the model wrote them
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from reactgraph.answers.confidence import numbers_in
 from reactgraph.config import AgentConfig
 from reactgraph.graph.checks._base import Reply, Rewrite, rewritten
-from reactgraph.graph.checks._thousands import misread
-from reactgraph.graph.checks._unfounded import STEM, given_text, is_given
+from reactgraph.graph.checks._unfounded import given_numbers, given_text, is_given, mentions, parameter_schemas
 from reactgraph.graph.deps import ASK_USER
 from reactgraph.state import Action, runs
 from reactgraph.tools.specs import ToolSpec
@@ -37,38 +34,31 @@ def unfounded_options(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) 
     if not reply.actions:
         return None
     given = given_text(state, cfg)
-    known = set(numbers_in(given)) | {Decimal(n) for n in misread(state.get("question") or "").values()}
+    known = given_numbers(given, state)
     specs = {spec.name: spec for spec in reply.tools}
     out: list[Action] = []
     for action in reply.actions:
         spec = specs.get(action.get("tool") or "")
         args = action.get("args")
         if runs(action) and spec is not None and action["tool"] != ASK_USER and isinstance(args, dict):
-            kept = {k: v for k, v in args.items() if not _unfounded_option(k, v, spec, given, known)}
+            options = optional_schemas(spec)
+            kept = {k: v for k, v in args.items() if k not in options or not unfounded_option(k, v, options[k], given, known)}
             action = {**action, "args": kept} if kept != args else action
         out.append(action)
     return rewritten(reply, out)
 
 
-def _unfounded_option(name: str, value: Any, spec: ToolSpec, given: str, known: set[Decimal]) -> bool:
-    """Whether ``name=value`` is an optional argument of ``spec`` on nothing ``given`` (see the module's rules)."""
-    properties = _properties(spec)
-    if name in spec.required or name not in properties:
-        return False
-    schema = properties[name]
+def optional_schemas(spec: ToolSpec) -> dict[str, Mapping[str, Any]]:
+    """The JSON schemas of the tool's optional parameters, by name."""
+    return {name: schema for name, schema in parameter_schemas(spec).items() if name not in spec.required}
+
+
+def unfounded_option(name: str, value: Any, schema: Mapping[str, Any], given: str, known: set[Decimal]) -> bool:
+    """Whether ``name=value``, an optional argument with that JSON ``schema``, is on nothing ``given`` (see the module's
+    rules)."""
     default = schema.get("default", ...)
     if value == default and type(value) is type(default):
         return False
     if isinstance(value, bool):
-        words = [w.lower() for w in NAME_WORD.findall(name)]
-        return default is not ... and not any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
+        return default is not ... and not mentions([w.lower() for w in NAME_WORD.findall(name)], given)
     return isinstance(value, str) and DIGIT.search(value) is not None and not is_given(value, given, known)
-
-
-def _properties(spec: ToolSpec) -> dict[str, Mapping[str, Any]]:
-    """The tool's parameters' JSON schemas by name ({} when its schema cannot be read)."""
-    try:
-        properties = json.loads(spec.schema or "{}").get("properties") or {}
-    except (ValueError, AttributeError):
-        return {}
-    return {k: v for k, v in properties.items() if isinstance(v, Mapping)}

@@ -43,7 +43,7 @@ def unfounded_call(reply: Reply, state: Mapping[str, Any], cfg: AgentConfig) -> 
     if not reply.actions or acted_before(state, "guessed_values"):
         return None
     given = given_text(state, cfg)
-    known = set(numbers_in(given)) | {Decimal(n) for n in misread(state.get("question") or "").values()}
+    known = given_numbers(given, state)
     specs = {spec.name: spec for spec in reply.tools}
     held = held_before(state, ErrorKind.UNFOUNDED_CALL, ErrorKind.PREMATURE_CALL)
     unfounded: dict[int, list[Any]] = {}
@@ -74,6 +74,11 @@ def given_text(state: Mapping[str, Any], cfg: AgentConfig) -> str:
     return "\n".join([state.get("question") or "", *turns, *results(state), cfg.prompt.system_prompt or ""]).lower()
 
 
+def given_numbers(given: str, state: Mapping[str, Any]) -> set[Decimal]:
+    """The numbers of ``given`` (``given_text``), and those the question groups with dots (2340 for "2.340")."""
+    return set(numbers_in(given)) | {Decimal(n) for n in misread(state.get("question") or "").values()}
+
+
 def telling_values(args: Mapping[str, Any], spec: ToolSpec) -> list[Any]:
     """The values of ``args`` that may show where they came from: not yes/no, 0 or 1, a string without a letter or a
     digit (``path="./"``: the suite's impossible-file listed the root so, held back twice), nor a parameter's default
@@ -95,9 +100,12 @@ def is_given(value: Any, given: str, known: set[Decimal]) -> bool:
     if isinstance(value, (int, float)):
         return is_known(Decimal(str(value)), known)
     text = str(value).lower()
-    words = WORD.findall(text)
-    return (text in given or any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
-            or any(is_known(n, known) for n in numbers_of(text)))
+    return text in given or mentions(WORD.findall(text), given) or any(is_known(n, known) for n in numbers_of(text))
+
+
+def mentions(words: list[str], given: str) -> bool:
+    """Whether ``given`` holds one of ``words`` (lowercase), a long one by its first ``STEM`` letters."""
+    return any(w in given or (len(w) > STEM and w[:STEM] in given) for w in words)
 
 
 def is_known(number: Decimal, known: set[Decimal]) -> bool:
@@ -105,15 +113,19 @@ def is_known(number: Decimal, known: set[Decimal]) -> bool:
     return number in known or number * 100 in known
 
 
-def _free(spec: ToolSpec) -> dict[str, list[Any]]:
-    """Each parameter's values that say nothing of the question: its default and its allowed choices."""
+def parameter_schemas(spec: ToolSpec) -> dict[str, Mapping[str, Any]]:
+    """The tool's parameters' JSON schemas by name ({} when its schema cannot be read)."""
     try:
         properties = json.loads(spec.schema or "{}").get("properties") or {}
     except (ValueError, AttributeError):
-        properties = {}
+        return {}
+    return {name: schema for name, schema in properties.items() if isinstance(schema, Mapping)}
+
+
+def _free(spec: ToolSpec) -> dict[str, list[Any]]:
+    """Each parameter's values that say nothing of the question: its default and its allowed choices."""
     free: dict[str, list[Any]] = {name: list(values) for name, values in spec.choices}
-    for name, schema in properties.items():
-        if isinstance(schema, Mapping):
-            free.setdefault(name, [])
-            free[name] += [*schema.get("enum", []), *([schema["default"]] if "default" in schema else [])]
+    for name, schema in parameter_schemas(spec).items():
+        free.setdefault(name, [])
+        free[name] += [*schema.get("enum", []), *([schema["default"]] if "default" in schema else [])]
     return free
