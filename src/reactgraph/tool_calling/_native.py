@@ -5,7 +5,9 @@ anything in its text; a model that writes its calls into the text instead is sti
 ``Action:`` line, else JSON or ``<tool_call>`` tags, see ``calls_else_answer``), and
 ``tool_calling="auto"`` then moves the run to the text format. Shown back: the model's message with
 its tool calls (its own text as the content, also when the calls were read from that text), then
-one tool message per result (with the images a tool returned: ``observed_content``)."""
+one tool message per result (with the images a tool returned: ``observed_content``). After a reply with several
+calls, each result starts with the call that gave it (``labelled``): chat templates such as Ollama's Qwen2.5 show
+tool results without the tool's name, and a small model took one call's result for the other's."""
 
 from __future__ import annotations
 
@@ -22,9 +24,11 @@ from reactgraph.tool_calling._actions import read_text_actions
 from reactgraph.tool_calling._base import Format
 from reactgraph.tool_calling._described import answer_unless_described
 from reactgraph.tool_calling.json_blocks import read_json_calls, through_last_call
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, observed_content, reject
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, new_id, observed_content, reject, rendered
 from reactgraph.tool_calling.tags import Tags, cut_invented, find_tag, shown_observation
 from reactgraph.tools.specs import ToolSpec, option_tool
+
+LABEL_CHARS = 160  # of a call named before its result (a long argument, a file's text, is cut)
 
 
 class NativeFormat(Format):
@@ -54,14 +58,28 @@ class NativeFormat(Format):
                     tool_calls=[{"name": a["tool"], "args": a["args"], "id": a["id"], "type": "tool_call"} for a in calls],
                 )
             )
+            label = len(calls) > 1
             for obs in step["observations"]:
                 if obs["tool"]:
-                    messages.append(ToolMessage(content=observed_content(obs), tool_call_id=obs["call_id"], name=obs["tool"]))
+                    content = labelled(obs, step["actions"]) if label else observed_content(obs)
+                    messages.append(ToolMessage(content=content, tool_call_id=obs["call_id"], name=obs["tool"]))
                 else:
                     messages.append(HumanMessage(content=shown_observation(obs["content"], ctx.tags)))
         if tail and messages:
             messages.append(HumanMessage(content=tail))
         return messages
+
+
+def labelled(obs: dict[str, Any], actions: list[Action]) -> str | list[Any]:
+    """A result as ``observed_content`` shows it, after the call that gave it (``LABEL_CHARS`` of it at most):
+    ``multiply(a=5, b=3) returned: 15.0``."""
+    action = next((a for a in actions if a["id"] == obs["call_id"]), {"tool": obs["tool"], "args": {}})
+    call = rendered(action["tool"], action["args"])
+    label = f"{call if len(call) <= LABEL_CHARS else call[: LABEL_CHARS - 4] + '...)'} returned:"
+    content = observed_content(obs)
+    if isinstance(content, list):
+        return [{"type": "text", "text": f"{label} {content[0]['text']}"}, *content[1:]]
+    return f"{label}\n{content}" if "\n" in content else f"{label} {content}"
 
 
 def own_part(step: dict[str, Any], ctx: ReadContext) -> str:

@@ -23,7 +23,7 @@ from reactgraph.tool_calling._binding import bind_call
 from reactgraph.tool_calling._json_calls import JsonFormat
 from reactgraph.tool_calling._native import calls_else_answer
 from reactgraph.tool_calling.json_blocks import call_of_node
-from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written, observed_text
+from reactgraph.tool_calling.reading import ParsedReply, ReadContext, keep_written, observed_text, rendered
 from reactgraph.tool_calling.tags import Tags, shown_observation
 from reactgraph.tools.specs import ToolSpec
 
@@ -119,8 +119,3 @@ def paired_call(name: ast.expr, args: ast.expr, ctx: ReadContext) -> ast.Call | 
     if len(keys) != len(args.keys):
         return None
     return ast.Call(func=ast.Name(id=name.value), args=[], keywords=[ast.keyword(arg=k, value=v) for k, v in zip(keys, args.values, strict=True)])
-
-
-def rendered(tool: str, args: dict[str, Any]) -> str:
-    """A call as the list writes it: ``tool(a=1, b='x')``."""
-    return f"{tool}(" + ", ".join(f"{name}={value!r}" for name, value in args.items()) + ")"

@@ -89,6 +89,11 @@ def observed_content(obs: dict[str, Any]) -> str | list[Any]:
     return [{"type": "text", "text": obs["content"]}, *media]
 
 
+def rendered(tool: str, args: dict[str, Any]) -> str:
+    """A call as a Python call (the python format's list writes it so): ``tool(a=1, b='x')``."""
+    return f"{tool}(" + ", ".join(f"{name}={value!r}" for name, value in args.items()) + ")"
+
+
 def reply_text(message: AIMessage) -> str:
     """The reply's text content (text parts joined), stripped."""
     content = message.content
