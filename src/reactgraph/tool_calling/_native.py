@@ -7,7 +7,7 @@ anything in its text; a model that writes its calls into the text instead is sti
 its tool calls (its own text as the content, also when the calls were read from that text), then
 one tool message per result (with the images a tool returned: ``observed_content``). After a reply with several
 calls, each result starts with the call that gave it (``labelled``): chat templates such as Ollama's Qwen2.5 show
-tool results without the tool's name, and a small model took one call's result for the other's."""
+tool results without the tool's name, and a model cannot tell them apart otherwise."""
 
 from __future__ import annotations
 

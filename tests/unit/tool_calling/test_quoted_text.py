@@ -118,9 +118,9 @@ def test_native_tool_output_is_a_tool_message(tools, calls):
 
 
 def test_native_results_of_several_calls_name_their_calls(tools, calls):
-    """Ollama's Qwen2.5 template shows tool results without the tool's name: the walkthrough's python-subagent read
-    its researcher's 13 as the result of multiply(5, 3). After a reply of several calls each result names its call;
-    after one call the result is shown as it came."""
+    """Ollama's Qwen2.5 template shows tool results without the tool's name, so a model cannot tell the results of
+    several calls apart. After a reply of several calls each result names its call; after one call the result is
+    shown as it came."""
     both = tool_calls([("weather", {"city": "Paris"}), ("fetch", {"url": "http://weather.example/rome"})])
     result, model = run([both, tool_call("weather", {"city": "Rome"}), "sunny in both"], tools, "native", reply_checks=[])
     shown = [m.content for m in model.calls[2]["messages"] if isinstance(m, ToolMessage)]
