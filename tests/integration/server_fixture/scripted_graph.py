@@ -110,7 +110,8 @@ def reply(messages: list[BaseMessage]) -> str | AIMessage:
         if "add" in results:
             return f"6*7 + 2*4 = {results['add']}."
         if "multiply" in results:
-            products = [int(_text(m)) for m in messages if isinstance(m, ToolMessage) and m.name == "multiply"]
+            # each result after its call ("multiply(a=6, b=7) returned: 42"): the native format names several calls' results
+            products = [int(_text(m).rsplit(" ", 1)[-1]) for m in messages if isinstance(m, ToolMessage) and m.name == "multiply"]
             return tool_call("add", {"a": products[0], "b": products[1]}, thought="Now add the two products.")
         return tool_calls(
             [("multiply", {"a": 6, "b": 7}), ("multiply", {"a": 2, "b": 4})], thought="First the two products."
