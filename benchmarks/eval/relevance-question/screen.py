@@ -1,8 +1,17 @@
 """A relevance question asked of the local model, screened on recorded pairs: (question, the tool it called) from
 irrelevance entries (every call wrong) and (question, the right function) from simple_python, multiple, live_simple
 and live_multiple entries (the check must say yes). One request each, temperature 0, through the llama.cpp server."""
-import json, glob, os, sys, time, random, collections, urllib.request
+import collections
+import glob
+import json
+import os
+import random
+import sys
+import time
+import urllib.request
+
 import bfcl_eval
+
 D = os.path.dirname(bfcl_eval.__file__) + "/data/"
 PROMPT = sys.argv[1] if len(sys.argv) > 1 else (
     "Question: {question}\n\nTool: {name}: {description}\n\n"
