@@ -59,9 +59,9 @@ class NativeFormat(Format):
                 )
             )
             label = len(calls) > 1
-            for obs in step["observations"]:
+            for action, obs in zip(step["actions"], step["observations"], strict=False):  # observe keeps them in step
                 if obs["tool"]:
-                    content = labelled(obs, step["actions"]) if label else observed_content(obs)
+                    content = labelled(obs, action) if label else observed_content(obs)
                     messages.append(ToolMessage(content=content, tool_call_id=obs["call_id"], name=obs["tool"]))
                 else:
                     messages.append(HumanMessage(content=shown_observation(obs["content"], ctx.tags)))
@@ -70,10 +70,9 @@ class NativeFormat(Format):
         return messages
 
 
-def labelled(obs: dict[str, Any], actions: list[Action]) -> str | list[Any]:
+def labelled(obs: dict[str, Any], action: Action) -> str | list[Any]:
     """A result as ``observed_content`` shows it, after the call that gave it (``LABEL_CHARS`` of it at most):
     ``multiply(a=5, b=3) returned: 15.0``."""
-    action = next((a for a in actions if a["id"] == obs["call_id"]), {"tool": obs["tool"], "args": {}})
     call = rendered(action["tool"], action["args"])
     label = f"{call if len(call) <= LABEL_CHARS else call[: LABEL_CHARS - 4] + '...)'} returned:"
     content = observed_content(obs)
